@@ -1,0 +1,4 @@
+"""mcpaql-conformance: decide whether an MCP-AQL server conforms, and prove it."""
+
+__version__ = "0.1.0"
+SPEC_VERSION = "1.0.0-draft"

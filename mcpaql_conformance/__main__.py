@@ -1,0 +1,3 @@
+from mcpaql_conformance.cli import main
+
+main()

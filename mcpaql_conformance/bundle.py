@@ -1,0 +1,133 @@
+"""Read bytes -> orjson -> our bundle schema -> a Bundle. All input errors are raised here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from mcpaql_conformance.errors import ConfigError
+from mcpaql_conformance.jsonio import load_json_file
+from mcpaql_conformance.sanitize import plain
+from mcpaql_conformance.schemas import bundle_schema, json_path
+from mcpaql_conformance.values import json_type
+
+JsonObject = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Bundle:
+    """An evidence bundle whose shape has been validated; accessors give typed defaults."""
+
+    data: JsonObject
+    source: str = "<bundle>"
+
+    def _section(self, key: str) -> JsonObject:
+        value = self.data.get(key)
+        return value if isinstance(value, dict) else {}
+
+    def _list(self, container: JsonObject, key: str) -> list[JsonObject]:
+        value = container.get(key)
+        return value if isinstance(value, list) else []
+
+    @property
+    def implementation(self) -> str | None:
+        return self.data.get("implementation")
+
+    @property
+    def version(self) -> str | None:
+        return self.data.get("version")
+
+    @property
+    def spec_version(self) -> str | None:
+        return self.data.get("spec_version")
+
+    @property
+    def expected_level(self) -> int | None:
+        return self.data.get("expected_level")
+
+    @property
+    def expected_exit_code(self) -> int | None:
+        return self.data.get("expected_exit_code")
+
+    @property
+    def endpoint_modes(self) -> list[str] | None:
+        return self.data.get("endpoint_modes")
+
+    @property
+    def capabilities(self) -> JsonObject:
+        return self._section("capabilities")
+
+    @property
+    def introspection(self) -> JsonObject:
+        return self._section("introspection")
+
+    @property
+    def operations_list(self) -> JsonObject | None:
+        return self.introspection.get("operations_list")
+
+    @property
+    def types_list(self) -> JsonObject | None:
+        return self.introspection.get("types_list")
+
+    @property
+    def operation_details(self) -> list[JsonObject]:
+        return self._list(self.introspection, "operation_details")
+
+    @property
+    def accepted_parameters(self) -> dict[str, list[str]] | None:
+        return self.data.get("accepted_parameters")
+
+    def parameter_cases(self, kind: str) -> list[JsonObject]:
+        """``missing_required``, ``unknown_parameter`` or ``optional_defaults``."""
+        return self._list(self._section("parameter_tests"), kind)
+
+    def cases(self, key: str) -> list[JsonObject]:
+        """A top-level list of cases, e.g. ``error_tests`` or ``semantic_tests``."""
+        return self._list(self.data, key)
+
+    @property
+    def batch_example(self) -> JsonObject | None:
+        return self.data.get("batch_example")
+
+    @cached_property
+    def responses(self) -> list[tuple[str, JsonObject]]:
+        """Every recorded operation result in the bundle, with its JSON path."""
+        found: list[tuple[str, JsonObject]] = []
+        intro = self.introspection
+        for key in ("operations_list", "types_list"):
+            if isinstance(intro.get(key), dict):
+                found.append((f"$.introspection.{key}", intro[key]))
+        for kind in ("missing_required", "unknown_parameter", "optional_defaults"):
+            for index, case in enumerate(self.parameter_cases(kind)):
+                found.append((f"$.parameter_tests.{kind}[{index}].response", case["response"]))
+        for key, field in (
+            ("error_tests", "response"),
+            ("round_trip_tests", "read_response"),
+            ("update_preservation_tests", "read_response"),
+            ("constraint_tests", "response"),
+        ):
+            for index, case in enumerate(self.cases(key)):
+                found.append((f"$.{key}[{index}].{field}", case[field]))
+        if isinstance(self.batch_example, dict):
+            found.append(("$.batch_example", self.batch_example))
+        return found
+
+
+def load_bundle(path: Path) -> Bundle:
+    """Load and shape-check a bundle file; any problem raises one ConfigError line."""
+    source = plain(str(path))
+    return bundle_from_data(load_json_file(path, "bundle"), source)
+
+
+def bundle_from_data(data: Any, source: str = "<bundle>") -> Bundle:
+    """Shape-check already-parsed JSON as a bundle."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: $: expected a JSON object (the evidence bundle), got {json_type(data)}")
+    schema = bundle_schema()
+    if not schema.is_valid(data):
+        error = schema.first_error(data)
+        where, message = (json_path(error[0]), error[1]) if error else ("$", "invalid bundle")
+        raise ConfigError(f"{source}: {plain(where, max_len=300)}: {plain(message, max_len=300)}")
+    return Bundle(data=data, source=source)

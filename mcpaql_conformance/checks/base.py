@@ -1,0 +1,212 @@
+"""The check registry, the evaluation context and the shared verdict rules."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from mcpaql_conformance.bundle import Bundle, JsonObject
+from mcpaql_conformance.model import Requirement, Result, TestResult
+from mcpaql_conformance.schemas import operation_result_schema
+
+MAX_LISTED = 8
+MAX_FINDINGS = 200
+
+CONFORMANCE = "conformance-testing"
+CORE = "v1.0.0-draft"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a check function returns; the registry adds id, name and spec reference."""
+
+    result: Result
+    detail: str
+    findings: tuple[str, ...] = ()
+
+
+CheckFunction = Callable[["Context"], Outcome]
+
+
+@dataclass(frozen=True)
+class Check:
+    id: str
+    name: str
+    spec_ref: str
+    function: CheckFunction
+
+    def run(self, ctx: Context) -> TestResult:
+        outcome = self.function(ctx)
+        return TestResult(
+            id=self.id,
+            name=self.name,
+            result=outcome.result,
+            detail=outcome.detail,
+            spec_ref=self.spec_ref,
+            findings=outcome.findings,
+        )
+
+
+@dataclass
+class Category:
+    """A spec category: its checks run in registration order."""
+
+    name: str
+    required: bool
+    level: int
+    checks: list[Check] = field(default_factory=list)
+    expand: Callable[[Context], list[TestResult]] | None = None
+
+    @property
+    def requirement(self) -> Requirement:
+        return Requirement.MUST if self.required else Requirement.SHOULD
+
+    def check(self, check_id: str, name: str, spec_ref: str) -> Callable[[CheckFunction], CheckFunction]:
+        """Register a check function under a stable id."""
+
+        def register(function: CheckFunction) -> CheckFunction:
+            self.checks.append(Check(check_id, name, spec_ref, function))
+            return function
+
+        return register
+
+    def evaluate(self, ctx: Context) -> list[TestResult]:
+        if self.expand is not None:
+            return self.expand(ctx)
+        return [check.run(ctx) for check in self.checks]
+
+
+CRUDE_ENDPOINTS = ("create", "read", "update", "delete", "execute")
+
+
+@dataclass
+class Context:
+    """A bundle plus the indexes every check needs, each computed once."""
+
+    bundle: Bundle
+    tier: str = "both"
+    _validity: dict[int, bool] = field(default_factory=dict)
+
+    def is_valid_result(self, response: Any) -> bool:
+        """Whether a response is a valid discriminated-union result (memoised by identity)."""
+        key = id(response)
+        known = self._validity.get(key)
+        if known is None:
+            known = operation_result_schema().is_valid(response)
+            self._validity[key] = known
+        return known
+
+    @cached_property
+    def details_by_name(self) -> dict[str, JsonObject]:
+        """First operation detail per name (duplicates are reported by the details check)."""
+        index: dict[str, JsonObject] = {}
+        for detail in self.bundle.operation_details:
+            name = detail.get("name")
+            if isinstance(name, str) and name not in index:
+                index[name] = detail
+        return index
+
+    @cached_property
+    def listed_operations(self) -> dict[str, JsonObject]:
+        """Operations named by the introspect operations answer, by name."""
+        answer = self.bundle.operations_list
+        data = answer.get("data") if isinstance(answer, dict) else None
+        operations = data.get("operations") if isinstance(data, dict) else None
+        index: dict[str, JsonObject] = {}
+        if isinstance(operations, list):
+            for entry in operations:
+                if isinstance(entry, dict) and isinstance(entry.get("name"), str):
+                    index.setdefault(entry["name"], entry)
+        return index
+
+    @cached_property
+    def operation_names(self) -> list[str]:
+        """Every operation the bundle knows of, in first-seen order."""
+        return list(dict.fromkeys([*self.details_by_name, *self.listed_operations]))
+
+    def category_of(self, operation: str) -> str | None:
+        for source in (self.details_by_name, self.listed_operations):
+            entry = source.get(operation)
+            if entry is not None and isinstance(entry.get("semantic_category"), str):
+                return str(entry["semantic_category"])
+        return None
+
+    def operations_in(self, semantic_category: str) -> list[str]:
+        return [name for name in self.operation_names if self.category_of(name) == semantic_category]
+
+    def parameters_of(self, operation: str) -> list[JsonObject]:
+        detail = self.details_by_name.get(operation)
+        parameters = detail.get("parameters") if detail else None
+        if not isinstance(parameters, list):
+            return []
+        return [p for p in parameters if isinstance(p, dict) and isinstance(p.get("name"), str)]
+
+    @cached_property
+    def modes(self) -> set[str] | None:
+        modes = self.bundle.endpoint_modes
+        return None if modes is None else set(modes)
+
+
+def listing(items: Iterable[str], limit: int = MAX_LISTED) -> str:
+    """``a, b, c (+12 more)``."""
+    values = list(items)
+    shown = ", ".join(values[:limit])
+    return shown + (f" (+{len(values) - limit} more)" if len(values) > limit else "")
+
+
+def judge(
+    requirement: Requirement,
+    *,
+    judged: int,
+    failures: list[str],
+    warnings: list[str] | None = None,
+    uncovered: list[str] | None = None,
+    passed: str,
+    no_evidence: str,
+    uncovered_label: str = "no evidence for",
+) -> Outcome:
+    """The shared verdict: no evidence, failures, partial coverage or warnings, else PASS.
+
+    With nothing judged a MUST test fails and a SHOULD test warns: never a vacuous pass.
+    """
+    warnings = warnings or []
+    uncovered = uncovered or []
+    notes: list[str] = []
+    if uncovered:
+        notes.append(f"{uncovered_label}: {listing(uncovered)}")
+    findings = tuple([*failures, *warnings, *(f"{uncovered_label} {item}" for item in uncovered)][:MAX_FINDINGS])
+    if judged == 0 and not failures:
+        result = Result.FAIL if requirement is Requirement.MUST else Result.WARN
+        return Outcome(result, "; ".join([f"no evidence: {no_evidence}", *notes]), findings)
+    if failures:
+        return Outcome(Result.FAIL, "; ".join([listing(failures, 5), *notes]), findings)
+    if warnings or uncovered:
+        parts = [listing(warnings, 5)] if warnings else []
+        return Outcome(Result.WARN, "; ".join([*parts, *notes]), findings)
+    return Outcome(Result.PASS, passed, findings)
+
+
+def skip(reason: str) -> Outcome:
+    return Outcome(Result.SKIP, reason)
+
+
+def error_of(response: Any) -> JsonObject | None:
+    """The ``error`` object of a failure response, else None."""
+    if isinstance(response, dict) and response.get("success") is False:
+        error = response.get("error")
+        return error if isinstance(error, dict) else None
+    return None
+
+
+def error_message(response: Any) -> str:
+    error = error_of(response)
+    message = error.get("message") if error else None
+    return message if isinstance(message, str) else ""
+
+
+def describe_failure(response: Any) -> str:
+    """``CODE: message`` of a failure response, for details."""
+    error = error_of(response) or {}
+    return f"{error.get('code', '?')}: {error.get('message', '')}"

@@ -1,0 +1,125 @@
+"""Error Quality (MUST): well-formed, implementation-agnostic, actionable errors."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from mcpaql_conformance.checks.base import (
+    CONFORMANCE,
+    CORE,
+    Category,
+    Context,
+    Outcome,
+    error_of,
+    judge,
+)
+from mcpaql_conformance.model import Requirement
+from mcpaql_conformance.schemas import operation_result_schema
+from mcpaql_conformance.textmatch import find_leak, mentions
+
+ERRORS = Category("Error Quality", required=True, level=1)
+MUST = Requirement.MUST
+_MAX_DEPTH = 16
+
+
+@ERRORS.check(
+    "L1.errors.discriminated-union",
+    "Responses match the discriminated union",
+    f"{CORE} §5.1-5.3; {CONFORMANCE} §2.1",
+)
+def discriminated_union(ctx: Context) -> Outcome:
+    responses = ctx.bundle.responses
+    schema = operation_result_schema()
+    failures = [
+        f"{path}: {'; '.join(schema.explain(response, limit=2))}"
+        for path, response in responses
+        if not ctx.is_valid_result(response)
+    ]
+    return judge(
+        MUST,
+        judged=len(responses),
+        failures=failures,
+        passed=f"All {len(responses)} recorded response(s) are valid {{success, data}} or {{success, error}} results.",
+        no_evidence="the bundle records no response",
+    )
+
+
+def _error_texts(response: Any, path: str, depth: int = 0) -> Iterator[tuple[str, str]]:
+    """Every error or warning text a response shows a client, with its JSON path."""
+    if depth > _MAX_DEPTH or not isinstance(response, dict):
+        return
+    error = error_of(response)
+    if error is not None:
+        if isinstance(error.get("message"), str):
+            yield f"{path}.error.message", error["message"]
+        yield from _strings(error.get("details"), f"{path}.error.details", depth)
+    for index, warning in enumerate(response.get("warnings") or []):
+        if isinstance(warning, dict) and isinstance(warning.get("message"), str):
+            yield f"{path}.warnings[{index}].message", warning["message"]
+    for index, item in enumerate(response.get("results") or []):
+        if isinstance(item, dict):
+            yield from _error_texts(item.get("result"), f"{path}.results[{index}].result", depth + 1)
+
+
+def _strings(value: Any, path: str, depth: int) -> Iterator[tuple[str, str]]:
+    if depth > _MAX_DEPTH:
+        return
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(item, f"{path}.{key}", depth + 1)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _strings(item, f"{path}[{index}]", depth + 1)
+
+
+@ERRORS.check(
+    "L1.errors.no-leakage",
+    "Error messages do not leak implementation internals",
+    f"{CONFORMANCE} §3.3 (No Implementation Leakage)",
+)
+def no_leakage(ctx: Context) -> Outcome:
+    failures: list[str] = []
+    judged = 0
+    for path, response in ctx.bundle.responses:
+        for text_path, text in _error_texts(response, path):
+            judged += 1
+            leak = find_leak(text)
+            if leak is not None:
+                failures.append(f"{text_path}: {leak}")
+    return judge(
+        MUST,
+        judged=judged,
+        failures=failures,
+        passed=f"{judged} error text(s) show no stack trace, internal path or language artifact.",
+        no_evidence="the bundle records no error or warning message",
+    )
+
+
+@ERRORS.check(
+    "L1.errors.actionable",
+    "Error messages are actionable",
+    f"{CONFORMANCE} §3.3 (Actionable Error Messages)",
+)
+def actionable(ctx: Context) -> Outcome:
+    cases = ctx.bundle.cases("error_tests")
+    warnings: list[str] = []
+    for case in cases:
+        error = error_of(case["response"])
+        if error is None:
+            warnings.append(f"{case['name']}: the response is not an error")
+            continue
+        message = error.get("message") if isinstance(error.get("message"), str) else ""
+        missing = [m for m in case.get("must_mention") or [] if not mentions(message, m)]
+        if missing:
+            warnings.append(f"{case['name']}: message does not mention {', '.join(missing)}")
+    return judge(
+        MUST,
+        judged=len(cases),
+        failures=[],
+        warnings=warnings,
+        passed=f"{len(cases)} error message(s) name what went wrong and what to correct.",
+        no_evidence="no error_tests",
+    )

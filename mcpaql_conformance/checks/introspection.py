@@ -1,0 +1,261 @@
+"""Introspection Fidelity (MUST): introspection tells the truth about the server."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from mcpaql_conformance.bundle import JsonObject
+from mcpaql_conformance.checks.base import (
+    CONFORMANCE,
+    CORE,
+    CRUDE_ENDPOINTS,
+    Category,
+    Context,
+    Outcome,
+    describe_failure,
+    judge,
+)
+from mcpaql_conformance.model import Requirement
+from mcpaql_conformance.schemas import introspection_schema
+from mcpaql_conformance.textmatch import is_snake_case
+
+INTROSPECTION = Category("Introspection Fidelity", required=True, level=1)
+MUST = Requirement.MUST
+
+RESERVED_OPERATIONS = {
+    "introspect": "READ",
+    "execute_agent": "EXECUTE",
+    "record_execution_step": "CREATE",
+    "complete_execution": "EXECUTE",
+    "abort_execution": "EXECUTE",
+    "confirm_operation": "EXECUTE",
+    "verify_challenge": "CREATE",
+}
+
+# Permission flags per semantic category (core spec section 6.1): (readOnly, destructive).
+PERMISSION_TABLE = {
+    "CREATE": (False, False),
+    "READ": (True, False),
+    "UPDATE": (False, True),
+    "DELETE": (False, True),
+    "EXECUTE": (False, True),
+}
+
+
+def _introspect_answer(ctx: Context, key: str, definition: str, query: str) -> tuple[list[str], Any]:
+    """Failures of one introspect answer, and its data when usable."""
+    answer = getattr(ctx.bundle, key)
+    label = f"introspect {{query: {query}}}"
+    if not ctx.is_valid_result(answer):
+        from mcpaql_conformance.schemas import operation_result_schema
+
+        reasons = operation_result_schema().explain(answer)
+        return [f"{label} answer is not a valid operation result ({'; '.join(reasons)})"], None
+    if answer["success"] is not True:
+        return [f"{label} failed: {describe_failure(answer)}"], None
+    schema = introspection_schema(definition)
+    if not schema.is_valid(answer["data"]):
+        reasons = schema.explain(answer["data"])
+        return [f"{label} data does not match {definition} ({'; '.join(reasons)})"], None
+    return [], answer["data"]
+
+
+@INTROSPECTION.check(
+    "L1.introspection.operations-query",
+    "Operations query is implemented",
+    f"{CONFORMANCE} §2.1; {CORE} §7.2-7.3",
+)
+def operations_query(ctx: Context) -> Outcome:
+    if ctx.bundle.operations_list is None:
+        return judge(MUST, judged=0, failures=[], passed="", no_evidence="no introspection.operations_list")
+    failures, data = _introspect_answer(ctx, "operations_list", "OperationsListData", "operations")
+    count = 0
+    if data is not None:
+        names = [entry["name"] for entry in data["operations"]]
+        count = len(names)
+        duplicates = sorted(name for name, n in Counter(names).items() if n > 1)
+        if duplicates:
+            failures.append(f"operations listed more than once: {', '.join(duplicates)}")
+        if not names:
+            failures.append("the operations list is empty")
+    return judge(
+        MUST,
+        judged=1,
+        failures=failures,
+        passed=f"introspect {{query: operations}} answered {count} operation(s) in the documented shape.",
+        no_evidence="",
+    )
+
+
+@INTROSPECTION.check(
+    "L1.introspection.types-query",
+    "Types query is implemented",
+    f"{CONFORMANCE} §2.1; {CORE} §7.3",
+)
+def types_query(ctx: Context) -> Outcome:
+    if ctx.bundle.types_list is None:
+        return judge(MUST, judged=0, failures=[], passed="", no_evidence="no introspection.types_list")
+    failures, data = _introspect_answer(ctx, "types_list", "TypesListData", "types")
+    count = len(data["types"]) if data is not None else 0
+    return judge(
+        MUST,
+        judged=1,
+        failures=failures,
+        passed=f"introspect {{query: types}} answered {count} type(s) in the documented shape.",
+        no_evidence="",
+    )
+
+
+@INTROSPECTION.check(
+    "L1.introspection.operation-details",
+    "Operation details are valid, named, routed and classified correctly",
+    f"{CONFORMANCE} §3.1; {CORE} §6.1-6.2, §8.5.2, §8.5.4, §10.1",
+)
+def operation_details(ctx: Context) -> Outcome:
+    details = ctx.bundle.operation_details
+    schema = introspection_schema("OperationDetails")
+    failures: list[str] = []
+    warnings: list[str] = []
+    valid: list[JsonObject] = []
+    for index, detail in enumerate(details):
+        if schema.is_valid(detail):
+            valid.append(detail)
+        else:
+            name = detail.get("name")
+            where = name if isinstance(name, str) else f"$.introspection.operation_details[{index}]"
+            failures.append(f"{where}: {'; '.join(schema.explain(detail))}")
+    failures += _naming_failures(details)
+    failures += _listing_failures(ctx, valid)
+    for detail in valid:
+        failures += _routing_failures(ctx, detail)
+        severe, mild = _permission_findings(detail)
+        failures += severe
+        warnings += mild
+    uncovered = [name for name in ctx.listed_operations if name not in ctx.details_by_name]
+    return judge(
+        MUST,
+        judged=len(details),
+        failures=failures,
+        warnings=warnings,
+        uncovered=uncovered,
+        uncovered_label="listed operations without detail evidence",
+        passed=f"{len(details)} operation detail(s) match the schema, naming, routing and permission rules.",
+        no_evidence="no introspection.operation_details",
+    )
+
+
+def _naming_failures(details: list[JsonObject]) -> list[str]:
+    names = [d["name"] for d in details if isinstance(d.get("name"), str)]
+    failures = [f"{name}: operation name is not snake_case" for name in names if not is_snake_case(name)]
+    failures += [
+        f"{name}: operation documented {n} times"
+        for name, n in Counter(names).items()
+        if n > 1
+    ]
+    return failures
+
+
+def _listing_failures(ctx: Context, valid: list[JsonObject]) -> list[str]:
+    """Details and the operations list must describe the same operations the same way."""
+    listed = ctx.listed_operations
+    if not listed:
+        return []
+    failures: list[str] = []
+    for detail in valid:
+        entry = listed.get(detail["name"])
+        if entry is None:
+            failures.append(f"{detail['name']}: has a detail but is missing from the operations list")
+            continue
+        for key in ("semantic_category", "endpoint"):
+            if key in entry and entry[key] != detail[key]:
+                failures.append(
+                    f"{detail['name']}: {key} is {entry[key]!r} in the list but {detail[key]!r} in the detail"
+                )
+    return failures
+
+
+def _routing_failures(ctx: Context, detail: JsonObject) -> list[str]:
+    name, category, endpoint, tool = (
+        detail["name"],
+        detail["semantic_category"],
+        detail["endpoint"],
+        detail["mcpTool"],
+    )
+    failures: list[str] = []
+    reserved = RESERVED_OPERATIONS.get(name)
+    if reserved is not None and category != reserved:
+        failures.append(f"{name}: reserved operation must be {reserved}, not {category}")
+    if endpoint.lower() not in CRUDE_ENDPOINTS:
+        return failures  # a custom semantic family: routing is the family's own
+    expected_endpoint = category.lower()
+    if endpoint != expected_endpoint:
+        failures.append(f"{name}: {category} operation routed to endpoint {endpoint!r}, expected {expected_endpoint!r}")
+    allowed = _allowed_tools(ctx, expected_endpoint)
+    if tool not in allowed:
+        failures.append(f"{name}: mcpTool {tool!r} does not match endpoint {endpoint!r} (expected {' or '.join(allowed)})")
+    return failures
+
+
+def _allowed_tools(ctx: Context, endpoint: str) -> list[str]:
+    modes = ctx.modes
+    allowed = []
+    if modes is None or "crude" in modes or not modes & {"single"}:
+        allowed.append(f"mcp_aql_{endpoint}")
+    if modes is None or "single" in modes:
+        allowed.append("mcp_aql")
+    return allowed
+
+
+def _permission_findings(detail: JsonObject) -> tuple[list[str], list[str]]:
+    """Dangerous contradictions fail; other departures from the table warn."""
+    name, category = detail["name"], detail["semantic_category"]
+    read_only = detail["permissions"]["readOnly"]
+    destructive = detail["permissions"]["destructive"]
+    severe: list[str] = []
+    if category == "READ" and not read_only:
+        severe.append(f"{name}: READ operation is not readOnly")
+    if category != "READ" and read_only:
+        severe.append(f"{name}: {category} operation claims readOnly")
+    if category == "DELETE" and not destructive:
+        severe.append(f"{name}: DELETE operation is not marked destructive")
+    if severe:
+        return severe, []
+    expected = PERMISSION_TABLE[category]
+    if (read_only, destructive) != expected:
+        return [], [
+            f"{name}: {category} permissions readOnly={str(read_only).lower()}, "
+            f"destructive={str(destructive).lower()} differ from the spec table "
+            f"(readOnly={str(expected[0]).lower()}, destructive={str(expected[1]).lower()})"
+        ]
+    return [], []
+
+
+@INTROSPECTION.check(
+    "L1.introspection.completeness",
+    "Accepted parameters are documented",
+    f"{CONFORMANCE} §3.1 (Introspection Completeness)",
+)
+def completeness(ctx: Context) -> Outcome:
+    accepted = ctx.bundle.accepted_parameters or {}
+    failures: list[str] = []
+    warnings: list[str] = []
+    for operation, parameters in accepted.items():
+        if operation not in ctx.details_by_name:
+            failures.append(f"{operation}: accepts {', '.join(parameters) or 'calls'} but has no introspection detail")
+            continue
+        documented = {p["name"] for p in ctx.parameters_of(operation)}
+        failures += [f"{operation}.{p}: accepted but not documented" for p in parameters if p not in documented]
+        seen = set(parameters)
+        warnings += [f"{operation}.{p}: documented but not accepted" for p in documented if p not in seen]
+    uncovered = [name for name in ctx.details_by_name if name not in accepted]
+    return judge(
+        MUST,
+        judged=len(accepted),
+        failures=failures,
+        warnings=sorted(warnings),
+        uncovered=uncovered,
+        uncovered_label="operations without accepted-parameter evidence",
+        passed=f"Every accepted parameter of {len(accepted)} operation(s) is documented.",
+        no_evidence="no accepted_parameters",
+    )

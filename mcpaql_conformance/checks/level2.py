@@ -1,0 +1,109 @@
+"""Level 2 Features (SHOULD): both endpoint modes, field selection, batch operations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcpaql_conformance.checks.base import (
+    CONFORMANCE,
+    CORE,
+    Category,
+    Context,
+    Outcome,
+    error_of,
+    judge,
+)
+from mcpaql_conformance.model import LEVEL2_FEATURES, Requirement
+
+LEVEL2 = Category(LEVEL2_FEATURES, required=False, level=2)
+SHOULD = Requirement.SHOULD
+
+
+@LEVEL2.check(
+    "L2.features.endpoint-modes",
+    "Semantic and single endpoint modes are both supported",
+    f"{CONFORMANCE} §2.2; {CORE} §3.3, §10.1",
+)
+def endpoint_modes(ctx: Context) -> Outcome:
+    modes = ctx.modes
+    if modes is None:
+        return judge(SHOULD, judged=0, failures=[], passed="", no_evidence="no endpoint_modes")
+    failures = []
+    if "single" not in modes:
+        failures.append("single mode (`mcp_aql`) is not supported")
+    semantic = sorted(modes - {"single"})
+    if not semantic:
+        failures.append("no semantic endpoint mode (`crude` or a custom family) is supported")
+    return judge(
+        SHOULD,
+        judged=1,
+        failures=failures,
+        passed=f"Single mode and semantic mode ({', '.join(semantic)}) are both supported.",
+        no_evidence="",
+    )
+
+
+@LEVEL2.check(
+    "L2.features.field-selection",
+    "Field selection is supported on READ operations",
+    f"{CONFORMANCE} §2.2",
+)
+def field_selection(ctx: Context) -> Outcome:
+    advertised = ctx.bundle.capabilities.get("field_selection")
+    reads = ctx.operations_in("READ")
+    with_fields = [op for op in reads if any(p["name"] == "fields" for p in ctx.parameters_of(op))]
+    failures = []
+    if advertised is not True:
+        failures.append("capabilities.field_selection is not true")
+    if not with_fields:
+        failures.append("no READ operation documents a `fields` parameter")
+    return judge(
+        SHOULD,
+        judged=1,
+        failures=failures,
+        passed=f"Field selection is advertised and documented on {', '.join(with_fields[:5])}.",
+        no_evidence="",
+    )
+
+
+@LEVEL2.check(
+    "L2.features.batch",
+    "Batch operations return individual results",
+    f"{CONFORMANCE} §2.2",
+)
+def batch(ctx: Context) -> Outcome:
+    example = ctx.bundle.batch_example
+    failures = []
+    if ctx.bundle.capabilities.get("batch_operations") is not True:
+        failures.append("capabilities.batch_operations is not true")
+    if example is None:
+        return judge(SHOULD, judged=0, failures=failures, passed="", no_evidence="no batch_example")
+    if not ctx.is_valid_result(example):
+        failures.append("batch_example is not a valid operation result")
+    elif error_of(example) is not None:
+        failures.append("batch_example is a failure, not a batch result")
+    else:
+        failures += _batch_shape(example)
+    return judge(
+        SHOULD,
+        judged=1,
+        failures=failures,
+        passed=f"The batch answered {len(example.get('results') or [])} individual result(s) with a matching summary.",
+        no_evidence="",
+    )
+
+
+def _batch_shape(example: dict[str, Any]) -> list[str]:
+    results, summary = example.get("results"), example.get("summary")
+    if not isinstance(results, list) or not isinstance(summary, dict):
+        return ["batch_example lacks `results` or `summary`"]
+    failures = []
+    indexes = [item["index"] for item in results]
+    if sorted(indexes) != list(range(len(results))):
+        failures.append(f"result indexes {indexes[:10]} are not 0..{len(results) - 1} each once")
+    succeeded = sum(1 for item in results if item["result"].get("success") is True)
+    counts = {"total": len(results), "succeeded": succeeded, "failed": len(results) - succeeded}
+    for key, expected in counts.items():
+        if summary[key] != expected:
+            failures.append(f"summary.{key} is {summary[key]}, the results show {expected}")
+    return failures

@@ -1,0 +1,194 @@
+"""Parameter Handling (MUST): required, unknown and defaulted parameters behave explicitly."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcpaql_conformance.bundle import JsonObject
+from mcpaql_conformance.checks.base import (
+    CONFORMANCE,
+    CORE,
+    Category,
+    Context,
+    Outcome,
+    describe_failure,
+    error_of,
+    judge,
+    skip,
+)
+from mcpaql_conformance.model import Requirement
+from mcpaql_conformance.textmatch import is_snake_case, mentions_identifier
+from mcpaql_conformance.values import MISSING, json_equal, resolve_path, show
+
+PARAMETERS = Category("Parameter Handling", required=True, level=1)
+MUST = Requirement.MUST
+MISSING_PARAM_CODE = "VALIDATION_MISSING_PARAM"
+
+
+def _documented(ctx: Context, predicate: str) -> list[tuple[str, str]]:
+    """(operation, parameter) pairs whose ParameterInfo has a truthy/present ``predicate``."""
+    pairs = []
+    for operation in ctx.details_by_name:
+        for parameter in ctx.parameters_of(operation):
+            flag = parameter.get("required") is True if predicate == "required" else predicate in parameter
+            if flag:
+                pairs.append((operation, parameter["name"]))
+    return pairs
+
+
+def _by_key(cases: list[JsonObject]) -> dict[tuple[str, str], JsonObject]:
+    return {(case["operation"], case["parameter"]): case for case in cases}
+
+
+@PARAMETERS.check(
+    "L1.params.required-enforced",
+    "Required parameters are enforced",
+    f"{CONFORMANCE} §3.2; {CORE} §4.5.3",
+)
+def required_enforced(ctx: Context) -> Outcome:
+    cases = _by_key(ctx.bundle.parameter_cases("missing_required"))
+    applicable = _documented(ctx, "required")
+    if not applicable and not cases and ctx.details_by_name:
+        return skip("No documented operation has a required parameter.")
+    failures: list[str] = []
+    warnings: list[str] = []
+    for (operation, parameter), case in cases.items():
+        failure, warning = _judge_missing(operation, parameter, case["response"])
+        failures += failure
+        warnings += warning
+    return judge(
+        MUST,
+        judged=len(cases),
+        failures=failures,
+        warnings=warnings,
+        uncovered=[f"{op}.{p}" for op, p in applicable if (op, p) not in cases],
+        uncovered_label="required parameters without missing-parameter evidence",
+        passed=f"{len(cases)} omitted required parameter(s) each failed with an error naming the parameter.",
+        no_evidence="no parameter_tests.missing_required",
+    )
+
+
+def _judge_missing(operation: str, parameter: str, response: Any) -> tuple[list[str], list[str]]:
+    label = f"{operation}.{parameter}"
+    error = error_of(response)
+    if error is None:
+        if isinstance(response, dict) and response.get("success") is True:
+            return [f"{label}: the call succeeded without the required parameter"], []
+        return [f"{label}: the answer is not a structured error"], []
+    message = error.get("message")
+    if not isinstance(message, str) or not mentions_identifier(message, parameter):
+        return [f"{label}: the error message does not name the parameter"], []
+    if error.get("code") != MISSING_PARAM_CODE:
+        return [], [f"{label}: error code {error.get('code')!r}, expected {MISSING_PARAM_CODE}"]
+    return [], []
+
+
+@PARAMETERS.check(
+    "L1.params.unknown-explicit",
+    "Unknown parameters are handled explicitly",
+    f"{CONFORMANCE} §3.2; {CORE} §4.6",
+)
+def unknown_explicit(ctx: Context) -> Outcome:
+    cases = ctx.bundle.parameter_cases("unknown_parameter")
+    failures = [
+        f"{case['operation']}.{case['parameter']}: {reason}"
+        for case in cases
+        if (reason := _silent_reason(case["parameter"], case["response"])) is not None
+    ]
+    covered = {case["operation"] for case in cases}
+    return judge(
+        MUST,
+        judged=len(cases),
+        failures=failures,
+        uncovered=[name for name in ctx.operation_names if name not in covered],
+        uncovered_label="operations without unknown-parameter evidence",
+        passed=f"{len(cases)} unknown parameter(s) each met an error or warning naming it.",
+        no_evidence="no parameter_tests.unknown_parameter",
+    )
+
+
+def _silent_reason(parameter: str, response: Any) -> str | None:
+    """Why an answer to an unknown parameter is not explicit, or None when it is."""
+    error = error_of(response)
+    if error is not None:
+        message = error.get("message")
+        named = isinstance(message, str) and mentions_identifier(message, parameter)
+        if named or _details_name(error.get("details"), parameter):
+            return None
+        return "the error does not name the unknown parameter"
+    if not isinstance(response, dict) or response.get("success") is not True:
+        return "the answer is not a structured result"
+    for warning in response.get("warnings") or []:
+        if not isinstance(warning, dict):
+            continue
+        code, message = warning.get("code"), warning.get("message")
+        if isinstance(code, str) and "UNKNOWN_PARAM" in code:
+            return None
+        if isinstance(message, str) and mentions_identifier(message, parameter):
+            return None
+    return "silently accepted: no error and no warning names it"
+
+
+def _details_name(details: Any, parameter: str) -> bool:
+    """A structured ``details`` list (e.g. ``unknown_params``) that names the parameter."""
+    if not isinstance(details, dict):
+        return False
+    return any(isinstance(value, list) and parameter in value for value in details.values()) or any(
+        value == parameter for value in details.values()
+    )
+
+
+@PARAMETERS.check(
+    "L1.params.defaults",
+    "Documented defaults are observable",
+    f"{CONFORMANCE} §3.2 (Optional Parameter Defaults)",
+)
+def defaults(ctx: Context) -> Outcome:
+    cases = ctx.bundle.parameter_cases("optional_defaults")
+    applicable = _documented(ctx, "default")
+    if not applicable and not cases:
+        return skip("No documented parameter declares a default.")
+    covered = {(case["operation"], case["parameter"]) for case in cases}
+    failures = [reason for case in cases if (reason := _default_mismatch(case)) is not None]
+    return judge(
+        MUST,
+        judged=len(cases),
+        failures=failures,
+        uncovered=[f"{op}.{p}" for op, p in applicable if (op, p) not in covered],
+        uncovered_label="documented defaults without evidence",
+        passed=f"{len(cases)} documented default(s) observed in the responses.",
+        no_evidence="no parameter_tests.optional_defaults",
+    )
+
+
+def _default_mismatch(case: JsonObject) -> str | None:
+    label = f"{case['operation']}.{case['parameter']}"
+    response = case["response"]
+    if error_of(response) is not None:
+        return f"{label}: the call without the parameter failed ({describe_failure(response)})"
+    actual = resolve_path(response, case["expected_value_path"])
+    if actual is MISSING:
+        return f"{label}: {case['expected_value_path']} is not in the response"
+    if not json_equal(actual, case["expected_value"]):
+        return f"{label}: {case['expected_value_path']} expected {show(case['expected_value'])}, got {show(actual)}"
+    return None
+
+
+@PARAMETERS.check(
+    "L1.params.snake-case",
+    "Canonical parameter names use snake_case",
+    f"{CORE} §4.3",
+)
+def snake_case(ctx: Context) -> Outcome:
+    names = [(op, p["name"]) for op in ctx.details_by_name for p in ctx.parameters_of(op)]
+    names += [(op, p) for op, params in (ctx.bundle.accepted_parameters or {}).items() for p in params]
+    unique = list(dict.fromkeys(names))
+    if ctx.details_by_name and not unique:
+        return skip("No operation documents or accepts a parameter.")
+    return judge(
+        MUST,
+        judged=len(unique),
+        failures=[f"{op}.{name}" + ": not snake_case" for op, name in unique if not is_snake_case(name)],
+        passed=f"All {len(unique)} public parameter name(s) are snake_case.",
+        no_evidence="no operation details or accepted parameters",
+    )

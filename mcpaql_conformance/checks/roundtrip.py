@@ -1,0 +1,83 @@
+"""Round-Trip Integrity (MUST): what was written reads back unchanged."""
+
+from __future__ import annotations
+
+from mcpaql_conformance.bundle import JsonObject
+from mcpaql_conformance.checks.base import (
+    CONFORMANCE,
+    Category,
+    Context,
+    Outcome,
+    describe_failure,
+    error_of,
+    judge,
+    skip,
+)
+from mcpaql_conformance.model import Requirement
+from mcpaql_conformance.values import json_equal, resolve_path, show
+
+ROUND_TRIP = Category("Round-Trip Integrity", required=True, level=1)
+MUST = Requirement.MUST
+
+
+def _judge_cycles(ctx: Context, key: str, fields_key: str, semantic_category: str, what: str) -> Outcome:
+    cases = ctx.bundle.cases(key)
+    operations = ctx.operations_in(semantic_category)
+    if not operations and not cases:
+        return skip(f"No {semantic_category} operation is documented.")
+    failures: list[str] = []
+    warnings: list[str] = []
+    for case in cases:
+        failure, warning = _judge_case(case, fields_key)
+        failures += failure
+        warnings += warning
+    return judge(
+        MUST,
+        judged=len(cases),
+        failures=failures,
+        warnings=warnings,
+        uncovered=_uncovered(cases, operations),
+        uncovered_label=f"{semantic_category} operations without {what} evidence",
+        passed=f"{len(cases)} {what} cycle(s) read back every expected field unchanged.",
+        no_evidence=f"no {key} although {semantic_category} operations exist ({', '.join(operations[:5])})",
+    )
+
+
+def _judge_case(case: JsonObject, fields_key: str) -> tuple[list[str], list[str]]:
+    name, response, fields = case["name"], case["read_response"], case[fields_key]
+    if error_of(response) is not None:
+        return [f"{name}: the read failed ({describe_failure(response)})"], []
+    if not fields:
+        return [], [f"{name}: compares no fields"]
+    failures = []
+    for path, expected in fields.items():
+        actual = resolve_path(response, path)
+        if not json_equal(actual, expected):
+            failures.append(f"{name}: {path} expected {show(expected)}, got {show(actual)}")
+    return failures, []
+
+
+def _uncovered(cases: list[JsonObject], operations: list[str]) -> list[str]:
+    """Operations not exercised; only knowable when every case names its operation."""
+    if not cases or any(not isinstance(case.get("operation"), str) for case in cases):
+        return []
+    covered = {case["operation"] for case in cases}
+    return [name for name in operations if name not in covered]
+
+
+@ROUND_TRIP.check(
+    "L1.roundtrip.create-read",
+    "Create-read cycles preserve submitted fields",
+    f"{CONFORMANCE} §3.4 (Create-Read Consistency)",
+)
+def create_read(ctx: Context) -> Outcome:
+    return _judge_cycles(ctx, "round_trip_tests", "expected_fields", "CREATE", "create-read")
+
+
+@ROUND_TRIP.check(
+    "L1.roundtrip.update-preservation",
+    "Updates preserve non-targeted fields",
+    f"{CONFORMANCE} §3.4 (Update Preservation)",
+)
+def update_preservation(ctx: Context) -> Outcome:
+    return _judge_cycles(ctx, "update_preservation_tests", "preserved_fields", "UPDATE", "update-read")

@@ -1,0 +1,93 @@
+"""Semantic Evaluation (SHOULD): an LLM can discover and use the API, judged in two tiers."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from mcpaql_conformance.bundle import JsonObject
+from mcpaql_conformance.checks.base import CONFORMANCE, Category, Context, judge
+from mcpaql_conformance.model import Requirement, Result, TestResult
+from mcpaql_conformance.textmatch import contains_phrase, normalize_words
+
+SPEC_REF = f"{CONFORMANCE} §5.1-5.4"
+SHOULD = Requirement.SHOULD
+
+
+def _tier1(case: JsonObject, text: str) -> tuple[bool | None, list[str]]:
+    """(passed, missed patterns); passed is None when there are no Tier 1 criteria."""
+    patterns = (case.get("structural") or {}).get("required_patterns") or []
+    missed = [p for p in patterns if not contains_phrase(text, p)]
+    return (None if not patterns else not missed), missed
+
+
+def _tier2(case: JsonObject, text: str) -> tuple[bool | None, list[str]]:
+    criteria = case.get("semantic") or {}
+    groups = criteria.get("phrase_groups") or []
+    operations = criteria.get("expected_operations") or []
+    parameters = criteria.get("expected_parameters") or []
+    if not (groups or operations or parameters):
+        return None, []
+    calls = [call for call in case.get("tool_calls") or [] if isinstance(call, dict)]
+    called = {call.get("operation") for call in calls}
+    keys = {key for call in calls for key in _keys(call.get("params"))}
+    missed = [f"phrase group [{' | '.join(g)}]" for g in groups if not any(contains_phrase(text, p) for p in g)]
+    missed += [f"call to {op}" for op in operations if op not in called]
+    missed += [f"parameter {p}" for p in parameters if p not in keys and not contains_phrase(text, p)]
+    return not missed, missed
+
+
+def _keys(value: Any, depth: int = 0) -> Iterator[str]:
+    if isinstance(value, dict) and depth < 16:
+        for key, item in value.items():
+            yield key
+            yield from _keys(item, depth + 1)
+
+
+def _verdict(tier: str, t1: bool | None, t2: bool | None, missed1: list[str], missed2: list[str]) -> tuple[Result, str]:
+    if tier == "1":
+        if t1 is None:
+            return Result.WARN, "Tier 1 only: no structural patterns to check; inconclusive without Tier 2."
+        if t1:
+            return Result.PASS, "Tier 1 only: every structural pattern was found (Tier 2 not run)."
+        return Result.WARN, f"Tier 1 only: missed {', '.join(missed1)}; inconclusive without Tier 2."
+    if t2 is None:
+        return Result.WARN, "no evidence: no Tier 2 criteria (phrase groups, expected operations or parameters)."
+    if not t2:
+        return Result.FAIL, f"Tier 2 failed: missed {', '.join(missed2)}."
+    if tier == "2":
+        return Result.PASS, "Tier 2 confirmed the expected discovery behaviour."
+    if t1 is None:
+        return Result.WARN, "Tier 2 passed, but there are no Tier 1 patterns to confirm it quickly."
+    if not t1:
+        return Result.WARN, f"Tier 2 passed but Tier 1 missed {', '.join(missed1)}: update the structural patterns."
+    return Result.PASS, "Tier 1 and Tier 2 both confirmed the expected discovery behaviour."
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:60] or "unnamed"
+
+
+def evaluate(ctx: Context) -> list[TestResult]:
+    cases = ctx.bundle.cases("semantic_tests")
+    if not cases:
+        outcome = judge(SHOULD, judged=0, failures=[], passed="", no_evidence="no semantic_tests")
+        return [TestResult("L2.semantic.evidence", "Semantic evidence is present", outcome.result, outcome.detail, SPEC_REF)]
+    results: list[TestResult] = []
+    seen: dict[str, int] = {}
+    for case in cases:
+        text = normalize_words(case.get("response_text") or "")
+        t1, missed1 = _tier1(case, text)
+        t2, missed2 = _tier2(case, text)
+        result, detail = _verdict(ctx.tier, t1, t2, missed1, missed2)
+        slug = _slug(case["name"])
+        seen[slug] = seen.get(slug, 0) + 1
+        suffix = f"-{seen[slug]}" if seen[slug] > 1 else ""
+        results.append(
+            TestResult(f"L2.semantic.{slug}{suffix}", case["name"], result, detail, SPEC_REF, tier=ctx.tier)
+        )
+    return results
+
+
+SEMANTIC = Category("Semantic Evaluation", required=False, level=2, expand=evaluate)

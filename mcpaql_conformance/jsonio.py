@@ -1,0 +1,109 @@
+"""The one JSON loader and the one atomic writer of the project."""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from mcpaql_conformance.errors import ConfigError
+from mcpaql_conformance.sanitize import plain
+
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic GC while building a large object tree, then freeze it.
+
+    Parsing a 100 MB bundle triggers many full collections that walk every
+    object just created; freezing moves the tree out of later collections.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if was_enabled:
+            gc.enable()
+
+
+def read_bytes(path: Path, what: str) -> bytes:
+    """Read a file, turning every OS failure into one clear ConfigError."""
+    shown = plain(str(path))
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(f"{what} not found: {shown}") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{shown}: is a directory, expected a {what} file") from None
+    except PermissionError:
+        raise ConfigError(f"{shown}: cannot read {what}: permission denied") from None
+    except OSError as exc:
+        raise ConfigError(f"{shown}: cannot read {what}: {plain(exc.strerror or str(exc))}") from None
+
+
+def parse_json(data: bytes, source: str) -> Any:
+    """Parse JSON bytes; errors name the source, line and column."""
+    if data.startswith(_UTF8_BOM):
+        data = data[len(_UTF8_BOM) :]
+    if not data.strip():
+        raise ConfigError(f"{source}: file is empty, expected JSON")
+    try:
+        with gc_paused():
+            return orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise ConfigError(_describe_decode_error(data, source, exc)) from None
+
+
+def _describe_decode_error(data: bytes, source: str, exc: orjson.JSONDecodeError) -> str:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as uexc:
+        line = data.count(b"\n", 0, uexc.start) + 1
+        column = uexc.start - (data.rfind(b"\n", 0, uexc.start) + 1) + 1
+        return f"{source}:{line}:{column}: not valid UTF-8 (byte offset {uexc.start})"
+    reason = plain(exc.msg.split(":", 1)[0] if exc.msg else "invalid JSON")
+    return f"{source}:{exc.lineno}:{exc.colno}: invalid JSON: {reason}"
+
+
+def load_json_file(path: Path, what: str) -> Any:
+    """Read and parse one JSON file (the project's single JSON loader)."""
+    return parse_json(read_bytes(path, what), plain(str(path)))
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write text so that readers see the old file or the whole new one, never half."""
+    target = path.expanduser()
+    directory = target.parent if str(target.parent) else Path(".")
+    shown = plain(str(path))
+    if target.is_dir():
+        raise ConfigError(f"{shown}: is a directory, expected an output file")
+    if not directory.is_dir():
+        raise ConfigError(f"{shown}: cannot write output: folder {plain(str(directory))} does not exist")
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise ConfigError(f"{shown}: cannot write output: {plain(exc.strerror or str(exc))}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp_name, 0o644)
+        os.replace(tmp_name, target)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp_name)
+        raise ConfigError(f"{shown}: cannot write output: {plain(exc.strerror or str(exc))}") from None
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp_name)
+        raise

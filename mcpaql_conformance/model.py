@@ -1,0 +1,149 @@
+"""Results, categories and reports; classification and exit-code rules live here only."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class Result(str, Enum):
+    PASS = "PASS"
+    WARN = "WARN"
+    FAIL = "FAIL"
+    SKIP = "SKIP"
+
+
+class Requirement(str, Enum):
+    MUST = "MUST"
+    SHOULD = "SHOULD"
+
+
+EXIT_CONFORMANT = 0
+EXIT_MUST_FAILED = 1
+EXIT_SHOULD_WARNED = 2
+EXIT_CONFIG_ERROR = 3
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """The verdict of one test; ``findings`` are the individual items behind it."""
+
+    id: str
+    name: str
+    result: Result
+    detail: str
+    spec_ref: str = ""
+    findings: tuple[str, ...] = ()
+    tier: str | None = None
+
+
+@dataclass(frozen=True)
+class CategoryResult:
+    name: str
+    required: bool
+    tests: tuple[TestResult, ...]
+    result: Result = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "result", classify_category(self.required, self.tests))
+
+    @property
+    def has_failed_test(self) -> bool:
+        return any(test.result is Result.FAIL for test in self.tests)
+
+
+def classify_category(required: bool, tests: tuple[TestResult, ...]) -> Result:
+    """FAIL if a test failed (WARN for a SHOULD category), else WARN, else SKIP, else PASS.
+
+    A category is SKIP when it had no tests or none of its tests applied.
+    """
+    results = {test.result for test in tests}
+    if Result.FAIL in results:
+        return Result.FAIL if required else Result.WARN
+    if Result.WARN in results:
+        return Result.WARN
+    if results <= {Result.SKIP}:
+        return Result.SKIP  # no tests at all, or none applied
+    return Result.PASS
+
+
+def exit_code_for(categories: tuple[CategoryResult, ...]) -> int:
+    """1 if a MUST category failed, else 2 if a SHOULD category warned or failed, else 0."""
+    if any(c.required and c.result is Result.FAIL for c in categories):
+        return EXIT_MUST_FAILED
+    if any(not c.required and c.result in (Result.WARN, Result.FAIL) for c in categories):
+        return EXIT_SHOULD_WARNED
+    return EXIT_CONFORMANT
+
+
+@dataclass(frozen=True)
+class Summary:
+    total: int
+    passed: int
+    warned: int
+    failed: int
+    skipped: int
+
+    @classmethod
+    def of(cls, categories: tuple[CategoryResult, ...]) -> Summary:
+        counts = {result: 0 for result in Result}
+        for category in categories:
+            for test in category.tests:
+                counts[test.result] += 1
+        return cls(
+            total=sum(counts.values()),
+            passed=counts[Result.PASS],
+            warned=counts[Result.WARN],
+            failed=counts[Result.FAIL],
+            skipped=counts[Result.SKIP],
+        )
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "total": self.total,
+            "passed": self.passed,
+            "warned": self.warned,
+            "failed": self.failed,
+            "skipped": self.skipped,
+        }
+
+
+@dataclass(frozen=True)
+class Report:
+    """A complete verdict. ``conformance_level`` is None when a category filter was used."""
+
+    implementation: str | None
+    version: str | None
+    spec_version: str | None
+    requested_level: int | None
+    conformance_level: int | None
+    categories: tuple[CategoryResult, ...]
+    exit_code: int
+    tier: str | None = None
+    category_filter: str | None = None
+    tool: str | None = None
+    tool_version: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def summary(self) -> Summary:
+        return Summary.of(self.categories)
+
+    @property
+    def has_warnings(self) -> bool:
+        return any(c.result is Result.WARN for c in self.categories)
+
+
+def conformance_level(requested_level: int, categories: tuple[CategoryResult, ...]) -> int:
+    """The level actually earned: 0 if a MUST category failed, 1 if Level 2 features failed."""
+    if any(c.required and c.result is Result.FAIL for c in categories):
+        return 0
+    if requested_level >= 2 and any(
+        c.name == LEVEL2_FEATURES and c.has_failed_test for c in categories
+    ):
+        return 1
+    return requested_level
+
+
+LEVEL2_FEATURES = "Level 2 Features"

@@ -1,0 +1,56 @@
+"""evaluate(bundle, level, tier, category) -> Report."""
+
+from __future__ import annotations
+
+from mcpaql_conformance import __version__
+from mcpaql_conformance.bundle import Bundle
+from mcpaql_conformance.checks import CATEGORIES, Category, Context
+from mcpaql_conformance.errors import ConfigError
+from mcpaql_conformance.model import CategoryResult, Report, conformance_level, exit_code_for
+from mcpaql_conformance.sanitize import plain
+
+LEVELS = (1, 2)
+TIERS = ("1", "2", "both")
+TOOL_NAME = "mcpaql-conformance"
+
+
+def categories_for(level: int) -> tuple[Category, ...]:
+    return tuple(c for c in CATEGORIES if c.level <= level)
+
+
+def select_category(level: int, name: str) -> Category:
+    """The category named (case-insensitively), or a ConfigError listing the valid names."""
+    wanted = name.strip().casefold()
+    for category in CATEGORIES:
+        if category.name.casefold() == wanted:
+            if category.level > level:
+                raise ConfigError(
+                    f"category {category.name!r} is a Level {category.level} category; add --level {category.level}"
+                )
+            return category
+    valid = ", ".join(repr(c.name) for c in categories_for(level))
+    raise ConfigError(f"unknown category {plain(name)!r}; valid categories at level {level}: {valid}")
+
+
+def evaluate(bundle: Bundle, level: int = 1, tier: str = "both", category: str | None = None) -> Report:
+    """Run the categories for ``level`` (or only ``category``) and build the report."""
+    if level not in LEVELS:
+        raise ConfigError(f"invalid level {level!r}; valid levels: 1, 2")
+    if tier not in TIERS:
+        raise ConfigError(f"invalid tier {tier!r}; valid tiers: 1, 2, both")
+    selected = (select_category(level, category),) if category else categories_for(level)
+    ctx = Context(bundle=bundle, tier=tier)
+    results = tuple(CategoryResult(c.name, c.required, tuple(c.evaluate(ctx))) for c in selected)
+    return Report(
+        implementation=bundle.implementation,
+        version=bundle.version,
+        spec_version=bundle.spec_version,
+        requested_level=level,
+        conformance_level=None if category else conformance_level(level, results),
+        categories=results,
+        exit_code=exit_code_for(results),
+        tier=tier,
+        category_filter=selected[0].name if category else None,
+        tool=TOOL_NAME,
+        tool_version=__version__,
+    )

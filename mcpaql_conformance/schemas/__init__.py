@@ -1,0 +1,141 @@
+"""Our JSON Schemas, compiled once per process.
+
+A compiled validator (jsonschema-rs) answers "valid?" on the hot path; the
+pure-Python ``jsonschema`` explains only the few objects that are not valid.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable, Sequence
+from importlib import resources
+from typing import Any
+
+import orjson
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_DRAFT = "https://json-schema.org/draft/2020-12/schema"
+
+
+def json_path(parts: Iterable[str | int], root: str = "$") -> str:
+    """Render a JSON path such as ``$.parameter_tests.missing_required[3].response``."""
+    text = root
+    for part in parts:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif _IDENT.fullmatch(part):
+            text += f".{part}"
+        else:
+            text += "[" + orjson.dumps(part).decode() + "]"
+    return text
+
+
+@functools.cache
+def schema_document(name: str) -> dict[str, Any]:
+    """One of our schema files, parsed (``bundle``, ``operation-result``, ``introspection``)."""
+    text = resources.files(__package__).joinpath(f"{name}.schema.json").read_bytes()
+    document: dict[str, Any] = orjson.loads(text)
+    return document
+
+
+class CompiledSchema:
+    """A schema with a fast yes/no validator and a slow, precise explainer."""
+
+    def __init__(self, schema: dict[str, Any]) -> None:
+        import jsonschema_rs
+
+        self.schema = schema
+        self._fast = jsonschema_rs.validator_for(schema)
+
+    def is_valid(self, instance: Any) -> bool:
+        return bool(self._fast.is_valid(instance))
+
+    def explain(self, instance: Any, limit: int = 3) -> list[str]:
+        """Human-readable reasons (with JSON paths) why ``instance`` is invalid."""
+        import jsonschema
+
+        validator = jsonschema.Draft202012Validator(self.schema)
+        errors = sorted(validator.iter_errors(instance), key=jsonschema.exceptions.relevance)
+        reasons = [f"{json_path(e.absolute_path)}: {describe_error(e)}" for e in errors]
+        return list(dict.fromkeys(reasons))[:limit]
+
+    def first_error(self, instance: Any) -> tuple[Sequence[str | int], str] | None:
+        """The first violation as (path, message), computed by the fast validator."""
+        for error in self._fast.iter_errors(instance):
+            return list(error.instance_path), _describe_fast(error, instance)
+        return None
+
+
+def describe_error(error: Any) -> str:
+    """Our own wording for a jsonschema error; never echoes long untrusted values."""
+    keyword = error.validator
+    expected = error.validator_value
+    if keyword == "type":
+        return f"expected {_types(expected)}, got {_json_type(error.instance)}"
+    if keyword == "required":
+        missing = [name for name in expected if isinstance(error.instance, dict) and name not in error.instance]
+        return "missing required property " + ", ".join(repr(name) for name in missing)
+    if keyword in ("enum", "const"):
+        options = expected if keyword == "enum" else [expected]
+        return "must be one of " + ", ".join(orjson.dumps(o).decode() for o in options)
+    if keyword == "pattern":
+        return f"does not match the pattern {expected}"
+    if keyword == "minLength":
+        return "must not be empty" if expected == 1 else f"must be at least {expected} characters"
+    if keyword == "minimum":
+        return f"must be at least {expected}"
+    if keyword == "not" and isinstance(expected, dict) and expected.get("required"):
+        return f"must not have property {expected['required'][0]!r} here"
+    return str(error.message)[:200]
+
+
+def _describe_fast(error: Any, root: Any) -> str:
+    kind = error.kind
+    name = type(kind).__name__
+    instance = _at(root, error.instance_path)
+    if name == "Type":
+        return f"expected {_types(list(kind.types))}, got {_json_type(instance)}"
+    if name == "Required":
+        return f"missing required property {kind.property!r}"
+    if name == "Enum":
+        return "must be one of " + ", ".join(orjson.dumps(o).decode() for o in kind.options)
+    return str(error.message)[:200]
+
+
+def _at(root: Any, path: Sequence[str | int]) -> Any:
+    current = root
+    for part in path:
+        current = current[part]
+    return current
+
+
+def _types(expected: Any) -> str:
+    names = [expected] if isinstance(expected, str) else list(expected)
+    return " or ".join("an " + n if n[0] in "aeiou" else "a " + n for n in names)
+
+
+def _json_type(value: Any) -> str:
+    from mcpaql_conformance.values import json_type
+
+    return json_type(value)
+
+
+def _wrap(document: dict[str, Any], definition: str) -> dict[str, Any]:
+    return {"$schema": _DRAFT, "$defs": document["$defs"], "$ref": f"#/$defs/{definition}"}
+
+
+@functools.cache
+def bundle_schema() -> CompiledSchema:
+    return CompiledSchema(schema_document("bundle"))
+
+
+@functools.cache
+def operation_result_schema() -> CompiledSchema:
+    return CompiledSchema(schema_document("operation-result"))
+
+
+@functools.cache
+def introspection_schema(definition: str) -> CompiledSchema:
+    """``OperationsListData``, ``TypesListData`` or ``OperationDetails``."""
+    return CompiledSchema(_wrap(schema_document("introspection"), definition))

@@ -1,0 +1,74 @@
+"""JSON value helpers: the one path resolver and the one deep-equality."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+MISSING: Any = object()
+
+
+def resolve_path(document: Any, path: str) -> Any:
+    """Follow a dotted path (``data.items.0.id``); list segments are indexes.
+
+    Returns ``MISSING`` when any segment does not exist.
+    """
+    current = document
+    for segment in path.split("."):
+        if isinstance(current, dict):
+            if segment not in current:
+                return MISSING
+            current = current[segment]
+        elif isinstance(current, list) and segment.isdigit() and segment.isascii():
+            index = int(segment)
+            if index >= len(current):
+                return MISSING
+            current = current[index]
+        else:
+            return MISSING
+    return current
+
+
+def json_equal(left: Any, right: Any) -> bool:
+    """JSON deep equality: key order ignored, ``true`` is not ``1``, ``1`` equals ``1.0``."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return isinstance(left, bool) and isinstance(right, bool) and left is right
+    if isinstance(left, int | float) and isinstance(right, int | float):
+        return left == right
+    if isinstance(left, dict):
+        if not isinstance(right, dict) or left.keys() != right.keys():
+            return False
+        return all(json_equal(value, right[key]) for key, value in left.items())
+    if isinstance(left, list):
+        if not isinstance(right, list) or len(left) != len(right):
+            return False
+        return all(json_equal(a, b) for a, b in zip(left, right, strict=True))
+    if left is None or right is None:
+        return left is None and right is None
+    return type(left) is type(right) and bool(left == right)
+
+
+def show(value: Any, limit: int = 120) -> str:
+    """Compact JSON text of a value for a report detail (still untrusted: render escapes it)."""
+    if value is MISSING:
+        return "(missing)"
+    text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+def json_type(value: Any) -> str:
+    """The JSON type name of a Python value from a parsed document."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
