@@ -139,3 +139,8 @@ def operation_result_schema() -> CompiledSchema:
 def introspection_schema(definition: str) -> CompiledSchema:
     """``OperationsListData``, ``TypesListData`` or ``OperationDetails``."""
     return CompiledSchema(_wrap(schema_document("introspection"), definition))
+
+
+@functools.cache
+def report_schema() -> CompiledSchema:
+    return CompiledSchema(schema_document("report"))

@@ -1,0 +1,160 @@
+"""Command-line interface: parse options, call the library, map errors to exit codes.
+
+No check logic lives here. Heavy modules are imported inside the commands so
+that ``mcpaql-conformance version`` starts fast.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from mcpaql_conformance import SPEC_VERSION, __version__
+from mcpaql_conformance.errors import ConfigError
+
+EXIT_CONFIG = 3
+FORMAT_CHOICE = click.Choice(["text", "json", "markdown"], case_sensitive=False)
+TIER_CHOICE = click.Choice(["1", "2", "both"], case_sensitive=False)
+LEVEL_CHOICE = click.Choice(["1", "2"])
+
+
+class ConformanceGroup(click.Group):
+    """A group whose usage errors exit 3 (click's own 2 would read as "warned")."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        kwargs["standalone_mode"] = False
+        try:
+            result = super().main(*args, **kwargs)
+        except click.exceptions.Exit as exc:
+            sys.exit(exc.exit_code)
+        except click.ClickException as exc:
+            exc.show()
+            sys.exit(EXIT_CONFIG)
+        except ConfigError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(EXIT_CONFIG)
+        except click.Abort:
+            click.echo("aborted", err=True)
+            sys.exit(130)
+        except BrokenPipeError:
+            _silence_stdout()
+            sys.exit(1)
+        sys.exit(result if isinstance(result, int) else 0)
+
+
+def _silence_stdout() -> None:
+    # Python flushes stdout at exit; after a closed pipe that would raise again.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
+def _use_color(output: Path | None) -> bool:
+    if output is not None or os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return sys.stdout.isatty()
+
+
+def _emit(text: str, output: Path | None, what: str) -> None:
+    from mcpaql_conformance.jsonio import write_atomic
+
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        write_atomic(output, text)
+        click.echo(f"wrote {what} to {click.format_filename(output)}", err=True)
+
+
+@click.group(cls=ConformanceGroup, context_settings={"help_option_names": ["-h", "--help"]})
+def cli() -> None:
+    """Judge MCP-AQL evidence bundles against the MCP-AQL conformance specification.
+
+    Exit codes: 0 conformant, 1 a MUST test failed, 2 only SHOULD warnings,
+    3 configuration error (bad path, JSON, bundle or option).
+    """
+
+
+@cli.command()
+@click.argument("bundle", type=click.Path(path_type=Path))
+@click.option("--level", "-l", type=LEVEL_CHOICE, default="1", show_default=True, help="Conformance level to test.")
+@click.option(
+    "--tier",
+    type=TIER_CHOICE,
+    default="both",
+    show_default=True,
+    help="Semantic evaluation tier: 1 structural only, 2 semantic only, both = the spec's two-tier matrix.",
+)
+@click.option("--format", "-f", "fmt", type=FORMAT_CHOICE, default="text", show_default=True, help="Report format.")
+@click.option("--output", "-o", type=click.Path(path_type=Path), help="Write the report to FILE (atomically).")
+@click.option("--category", "-c", metavar="NAME", help="Run one category only (name matched case-insensitively).")
+def test(bundle: Path, level: str, tier: str, fmt: str, output: Path | None, category: str | None) -> int:
+    """Run the conformance tests on an evidence BUNDLE (JSON)."""
+    from mcpaql_conformance.bundle import load_bundle
+    from mcpaql_conformance.render import renderer
+    from mcpaql_conformance.runner import evaluate, select_category
+
+    if category is not None:
+        select_category(int(level), category)  # reject a bad name before reading the bundle
+    report = evaluate(load_bundle(bundle), int(level), tier.lower(), category)
+    _emit(renderer(fmt.lower())(report, _use_color(output)), output, f"{fmt.lower()} report")
+    return report.exit_code
+
+
+@cli.command("verify-fixtures")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--tier", type=TIER_CHOICE, default="both", show_default=True, help="Semantic evaluation tier.")
+def verify_fixtures(paths: tuple[Path, ...], tier: str) -> int:
+    """Check bundles against their declared expected_exit_code.
+
+    PATHS are bundle files or folders of *.json bundles (default: fixtures/).
+    Each bundle is tested at its expected_level (default 1). Exit 1 on any mismatch.
+    """
+    from mcpaql_conformance.render.text import render_text
+    from mcpaql_conformance.sanitize import plain
+    from mcpaql_conformance.verify import verify
+
+    matched = mismatched = 0
+    for outcome in verify(paths or (Path("fixtures"),), tier.lower()):
+        click.echo(outcome.line())
+        if outcome.matches:
+            matched += 1
+            continue
+        mismatched += 1
+        if outcome.error:
+            click.echo(f"    {plain(outcome.error)}")
+        if outcome.report is not None:
+            click.echo(render_text(outcome.report).rstrip("\n"))
+        click.echo("")
+    click.echo(f"{matched + mismatched} bundle(s): {matched} matched, {mismatched} mismatched")
+    return 1 if mismatched else 0
+
+
+@cli.command()
+@click.argument("results", type=click.Path(path_type=Path))
+@click.option("--format", "-f", "fmt", type=FORMAT_CHOICE, default="text", show_default=True, help="Output format.")
+@click.option("--output", "-o", type=click.Path(path_type=Path), help="Write to FILE (atomically).")
+def report(results: Path, fmt: str, output: Path | None) -> int:
+    """Re-render a saved JSON report (ours or the reference runner's)."""
+    from mcpaql_conformance.render import renderer
+    from mcpaql_conformance.reportio import load_report
+
+    loaded = load_report(results)
+    _emit(renderer(fmt.lower())(loaded, _use_color(output)), output, f"{fmt.lower()} report")
+    return 0
+
+
+@cli.command()
+def version() -> None:
+    """Print the tool version and the MCP-AQL spec version it implements."""
+    click.echo(f"mcpaql-conformance {__version__} (MCP-AQL spec {SPEC_VERSION})")
+
+
+def main() -> None:
+    """Console-script entry point."""
+    cli(prog_name="mcpaql-conformance")

@@ -1,0 +1,33 @@
+"""Conformance badge status, derived only from the report's numbers (never from bundle text)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import quote
+
+from mcpaql_conformance.model import Report
+
+
+@dataclass(frozen=True)
+class BadgeStatus:
+    label: str
+    message: str
+    color: str
+
+    def shields_url(self) -> str:
+        def part(text: str) -> str:
+            return quote(text.replace("-", "--").replace("_", "__"), safe="")
+
+        return f"https://img.shields.io/badge/{part(self.label)}-{part(self.message)}-{self.color}"
+
+
+def badge_status(report: Report) -> BadgeStatus:
+    """green: requested level achieved without warnings; yellow: with warnings; red: not conformant."""
+    label = "MCP-AQL"
+    level = report.conformance_level
+    if level is None:
+        return BadgeStatus(label, "partial run (category filter)", "lightgrey")
+    if report.exit_code == 1 or level == 0:
+        return BadgeStatus(label, "not conformant", "red")
+    warned = report.exit_code == 2 or report.has_warnings or level < (report.requested_level or level)
+    return BadgeStatus(label, f"Level {level} conformant", "yellow" if warned else "brightgreen")

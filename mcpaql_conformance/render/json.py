@@ -1,0 +1,55 @@
+"""JSON report: the spec section 6.1 shape plus our additive keys."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from mcpaql_conformance.model import Report, TestResult
+
+
+def test_dict(test: TestResult) -> dict[str, Any]:
+    entry: dict[str, Any] = {"name": test.name, "result": test.result.value, "detail": test.detail}
+    if test.id:
+        entry["id"] = test.id
+    if test.spec_ref:
+        entry["specRef"] = test.spec_ref
+    if test.tier:
+        entry["tier"] = test.tier
+    if test.findings:
+        entry["findings"] = list(test.findings)
+    return entry
+
+
+def report_dict(report: Report) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "implementation": report.implementation,
+        "version": report.version,
+        "specVersion": report.spec_version,
+        "requestedLevel": report.requested_level,
+        "conformanceLevel": report.conformance_level,
+        "summary": report.summary.as_dict(),
+        "categories": [
+            {
+                "name": category.name,
+                "required": category.required,
+                "result": category.result.value,
+                "tests": [test_dict(test) for test in category.tests],
+            }
+            for category in report.categories
+        ],
+        "exitCode": report.exit_code,
+    }
+    if report.tier is not None:
+        data["tier"] = report.tier
+    if report.category_filter is not None:
+        data["categoryFilter"] = report.category_filter
+    if report.tool is not None:
+        data["tool"] = report.tool
+        data["toolVersion"] = report.tool_version
+    return data
+
+
+def render_json(report: Report, color: bool = False) -> str:
+    return orjson.dumps(report_dict(report), option=orjson.OPT_INDENT_2).decode() + "\n"

@@ -1,0 +1,56 @@
+"""Read a saved JSON report (ours or the reference runner's) back into a Report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mcpaql_conformance.errors import ConfigError
+from mcpaql_conformance.jsonio import load_json_file
+from mcpaql_conformance.model import CategoryResult, Report, Result, TestResult, exit_code_for
+from mcpaql_conformance.sanitize import plain
+from mcpaql_conformance.schemas import json_path, report_schema
+from mcpaql_conformance.values import json_type
+
+
+def load_report(path: Path) -> Report:
+    return report_from_data(load_json_file(path, "report"), plain(str(path)))
+
+
+def report_from_data(data: Any, source: str = "<report>") -> Report:
+    """Validate the report shape; verdicts and counts are recomputed from the tests."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: $: expected a JSON object (a conformance report), got {json_type(data)}")
+    schema = report_schema()
+    if not schema.is_valid(data):
+        error = schema.first_error(data)
+        where, message = (json_path(error[0]), error[1]) if error else ("$", "invalid report")
+        raise ConfigError(f"{source}: {plain(where, max_len=300)}: {plain(message, max_len=300)} (not a conformance report)")
+    categories = tuple(
+        CategoryResult(c["name"], c["required"], tuple(_test(t) for t in c["tests"])) for c in data["categories"]
+    )
+    return Report(
+        implementation=data.get("implementation"),
+        version=data.get("version"),
+        spec_version=data.get("specVersion"),
+        requested_level=data.get("requestedLevel"),
+        conformance_level=data.get("conformanceLevel"),
+        categories=categories,
+        exit_code=exit_code_for(categories),
+        tier=data.get("tier"),
+        category_filter=data.get("categoryFilter"),
+        tool=data.get("tool"),
+        tool_version=data.get("toolVersion"),
+    )
+
+
+def _test(entry: dict[str, Any]) -> TestResult:
+    return TestResult(
+        id=entry.get("id", ""),
+        name=entry["name"],
+        result=Result(entry["result"]),
+        detail=entry.get("detail") or "",
+        spec_ref=entry.get("specRef", ""),
+        findings=tuple(entry.get("findings") or ()),
+        tier=entry.get("tier"),
+    )

@@ -1,0 +1,69 @@
+"""verify-fixtures: each bundle's verdict against its declared expected_exit_code."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from mcpaql_conformance.bundle import bundle_from_data
+from mcpaql_conformance.errors import ConfigError
+from mcpaql_conformance.jsonio import load_json_file
+from mcpaql_conformance.model import EXIT_CONFIG_ERROR, Report
+from mcpaql_conformance.runner import evaluate
+from mcpaql_conformance.sanitize import plain
+
+
+@dataclass(frozen=True)
+class FixtureOutcome:
+    path: Path
+    expected: int | None
+    got: int
+    report: Report | None = None
+    error: str | None = None
+
+    @property
+    def matches(self) -> bool:
+        return self.expected is not None and self.expected == self.got
+
+    def line(self) -> str:
+        expected = "(not declared)" if self.expected is None else str(self.expected)
+        status = "PASS" if self.matches else "FAIL"
+        return f"{status} {plain(str(self.path))} -> expected {expected}, got {self.got}"
+
+
+def bundle_paths(paths: Iterable[Path]) -> list[Path]:
+    """Expand folders to their ``*.json`` files (sorted); a missing path is a ConfigError."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            members = sorted(p for p in path.glob("*.json") if p.is_file())
+            if not members:
+                raise ConfigError(f"{plain(str(path))}: no bundles (*.json) in this folder")
+            found += members
+        elif path.exists():
+            found.append(path)
+        else:
+            raise ConfigError(f"fixture path not found: {plain(str(path))}")
+    return found
+
+
+def verify_one(path: Path, tier: str = "both") -> FixtureOutcome:
+    try:
+        data = load_json_file(path, "bundle")
+    except ConfigError as exc:
+        return FixtureOutcome(path, None, EXIT_CONFIG_ERROR, error=str(exc))
+    expected = data.get("expected_exit_code") if isinstance(data, dict) else None
+    expected = expected if isinstance(expected, int) and not isinstance(expected, bool) else None
+    try:
+        bundle = bundle_from_data(data, plain(str(path)))
+        level = bundle.expected_level or 1
+        report = evaluate(bundle, level, tier)
+    except ConfigError as exc:
+        return FixtureOutcome(path, expected, EXIT_CONFIG_ERROR, error=str(exc))
+    return FixtureOutcome(path, expected, report.exit_code, report=report)
+
+
+def verify(paths: Iterable[Path], tier: str = "both") -> Iterator[FixtureOutcome]:
+    for path in bundle_paths(paths):
+        yield verify_one(path, tier)
