@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -92,27 +93,46 @@ class Bundle:
         return self.data.get("batch_example")
 
     @cached_property
-    def responses(self) -> list[tuple[str, JsonObject]]:
-        """Every recorded operation result in the bundle, with its JSON path."""
-        found: list[tuple[str, JsonObject]] = []
+    def response_groups(self) -> list[tuple[str, list[JsonObject]]]:
+        """Every recorded operation result, grouped by section: (path template, responses).
+
+        A template with ``{}`` takes the response's index (see ``response_path``);
+        grouping avoids one tuple per response in bundles of hundreds of thousands.
+        """
+        groups: list[tuple[str, list[JsonObject]]] = []
         intro = self.introspection
         for key in ("operations_list", "types_list"):
             if isinstance(intro.get(key), dict):
-                found.append((f"$.introspection.{key}", intro[key]))
+                groups.append((f"$.introspection.{key}", [intro[key]]))
         for kind in ("missing_required", "unknown_parameter", "optional_defaults"):
-            for index, case in enumerate(self.parameter_cases(kind)):
-                found.append((f"$.parameter_tests.{kind}[{index}].response", case["response"]))
+            responses = [case["response"] for case in self.parameter_cases(kind)]
+            groups.append((f"$.parameter_tests.{kind}[{{}}].response", responses))
         for key, field in (
             ("error_tests", "response"),
             ("round_trip_tests", "read_response"),
             ("update_preservation_tests", "read_response"),
             ("constraint_tests", "response"),
         ):
-            for index, case in enumerate(self.cases(key)):
-                found.append((f"$.{key}[{index}].{field}", case[field]))
+            groups.append((f"$.{key}[{{}}].{field}", [case[field] for case in self.cases(key)]))
         if isinstance(self.batch_example, dict):
-            found.append(("$.batch_example", self.batch_example))
-        return found
+            groups.append(("$.batch_example", [self.batch_example]))
+        return [group for group in groups if group[1]]
+
+    @cached_property
+    def responses(self) -> list[JsonObject]:
+        """Every recorded operation result, flat (same order as ``response_groups``)."""
+        return [response for _, group in self.response_groups for response in group]
+
+    def located_responses(self) -> Iterator[tuple[str, JsonObject]]:
+        """Every recorded operation result with its JSON path (renders one path each: slow path)."""
+        for template, group in self.response_groups:
+            for index, response in enumerate(group):
+                yield response_path(template, index), response
+
+
+def response_path(template: str, index: int) -> str:
+    """The JSON path of the ``index``-th response of a ``response_groups`` entry."""
+    return template.format(index) if "{}" in template else template
 
 
 def load_bundle(path: Path) -> Bundle:

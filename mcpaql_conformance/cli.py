@@ -25,7 +25,7 @@ LEVEL_CHOICE = click.Choice(["1", "2"])
 class ConformanceGroup(click.Group):
     """A group whose usage errors exit 3 (click's own 2 would read as "warned")."""
 
-    def main(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+    def main(self, *args: Any, **kwargs: Any) -> Any:
         kwargs["standalone_mode"] = False
         try:
             result = super().main(*args, **kwargs)

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 
-class Result(str, Enum):
+class Result(StrEnum):
     PASS = "PASS"
     WARN = "WARN"
     FAIL = "FAIL"
     SKIP = "SKIP"
 
 
-class Requirement(str, Enum):
+class Requirement(StrEnum):
     MUST = "MUST"
     SHOULD = "SHOULD"
 
@@ -139,9 +139,7 @@ def conformance_level(requested_level: int, categories: tuple[CategoryResult, ..
     """The level actually earned: 0 if a MUST category failed, 1 if Level 2 features failed."""
     if any(c.required and c.result is Result.FAIL for c in categories):
         return 0
-    if requested_level >= 2 and any(
-        c.name == LEVEL2_FEATURES and c.has_failed_test for c in categories
-    ):
+    if requested_level >= 2 and any(c.name == LEVEL2_FEATURES and c.has_failed_test for c in categories):
         return 1
     return requested_level
 

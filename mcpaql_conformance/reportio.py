@@ -25,7 +25,8 @@ def report_from_data(data: Any, source: str = "<report>") -> Report:
     if not schema.is_valid(data):
         error = schema.first_error(data)
         where, message = (json_path(error[0]), error[1]) if error else ("$", "invalid report")
-        raise ConfigError(f"{source}: {plain(where, max_len=300)}: {plain(message, max_len=300)} (not a conformance report)")
+        reason = f"{plain(where, max_len=300)}: {plain(message, max_len=300)}"
+        raise ConfigError(f"{source}: {reason} (not a conformance report)")
     categories = tuple(
         CategoryResult(c["name"], c["required"], tuple(_test(t) for t in c["tests"])) for c in data["categories"]
     )

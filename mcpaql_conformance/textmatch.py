@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 _IDENT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -48,31 +49,82 @@ def is_snake_case(name: str) -> bool:
 
 _SNAKE = re.compile(r"[a-z][a-z0-9_]*")
 
-# Artifacts of an implementation leaking through an error message. Each pattern
-# names a real artifact, never plain English ("must be at least 3" is fine), and
-# is bounded: no nested quantifiers, no unbounded repetition next to another.
-LEAK_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("exception class name", re.compile(r"\b(?:[A-Z][a-z0-9]{1,30}){1,6}(?:Error|Exception)\b")),
-    ("stack trace header", re.compile(r"Traceback \(most recent call last\)")),
-    (
+# Artifacts of an implementation leaking through an error message. Each rule
+# names a real artifact, never plain English ("must be at least 3" is fine).
+# The literals are a cheap prefilter (substring search runs at C speed over a
+# whole bundle); the regex, bounded (no nested unbounded repetition), confirms.
+
+
+@dataclass(frozen=True)
+class LeakRule:
+    label: str
+    literals: tuple[str, ...]
+    pattern: re.Pattern[str]
+
+    def find(self, text: str) -> str | None:
+        if not any(literal in text for literal in self.literals):
+            return None
+        match = self.pattern.search(text)
+        return None if match is None else f"{self.label} {match.group(0).strip()!r}"
+
+
+_SOURCE_EXTENSIONS = ("py", "js", "mjs", "cjs", "ts", "tsx", "jsx", "rb", "java", "go", "rs", "php", "cs")
+
+LEAK_RULES: tuple[LeakRule, ...] = (
+    LeakRule(
+        "exception class name",
+        ("Error", "Exception"),
+        re.compile(r"\b(?:[A-Z][a-z0-9]{1,30}){1,6}(?:Error|Exception)\b"),
+    ),
+    LeakRule("stack trace header", ("Traceback",), re.compile(r"Traceback \(most recent call last\)")),
+    LeakRule(
         "stack frame",
+        ("at ",),
         re.compile(
             r"\bat [\w$.<>\[\]]{1,200} \([^()\s]{1,400}:\d{1,7}(?::\d{1,7})?\)"
             r"|\bat (?:file://)?/?[\w./\\-]{1,400}:\d{1,7}:\d{1,7}"
-            r"|\bat (?:Function|Module|Object|async|new) [\w$.<>]{1,200}"
+            r"|\bat (?:Function|Module|Object|async|new)[ .][\w$.<>]{1,200}"
         ),
     ),
-    ("python frame", re.compile(r"File \"[^\"]{1,400}\", line \d{1,7}")),
-    ("internal path", re.compile(r"(?:^|[\s'\"(=:])(?:[A-Za-z]:)?[/\\](?:[\w.-]{1,100}[/\\]){0,20}(?:src|node_modules|site-packages|dist-packages|lib/python[\d.]{0,5}|vendor)[/\\]")),
-    ("source line reference", re.compile(r"\.(?:py|js|mjs|cjs|ts|tsx|jsx|rb|java|go|rs|php|cs):\d{1,7}\b|\.py\", line \d{1,7}")),
-    ("object dump", re.compile(r"#<[A-Z][\w:]{0,100}|\[object Object\]")),
+    LeakRule("python frame", ('File "',), re.compile(r"File \"[^\"\n]{1,400}\", line \d{1,7}")),
+    LeakRule(
+        "internal path",
+        ("src", "node_modules", "site-packages", "dist-packages", "lib", "vendor"),
+        re.compile(
+            r"\bnode_modules[/\\]"
+            r"|[/\\](?:src|site-packages|dist-packages|vendor|lib[/\\]python[\d.]{0,5})[/\\]"
+        ),
+    ),
+    LeakRule(
+        "source line reference",
+        (*(f".{ext}:" for ext in _SOURCE_EXTENSIONS), '.py", line'),
+        re.compile(r"\.(?:" + "|".join(_SOURCE_EXTENSIONS) + r"):\d{1,7}\b|\.py\", line \d{1,7}"),
+    ),
+    LeakRule("object dump", ("#<", "[object Object]"), re.compile(r"#<[A-Z][\w:]{0,100}|\[object Object\]")),
 )
 
 
 def find_leak(message: str) -> str | None:
     """Name the first implementation artifact found in an error message, if any."""
-    for label, pattern in LEAK_PATTERNS:
-        match = pattern.search(message)
-        if match:
-            return f"{label} {match.group(0).strip()!r}"
+    for rule in LEAK_RULES:
+        found = rule.find(message)
+        if found is not None:
+            return found
     return None
+
+
+def find_leaks(messages: list[str]) -> list[tuple[int, str]]:
+    """(index, artifact) of every leaking message. Rules whose literals appear nowhere
+    in the whole batch are dropped after one substring scan each."""
+    joined = "\n".join(messages)
+    active = [rule for rule in LEAK_RULES if any(literal in joined for literal in rule.literals)]
+    found: list[tuple[int, str]] = []
+    if not active:
+        return found
+    for index, message in enumerate(messages):
+        for rule in active:
+            leak = rule.find(message)
+            if leak is not None:
+                found.append((index, leak))
+                break
+    return found

@@ -82,6 +82,17 @@ CRUDE_ENDPOINTS = ("create", "read", "update", "delete", "execute")
 
 
 @dataclass
+class ParameterIndex:
+    """Documented parameters: per operation, and the (operation, parameter) pairs that
+    are required or declare a default."""
+
+    by_operation: dict[str, list[JsonObject]] = field(default_factory=dict)
+    names: dict[str, list[str]] = field(default_factory=dict)
+    required: list[tuple[str, str]] = field(default_factory=list)
+    defaults: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass
 class Context:
     """A bundle plus the indexes every check needs, each computed once."""
 
@@ -89,8 +100,15 @@ class Context:
     tier: str = "both"
     _validity: dict[int, bool] = field(default_factory=dict)
 
+    @cached_property
+    def all_responses_valid(self) -> bool:
+        """One bulk validation of every recorded response: the common, fast case."""
+        return operation_result_schema().all_valid(self.bundle.responses)
+
     def is_valid_result(self, response: Any) -> bool:
         """Whether a response is a valid discriminated-union result (memoised by identity)."""
+        if self.all_responses_valid:
+            return True
         key = id(response)
         known = self._validity.get(key)
         if known is None:
@@ -137,11 +155,38 @@ class Context:
         return [name for name in self.operation_names if self.category_of(name) == semantic_category]
 
     def parameters_of(self, operation: str) -> list[JsonObject]:
-        detail = self.details_by_name.get(operation)
-        parameters = detail.get("parameters") if detail else None
-        if not isinstance(parameters, list):
-            return []
-        return [p for p in parameters if isinstance(p, dict) and isinstance(p.get("name"), str)]
+        """Documented parameters (well-formed entries only) of an operation."""
+        return self.parameter_index.by_operation.get(operation, [])
+
+    @cached_property
+    def parameter_index(self) -> ParameterIndex:
+        """Every documented parameter, indexed in one pass over the details."""
+        index = ParameterIndex()
+        for operation, detail in self.details_by_name.items():
+            parameters = detail.get("parameters")
+            if not isinstance(parameters, list):
+                continue
+            kept = index.by_operation[operation] = []
+            names = index.names[operation] = []
+            for parameter in parameters:
+                name = parameter.get("name") if isinstance(parameter, dict) else None
+                if not isinstance(name, str):
+                    continue
+                kept.append(parameter)
+                names.append(name)
+                if parameter.get("required") is True:
+                    index.required.append((operation, name))
+                if "default" in parameter:
+                    index.defaults.append((operation, name))
+        return index
+
+    @cached_property
+    def allowed_tools(self) -> dict[str, list[str]]:
+        """The mcpTool names each CRUDE endpoint may be served by, given the declared modes."""
+        modes = self.modes
+        semantic = modes is None or "crude" in modes or "single" not in modes
+        single = modes is None or "single" in modes
+        return {endpoint: [f"mcp_aql_{endpoint}"] * semantic + ["mcp_aql"] * single for endpoint in CRUDE_ENDPOINTS}
 
     @cached_property
     def modes(self) -> set[str] | None:

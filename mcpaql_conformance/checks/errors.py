@@ -5,18 +5,20 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from mcpaql_conformance.bundle import response_path
 from mcpaql_conformance.checks.base import (
     CONFORMANCE,
     CORE,
     Category,
     Context,
     Outcome,
+    error_message,
     error_of,
     judge,
 )
 from mcpaql_conformance.model import Requirement
 from mcpaql_conformance.schemas import operation_result_schema
-from mcpaql_conformance.textmatch import find_leak, mentions
+from mcpaql_conformance.textmatch import find_leaks, mentions
 
 ERRORS = Category("Error Quality", required=True, level=1)
 MUST = Requirement.MUST
@@ -31,11 +33,13 @@ _MAX_DEPTH = 16
 def discriminated_union(ctx: Context) -> Outcome:
     responses = ctx.bundle.responses
     schema = operation_result_schema()
-    failures = [
-        f"{path}: {'; '.join(schema.explain(response, limit=2))}"
-        for path, response in responses
-        if not ctx.is_valid_result(response)
-    ]
+    failures: list[str] = []
+    if not ctx.all_responses_valid:
+        failures = [
+            f"{path}: {'; '.join(schema.explain(response, limit=2))}"
+            for path, response in ctx.bundle.located_responses()
+            if not schema.is_valid(response)
+        ]
     return judge(
         MUST,
         judged=len(responses),
@@ -45,21 +49,38 @@ def discriminated_union(ctx: Context) -> Outcome:
     )
 
 
-def _error_texts(response: Any, path: str, depth: int = 0) -> Iterator[tuple[str, str]]:
-    """Every error or warning text a response shows a client, with its JSON path."""
+TextEntry = tuple[str, int, str, str]  # response path template, index, sub-path, text
+
+
+def _error_texts(ctx: Context) -> list[TextEntry]:
+    """Every error or warning text the recorded responses show a client."""
+    found: list[TextEntry] = []
+    for template, group in ctx.bundle.response_groups:
+        for index, response in enumerate(group):
+            if "warnings" in response or "results" in response or "details" in (response.get("error") or ()):
+                found += [(template, index, sub, text) for sub, text in _texts_of(response, "")]
+            elif response.get("success") is False:
+                message = error_message(response)
+                if message:
+                    found.append((template, index, ".error.message", message))
+    return found
+
+
+def _texts_of(response: Any, path: str, depth: int = 0) -> Iterator[tuple[str, str]]:
     if depth > _MAX_DEPTH or not isinstance(response, dict):
         return
     error = error_of(response)
     if error is not None:
         if isinstance(error.get("message"), str):
             yield f"{path}.error.message", error["message"]
-        yield from _strings(error.get("details"), f"{path}.error.details", depth)
+        if "details" in error:
+            yield from _strings(error["details"], f"{path}.error.details", depth)
     for index, warning in enumerate(response.get("warnings") or []):
         if isinstance(warning, dict) and isinstance(warning.get("message"), str):
             yield f"{path}.warnings[{index}].message", warning["message"]
     for index, item in enumerate(response.get("results") or []):
         if isinstance(item, dict):
-            yield from _error_texts(item.get("result"), f"{path}.results[{index}].result", depth + 1)
+            yield from _texts_of(item.get("result"), f"{path}.results[{index}].result", depth + 1)
 
 
 def _strings(value: Any, path: str, depth: int) -> Iterator[tuple[str, str]]:
@@ -81,19 +102,16 @@ def _strings(value: Any, path: str, depth: int) -> Iterator[tuple[str, str]]:
     f"{CONFORMANCE} §3.3 (No Implementation Leakage)",
 )
 def no_leakage(ctx: Context) -> Outcome:
-    failures: list[str] = []
-    judged = 0
-    for path, response in ctx.bundle.responses:
-        for text_path, text in _error_texts(response, path):
-            judged += 1
-            leak = find_leak(text)
-            if leak is not None:
-                failures.append(f"{text_path}: {leak}")
+    entries = _error_texts(ctx)
+    failures = [
+        f"{response_path(entries[i][0], entries[i][1])}{entries[i][2]}: {leak}"
+        for i, leak in find_leaks([entry[3] for entry in entries])
+    ]
     return judge(
         MUST,
-        judged=judged,
+        judged=len(entries),
         failures=failures,
-        passed=f"{judged} error text(s) show no stack trace, internal path or language artifact.",
+        passed=f"{len(entries)} error text(s) show no stack trace, internal path or language artifact.",
         no_evidence="the bundle records no error or warning message",
     )
 
@@ -107,11 +125,10 @@ def actionable(ctx: Context) -> Outcome:
     cases = ctx.bundle.cases("error_tests")
     warnings: list[str] = []
     for case in cases:
-        error = error_of(case["response"])
-        if error is None:
+        if error_of(case["response"]) is None:
             warnings.append(f"{case['name']}: the response is not an error")
             continue
-        message = error.get("message") if isinstance(error.get("message"), str) else ""
+        message = error_message(case["response"])
         missing = [m for m in case.get("must_mention") or [] if not mentions(message, m)]
         if missing:
             warnings.append(f"{case['name']}: message does not mention {', '.join(missing)}")

@@ -118,8 +118,9 @@ def operation_details(ctx: Context) -> Outcome:
     failures: list[str] = []
     warnings: list[str] = []
     valid: list[JsonObject] = []
+    all_valid = schema.all_valid(details)
     for index, detail in enumerate(details):
-        if schema.is_valid(detail):
+        if all_valid or schema.is_valid(detail):
             valid.append(detail)
         else:
             name = detail.get("name")
@@ -127,11 +128,17 @@ def operation_details(ctx: Context) -> Outcome:
             failures.append(f"{where}: {'; '.join(schema.explain(detail))}")
     failures += _naming_failures(details)
     failures += _listing_failures(ctx, valid)
+    failures += _reserved_failures(valid)
+    shape_findings: dict[tuple[Any, ...], tuple[list[str], list[str]]] = {}
     for detail in valid:
-        failures += _routing_failures(ctx, detail)
-        severe, mild = _permission_findings(detail)
-        failures += severe
-        warnings += mild
+        # Thousands of operations share a handful of shapes: judge each shape once.
+        shape = _shape(detail)
+        findings = shape_findings.get(shape)
+        if findings is None:
+            findings = shape_findings[shape] = _shape_findings(ctx, *shape)
+        if findings[0] or findings[1]:
+            failures += [f"{detail['name']}: {text}" for text in findings[0]]
+            warnings += [f"{detail['name']}: {text}" for text in findings[1]]
     uncovered = [name for name in ctx.listed_operations if name not in ctx.details_by_name]
     return judge(
         MUST,
@@ -148,11 +155,7 @@ def operation_details(ctx: Context) -> Outcome:
 def _naming_failures(details: list[JsonObject]) -> list[str]:
     names = [d["name"] for d in details if isinstance(d.get("name"), str)]
     failures = [f"{name}: operation name is not snake_case" for name in names if not is_snake_case(name)]
-    failures += [
-        f"{name}: operation documented {n} times"
-        for name, n in Counter(names).items()
-        if n > 1
-    ]
+    failures += [f"{name}: operation documented {n} times" for name, n in Counter(names).items() if n > 1]
     return failures
 
 
@@ -175,60 +178,66 @@ def _listing_failures(ctx: Context, valid: list[JsonObject]) -> list[str]:
     return failures
 
 
-def _routing_failures(ctx: Context, detail: JsonObject) -> list[str]:
-    name, category, endpoint, tool = (
-        detail["name"],
+def _reserved_failures(valid: list[JsonObject]) -> list[str]:
+    return [
+        f"{d['name']}: reserved operation must be {RESERVED_OPERATIONS[d['name']]}, not {d['semantic_category']}"
+        for d in valid
+        if d["name"] in RESERVED_OPERATIONS and d["semantic_category"] != RESERVED_OPERATIONS[d["name"]]
+    ]
+
+
+Shape = tuple[str, str, str, bool, bool]  # category, endpoint, mcpTool, readOnly, destructive
+
+
+def _shape(detail: JsonObject) -> Shape:
+    permissions = detail["permissions"]
+    return (
         detail["semantic_category"],
         detail["endpoint"],
         detail["mcpTool"],
+        permissions["readOnly"],
+        permissions["destructive"],
     )
-    failures: list[str] = []
-    reserved = RESERVED_OPERATIONS.get(name)
-    if reserved is not None and category != reserved:
-        failures.append(f"{name}: reserved operation must be {reserved}, not {category}")
+
+
+def _shape_findings(ctx: Context, *shape: Any) -> tuple[list[str], list[str]]:
+    """(failures, warnings) for every operation of this routing and permission shape."""
+    category, endpoint, tool, read_only, destructive = shape
+    severe, mild = _permission_findings(category, read_only, destructive)
+    return _routing_failures(ctx, category, endpoint, tool) + severe, mild
+
+
+def _routing_failures(ctx: Context, category: str, endpoint: str, tool: str) -> list[str]:
     if endpoint.lower() not in CRUDE_ENDPOINTS:
-        return failures  # a custom semantic family: routing is the family's own
+        return []  # a custom semantic family: its routing is its own
+    failures: list[str] = []
     expected_endpoint = category.lower()
     if endpoint != expected_endpoint:
-        failures.append(f"{name}: {category} operation routed to endpoint {endpoint!r}, expected {expected_endpoint!r}")
-    allowed = _allowed_tools(ctx, expected_endpoint)
+        failures.append(f"{category} operation routed to endpoint {endpoint!r}, expected {expected_endpoint!r}")
+    allowed = ctx.allowed_tools[expected_endpoint]
     if tool not in allowed:
-        failures.append(f"{name}: mcpTool {tool!r} does not match endpoint {endpoint!r} (expected {' or '.join(allowed)})")
+        failures.append(f"mcpTool {tool!r} does not match endpoint {endpoint!r} (expected {' or '.join(allowed)})")
     return failures
 
 
-def _allowed_tools(ctx: Context, endpoint: str) -> list[str]:
-    modes = ctx.modes
-    allowed = []
-    if modes is None or "crude" in modes or not modes & {"single"}:
-        allowed.append(f"mcp_aql_{endpoint}")
-    if modes is None or "single" in modes:
-        allowed.append("mcp_aql")
-    return allowed
-
-
-def _permission_findings(detail: JsonObject) -> tuple[list[str], list[str]]:
-    """Dangerous contradictions fail; other departures from the table warn."""
-    name, category = detail["name"], detail["semantic_category"]
-    read_only = detail["permissions"]["readOnly"]
-    destructive = detail["permissions"]["destructive"]
+def _permission_findings(category: str, read_only: bool, destructive: bool) -> tuple[list[str], list[str]]:
+    """Dangerous contradictions fail; other departures from the spec table warn."""
     severe: list[str] = []
     if category == "READ" and not read_only:
-        severe.append(f"{name}: READ operation is not readOnly")
+        severe.append("READ operation is not readOnly")
     if category != "READ" and read_only:
-        severe.append(f"{name}: {category} operation claims readOnly")
+        severe.append(f"{category} operation claims readOnly")
     if category == "DELETE" and not destructive:
-        severe.append(f"{name}: DELETE operation is not marked destructive")
+        severe.append("DELETE operation is not marked destructive")
     if severe:
         return severe, []
     expected = PERMISSION_TABLE[category]
-    if (read_only, destructive) != expected:
-        return [], [
-            f"{name}: {category} permissions readOnly={str(read_only).lower()}, "
-            f"destructive={str(destructive).lower()} differ from the spec table "
-            f"(readOnly={str(expected[0]).lower()}, destructive={str(expected[1]).lower()})"
-        ]
-    return [], []
+    if (read_only, destructive) == expected:
+        return [], []
+    return [], [
+        f"{category} permissions readOnly={str(read_only).lower()}, destructive={str(destructive).lower()} "
+        f"differ from the spec table (readOnly={str(expected[0]).lower()}, destructive={str(expected[1]).lower()})"
+    ]
 
 
 @INTROSPECTION.check(
@@ -244,9 +253,11 @@ def completeness(ctx: Context) -> Outcome:
         if operation not in ctx.details_by_name:
             failures.append(f"{operation}: accepts {', '.join(parameters) or 'calls'} but has no introspection detail")
             continue
-        documented = {p["name"] for p in ctx.parameters_of(operation)}
+        names = ctx.parameter_index.names.get(operation, [])
+        if parameters == names:
+            continue  # the common case, decided without building sets or messages
+        documented, seen = set(names), set(parameters)
         failures += [f"{operation}.{p}: accepted but not documented" for p in parameters if p not in documented]
-        seen = set(parameters)
         warnings += [f"{operation}.{p}: documented but not accepted" for p in documented if p not in seen]
     uncovered = [name for name in ctx.details_by_name if name not in accepted]
     return judge(

@@ -25,17 +25,6 @@ MUST = Requirement.MUST
 MISSING_PARAM_CODE = "VALIDATION_MISSING_PARAM"
 
 
-def _documented(ctx: Context, predicate: str) -> list[tuple[str, str]]:
-    """(operation, parameter) pairs whose ParameterInfo has a truthy/present ``predicate``."""
-    pairs = []
-    for operation in ctx.details_by_name:
-        for parameter in ctx.parameters_of(operation):
-            flag = parameter.get("required") is True if predicate == "required" else predicate in parameter
-            if flag:
-                pairs.append((operation, parameter["name"]))
-    return pairs
-
-
 def _by_key(cases: list[JsonObject]) -> dict[tuple[str, str], JsonObject]:
     return {(case["operation"], case["parameter"]): case for case in cases}
 
@@ -47,7 +36,7 @@ def _by_key(cases: list[JsonObject]) -> dict[tuple[str, str], JsonObject]:
 )
 def required_enforced(ctx: Context) -> Outcome:
     cases = _by_key(ctx.bundle.parameter_cases("missing_required"))
-    applicable = _documented(ctx, "required")
+    applicable = ctx.parameter_index.required
     if not applicable and not cases and ctx.details_by_name:
         return skip("No documented operation has a required parameter.")
     failures: list[str] = []
@@ -145,7 +134,7 @@ def _details_name(details: Any, parameter: str) -> bool:
 )
 def defaults(ctx: Context) -> Outcome:
     cases = ctx.bundle.parameter_cases("optional_defaults")
-    applicable = _documented(ctx, "default")
+    applicable = ctx.parameter_index.defaults
     if not applicable and not cases:
         return skip("No documented parameter declares a default.")
     covered = {(case["operation"], case["parameter"]) for case in cases}
@@ -180,15 +169,22 @@ def _default_mismatch(case: JsonObject) -> str | None:
     f"{CORE} §4.3",
 )
 def snake_case(ctx: Context) -> Outcome:
-    names = [(op, p["name"]) for op in ctx.details_by_name for p in ctx.parameters_of(op)]
-    names += [(op, p) for op, params in (ctx.bundle.accepted_parameters or {}).items() for p in params]
-    unique = list(dict.fromkeys(names))
-    if ctx.details_by_name and not unique:
+    by_operation = ctx.parameter_index.by_operation
+    accepted = ctx.bundle.accepted_parameters or {}
+    judged = sum(map(len, by_operation.values())) + sum(map(len, accepted.values()))
+    if ctx.details_by_name and not judged:
         return skip("No operation documents or accepts a parameter.")
+    names = {p["name"] for params in by_operation.values() for p in params}.union(*accepted.values())
+    bad = {name for name in names if not is_snake_case(name)}
+    failures: list[str] = []
+    if bad:
+        pairs = [(op, p["name"]) for op, params in by_operation.items() for p in params]
+        pairs += [(op, p) for op, params in accepted.items() for p in params]
+        failures = [f"{op}.{name}: not snake_case" for op, name in dict.fromkeys(pairs) if name in bad]
     return judge(
         MUST,
-        judged=len(unique),
-        failures=[f"{op}.{name}" + ": not snake_case" for op, name in unique if not is_snake_case(name)],
-        passed=f"All {len(unique)} public parameter name(s) are snake_case.",
+        judged=judged,
+        failures=failures,
+        passed=f"All {len(names)} distinct public parameter name(s) are snake_case.",
         no_evidence="no operation details or accepted parameters",
     )

@@ -73,7 +73,8 @@ def evaluate(ctx: Context) -> list[TestResult]:
     cases = ctx.bundle.cases("semantic_tests")
     if not cases:
         outcome = judge(SHOULD, judged=0, failures=[], passed="", no_evidence="no semantic_tests")
-        return [TestResult("L2.semantic.evidence", "Semantic evidence is present", outcome.result, outcome.detail, SPEC_REF)]
+        name = "Semantic evidence is present"
+        return [TestResult("L2.semantic.evidence", name, outcome.result, outcome.detail, SPEC_REF)]
     results: list[TestResult] = []
     seen: dict[str, int] = {}
     for case in cases:
@@ -84,9 +85,7 @@ def evaluate(ctx: Context) -> list[TestResult]:
         slug = _slug(case["name"])
         seen[slug] = seen.get(slug, 0) + 1
         suffix = f"-{seen[slug]}" if seen[slug] > 1 else ""
-        results.append(
-            TestResult(f"L2.semantic.{slug}{suffix}", case["name"], result, detail, SPEC_REF, tier=ctx.tier)
-        )
+        results.append(TestResult(f"L2.semantic.{slug}{suffix}", case["name"], result, detail, SPEC_REF, tier=ctx.tier))
     return results
 
 

@@ -9,8 +9,8 @@ import jinja2
 
 from mcpaql_conformance.model import Report
 from mcpaql_conformance.render.badge import badge_status
-from mcpaql_conformance.render.escape import Trusted, markdown
 from mcpaql_conformance.render.common import verdict_line
+from mcpaql_conformance.render.escape import Trusted, markdown
 
 
 def _finalize(value: Any) -> str:
@@ -38,4 +38,6 @@ def badge_markdown(report: Report) -> Trusted:
 
 def render_markdown(report: Report, color: bool = False) -> str:
     template = environment().get_template("report.md.j2")
-    return template.render(report=report, summary=report.summary, badge=badge_markdown(report), verdict=verdict_line(report))
+    return template.render(
+        report=report, summary=report.summary, badge=badge_markdown(report), verdict=verdict_line(report)
+    )

@@ -32,13 +32,15 @@ def render_text(report: Report, color: bool = False) -> str:
         width=120,
     )
     s = report.summary
-    console.print(Text(f"MCP-AQL conformance report: {_field(report.implementation)} {_field(report.version)}", style="bold"))
+    title = f"MCP-AQL conformance report: {_field(report.implementation)} {_field(report.version)}"
+    console.print(Text(title, style="bold"))
     console.print(Text(f"Spec version: {_field(report.spec_version)}"))
     tier = f", tier {terminal(report.tier)}" if report.tier else ""
     console.print(Text(f"Requested level: {_field(report.requested_level)}{tier}"))
     level = "none claimed (category filter)" if report.category_filter else _field(report.conformance_level)
     console.print(Text(f"Conformance level: {level}"))
-    console.print(Text(f"Summary: {s.passed} passed, {s.warned} warned, {s.failed} failed, {s.skipped} skipped ({s.total} tests)"))
+    counts = f"{s.passed} passed, {s.warned} warned, {s.failed} failed, {s.skipped} skipped"
+    console.print(Text(f"Summary: {counts} ({s.total} tests)"))
     for category in report.categories:
         console.print()
         line = Text(f"{terminal(category.name)} [{'MUST' if category.required else 'SHOULD'}] ")

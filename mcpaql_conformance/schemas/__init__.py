@@ -34,8 +34,10 @@ def json_path(parts: Iterable[str | int], root: str = "$") -> str:
 @functools.cache
 def schema_document(name: str) -> dict[str, Any]:
     """One of our schema files, parsed (``bundle``, ``operation-result``, ``introspection``)."""
+    from mcpaql_conformance.jsonio import parse_json
+
     text = resources.files(__package__).joinpath(f"{name}.schema.json").read_bytes()
-    document: dict[str, Any] = orjson.loads(text)
+    document: dict[str, Any] = parse_json(text, f"{name}.schema.json")
     return document
 
 
@@ -50,6 +52,20 @@ class CompiledSchema:
 
     def is_valid(self, instance: Any) -> bool:
         return bool(self._fast.is_valid(instance))
+
+    def all_valid(self, instances: list[Any]) -> bool:
+        """Whether every instance is valid, in one call (far cheaper than one call each)."""
+        return bool(self._array_validator.is_valid(instances))
+
+    @functools.cached_property
+    def _array_validator(self) -> Any:
+        import jsonschema_rs
+
+        item = dict(self.schema)
+        item.setdefault("$id", "urn:mcpaql-conformance:item")
+        item.pop("$schema", None)
+        array = {"$schema": _DRAFT, "type": "array", "items": {"$ref": item["$id"]}, "$defs": {"item": item}}
+        return jsonschema_rs.validator_for(array)
 
     def explain(self, instance: Any, limit: int = 3) -> list[str]:
         """Human-readable reasons (with JSON paths) why ``instance`` is invalid."""

@@ -1,0 +1,76 @@
+"""Time `mcpaql-conformance test` on synthetic bundles of 1k, 16k and 64k operations.
+
+Usage: python benchmarks/bench_scale.py [--sizes 1000,16000,64000] [--repeat 3]
+       [--reference "node /path/to/run-conformance-tests.mjs"]
+
+Prints the best wall time of each size, the time(64k)/time(16k) ratio (linear
+scaling means about 4; the target is <= 4.5), the `version` start-up time, and,
+when --reference is given, our time as a fraction of the reference runner's.
+Timings on shared machines are noisy: read the ratios, not single numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import orjson
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from synth import make_bundle  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "out"
+CLI = [sys.executable, "-m", "mcpaql_conformance"]
+
+
+def best_time(command: list[str], repeat: int, expect: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        completed = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+        elapsed = time.perf_counter() - start
+        if completed.returncode != expect:
+            sys.exit(f"{shlex.join(command)} exited {completed.returncode}, expected {expect}: {completed.stderr.decode()[:500]}")
+        best = min(best, elapsed)
+    return best
+
+
+def bundle_file(size: int) -> Path:
+    OUT.mkdir(exist_ok=True)
+    path = OUT / f"synthetic-{size}.json"
+    if not path.exists():
+        path.write_bytes(orjson.dumps(make_bundle(size)))
+    return path
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="1000,16000,64000")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--reference", help="command prefix of the reference runner (optional)")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    times: dict[int, float] = {}
+    print(f"{'operations':>10} {'MB':>7} {'ours s':>8}" + (f" {'ref s':>8} {'ours/ref':>8}" if args.reference else ""))
+    for size in sizes:
+        path = bundle_file(size)
+        times[size] = best_time([*CLI, "test", str(path), "--format", "json"], args.repeat, 0)
+        line = f"{size:>10} {path.stat().st_size / 1e6:>7.1f} {times[size]:>8.2f}"
+        if args.reference:
+            ref = best_time([*shlex.split(args.reference), "test", str(path), "--format", "json"], 1, 0)
+            line += f" {ref:>8.2f} {times[size] / ref:>8.2f}"
+        print(line, flush=True)
+    if 16000 in times and 64000 in times:
+        ratio = times[64000] / times[16000]
+        print(f"scaling time(64k)/time(16k) = {ratio:.2f} (linear ~4.0; target <= 4.5)")
+    startup = best_time([*CLI, "version"], 5, 0)
+    print(f"version start-up: {startup * 1000:.0f} ms (target < 150 ms)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,434 @@
+"""Introspection Fidelity (MUST): operations/types queries, operation details, completeness."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from bundle_builders import detail, fail, ok, operation_detail, param, report, run, summary_of
+
+from mcpaql_conformance.checks.introspection import completeness, operation_details, operations_query, types_query
+from mcpaql_conformance.model import Result
+
+Bundle = dict[str, Any]
+
+
+def operations(bundle: Bundle) -> list[dict[str, Any]]:
+    return bundle["introspection"]["operations_list"]["data"]["operations"]
+
+
+# Category as a whole
+
+
+def test_conformant_bundle_passes_the_whole_category(bundle: Bundle) -> None:
+    category = report(bundle, category="Introspection Fidelity").categories[0]
+    assert category.result is Result.PASS
+    assert [t.id for t in category.tests] == [
+        "L1.introspection.operations-query",
+        "L1.introspection.types-query",
+        "L1.introspection.operation-details",
+        "L1.introspection.completeness",
+    ]
+
+
+def test_empty_bundle_fails_every_introspection_test_for_lack_of_evidence() -> None:
+    category = report({}, category="Introspection Fidelity").categories[0]
+    assert [t.result for t in category.tests] == [Result.FAIL] * 4
+    assert all(t.detail.startswith("no evidence: ") for t in category.tests)
+
+
+# Operations query
+
+
+def test_operations_query_passes_and_counts_operations(bundle: Bundle) -> None:
+    outcome = run(operations_query, bundle)
+    assert outcome.result is Result.PASS
+    assert outcome.detail == "introspect {query: operations} answered 5 operation(s) in the documented shape."
+
+
+def test_operations_query_without_evidence_fails(bundle: Bundle) -> None:
+    del bundle["introspection"]["operations_list"]
+    outcome = run(operations_query, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "no evidence: no introspection.operations_list"
+
+
+def test_operations_query_that_is_not_a_valid_result_fails(bundle: Bundle) -> None:
+    bundle["introspection"]["operations_list"] = {"success": True}
+    outcome = run(operations_query, bundle)
+    assert outcome.result is Result.FAIL
+    assert "introspect {query: operations} answer is not a valid operation result" in outcome.detail
+    assert "missing required property 'data'" in outcome.detail
+
+
+def test_operations_query_that_failed_fails_with_the_error(bundle: Bundle) -> None:
+    bundle["introspection"]["operations_list"] = fail("NOT_IMPLEMENTED", "introspect is not available")
+    outcome = run(operations_query, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "introspect {query: operations} failed: NOT_IMPLEMENTED: introspect is not available"
+
+
+def test_operations_query_with_the_wrong_data_shape_fails(bundle: Bundle) -> None:
+    bundle["introspection"]["operations_list"] = ok({"ops": []})
+    outcome = run(operations_query, bundle)
+    assert outcome.result is Result.FAIL
+    assert "data does not match OperationsListData" in outcome.detail
+    assert "missing required property 'operations'" in outcome.detail
+
+
+def test_operations_listed_twice_fail(bundle: Bundle) -> None:
+    operations(bundle).append(dict(operations(bundle)[1]))
+    outcome = run(operations_query, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "operations listed more than once: create_widget"
+
+
+def test_an_empty_operations_list_fails(bundle: Bundle) -> None:
+    bundle["introspection"]["operations_list"] = ok({"operations": []})
+    outcome = run(operations_query, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "the operations list is empty"
+
+
+# Types query
+
+
+def test_types_query_passes_and_counts_types(bundle: Bundle) -> None:
+    outcome = run(types_query, bundle)
+    assert outcome.result is Result.PASS
+    assert outcome.detail == "introspect {query: types} answered 1 type(s) in the documented shape."
+
+
+def test_types_query_may_answer_no_types(bundle: Bundle) -> None:
+    bundle["introspection"]["types_list"] = ok({"types": []})
+    outcome = run(types_query, bundle)
+    assert outcome.result is Result.PASS
+    assert "answered 0 type(s)" in outcome.detail
+
+
+def test_types_query_without_evidence_fails(bundle: Bundle) -> None:
+    del bundle["introspection"]["types_list"]
+    outcome = run(types_query, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "no evidence: no introspection.types_list"
+
+
+def test_types_query_with_an_unknown_kind_fails(bundle: Bundle) -> None:
+    bundle["introspection"]["types_list"] = ok({"types": [{"name": "Widget", "kind": "class"}]})
+    outcome = run(types_query, bundle)
+    assert outcome.result is Result.FAIL
+    assert "data does not match TypesListData" in outcome.detail
+    assert "$.types[0].kind: must be one of" in outcome.detail
+
+
+def test_types_query_that_failed_fails(bundle: Bundle) -> None:
+    bundle["introspection"]["types_list"] = fail("UNSUPPORTED", "no types")
+    outcome = run(types_query, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "introspect {query: types} failed: UNSUPPORTED: no types"
+
+
+# Operation details: evidence and schema
+
+
+def test_operation_details_pass(bundle: Bundle) -> None:
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.PASS
+    assert outcome.detail == "5 operation detail(s) match the schema, naming, routing and permission rules."
+
+
+def test_operation_details_without_evidence_fail(bundle: Bundle) -> None:
+    del bundle["introspection"]["operation_details"]
+    del bundle["introspection"]["operations_list"]
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "no evidence: no introspection.operation_details"
+
+
+def test_operation_details_without_evidence_list_the_listed_operations(bundle: Bundle) -> None:
+    del bundle["introspection"]["operation_details"]
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail.startswith("no evidence: no introspection.operation_details; ")
+    assert "listed operations without detail evidence: introspect, create_widget" in outcome.detail
+
+
+def test_an_invalid_operation_detail_fails_naming_the_operation_and_field(bundle: Bundle) -> None:
+    del operation_detail(bundle, "get_widget")["returns"]
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "get_widget: $: missing required property 'returns'"
+
+
+def test_an_invalid_operation_detail_without_a_name_is_named_by_its_path(bundle: Bundle) -> None:
+    bundle["introspection"]["operation_details"].append({"description": "anonymous"})
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail.startswith("$.introspection.operation_details[5]: $: missing required property 'name'")
+
+
+def test_an_undocumented_parameter_field_type_fails(bundle: Bundle) -> None:
+    operation_detail(bundle, "get_widget")["parameters"][0]["required"] = "yes"
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "get_widget: $.parameters[0].required: expected a boolean, got string"
+
+
+# Operation details: naming (deliberate difference 10)
+
+
+def test_an_operation_name_that_is_not_snake_case_fails(bundle: Bundle) -> None:
+    entry = operation_detail(bundle, "get_widget")
+    entry["name"] = "getWidget"
+    operations(bundle)[2]["name"] = "getWidget"
+    bundle["accepted_parameters"]["getWidget"] = bundle["accepted_parameters"].pop("get_widget")
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "getWidget: operation name is not snake_case"
+
+
+def test_an_operation_documented_twice_fails(bundle: Bundle) -> None:
+    bundle["introspection"]["operation_details"].append(dict(operation_detail(bundle, "delete_widget")))
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "delete_widget: operation documented 2 times"
+
+
+def test_a_detail_missing_from_the_operations_list_fails(bundle: Bundle) -> None:
+    del operations(bundle)[4]
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "delete_widget: has a detail but is missing from the operations list"
+
+
+def test_list_and_detail_disagreeing_on_the_category_fail(bundle: Bundle) -> None:
+    operations(bundle)[2]["semantic_category"] = "EXECUTE"
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "get_widget: semantic_category is 'EXECUTE' in the list but 'READ' in the detail"
+
+
+def test_listed_operations_without_a_detail_warn(bundle: Bundle) -> None:
+    operations(bundle).append(summary_of(detail("archive_widget", "UPDATE", [])))
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.WARN
+    assert outcome.detail == "listed operations without detail evidence: archive_widget"
+
+
+# Operation details: routing and reserved names (deliberate difference 10)
+
+
+def test_an_operation_routed_to_the_wrong_crude_endpoint_fails(bundle: Bundle) -> None:
+    entry = operation_detail(bundle, "create_widget")
+    entry["endpoint"] = "update"
+    operations(bundle)[1]["endpoint"] = "update"
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "create_widget: CREATE operation routed to endpoint 'update', expected 'create'"
+
+
+def test_an_mcp_tool_that_does_not_match_the_endpoint_fails(bundle: Bundle) -> None:
+    operation_detail(bundle, "delete_widget")["mcpTool"] = "mcp_aql_update"
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == (
+        "delete_widget: mcpTool 'mcp_aql_update' does not match endpoint 'delete' (expected mcp_aql_delete or mcp_aql)"
+    )
+
+
+def test_the_single_tool_is_accepted_when_single_mode_is_declared(bundle: Bundle) -> None:
+    bundle["endpoint_modes"] = ["single"]
+    for entry in bundle["introspection"]["operation_details"]:
+        entry["mcpTool"] = "mcp_aql"
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.PASS
+
+
+def test_the_single_tool_fails_in_a_crude_only_profile(bundle: Bundle) -> None:
+    bundle["endpoint_modes"] = ["crude"]
+    operation_detail(bundle, "get_widget")["mcpTool"] = "mcp_aql"
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "get_widget: mcpTool 'mcp_aql' does not match endpoint 'read' (expected mcp_aql_read)"
+
+
+def test_a_crude_tool_fails_in_a_single_only_profile(bundle: Bundle) -> None:
+    bundle["endpoint_modes"] = ["single"]
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.FAIL
+    assert "introspect: mcpTool 'mcp_aql_read' does not match endpoint 'read' (expected mcp_aql)" in outcome.detail
+
+
+def test_a_custom_endpoint_family_is_not_held_to_crude_routing(bundle: Bundle) -> None:
+    bundle["endpoint_modes"] = ["widgets"]
+    entry = operation_detail(bundle, "get_widget")
+    entry["endpoint"] = "widgets"
+    entry["mcpTool"] = "widgets_tool"
+    operations(bundle)[2]["endpoint"] = "widgets"
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.PASS
+
+
+@pytest.mark.parametrize(
+    ("name", "wrong", "expected"),
+    [
+        ("execute_agent", "READ", "EXECUTE"),
+        ("confirm_operation", "UPDATE", "EXECUTE"),
+        ("record_execution_step", "EXECUTE", "CREATE"),
+        ("verify_challenge", "READ", "CREATE"),
+    ],
+)
+def test_a_reserved_operation_in_the_wrong_category_fails(bundle: Bundle, name: str, wrong: str, expected: str) -> None:
+    bundle["introspection"]["operation_details"].append(detail(name, wrong, []))
+    operations(bundle).append(summary_of(detail(name, wrong, [])))
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == f"{name}: reserved operation must be {expected}, not {wrong}"
+
+
+def test_introspect_documented_as_an_execute_operation_fails(bundle: Bundle) -> None:
+    index = 0
+    bundle["introspection"]["operation_details"][index] = detail("introspect", "EXECUTE", [param("query", required=True), param("name")])
+    operations(bundle)[index] = summary_of(bundle["introspection"]["operation_details"][index])
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "introspect: reserved operation must be READ, not EXECUTE"
+
+
+def test_a_reserved_operation_on_its_documented_endpoint_passes(bundle: Bundle) -> None:
+    bundle["introspection"]["operation_details"].append(detail("execute_agent", "EXECUTE", []))
+    operations(bundle).append(summary_of(detail("execute_agent", "EXECUTE", [])))
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.PASS
+
+
+# Operation details: permissions (deliberate difference 10)
+
+
+def set_permissions(bundle: Bundle, name: str, read_only: bool, destructive: bool) -> None:
+    operation_detail(bundle, name)["permissions"] = {"readOnly": read_only, "destructive": destructive}
+
+
+def test_a_read_that_is_not_read_only_fails(bundle: Bundle) -> None:
+    set_permissions(bundle, "get_widget", False, False)
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "get_widget: READ operation is not readOnly"
+
+
+def test_a_non_read_that_claims_read_only_fails(bundle: Bundle) -> None:
+    set_permissions(bundle, "create_widget", True, False)
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "create_widget: CREATE operation claims readOnly"
+
+
+def test_a_delete_that_is_not_destructive_fails(bundle: Bundle) -> None:
+    set_permissions(bundle, "delete_widget", False, False)
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "delete_widget: DELETE operation is not marked destructive"
+
+
+def test_a_non_destructive_update_only_warns(bundle: Bundle) -> None:
+    # The spec's own fixtures mark UPDATE as non-destructive: that must not fail.
+    set_permissions(bundle, "update_widget", False, False)
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.WARN
+    assert outcome.detail == (
+        "update_widget: UPDATE permissions readOnly=false, destructive=false differ from the spec table "
+        "(readOnly=false, destructive=true)"
+    )
+
+
+def test_a_destructive_create_only_warns(bundle: Bundle) -> None:
+    set_permissions(bundle, "create_widget", False, True)
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.WARN
+    assert "create_widget: CREATE permissions readOnly=false, destructive=true differ from the spec table" in outcome.detail
+
+
+def test_a_destructive_read_only_warns(bundle: Bundle) -> None:
+    set_permissions(bundle, "get_widget", True, True)
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.WARN
+    assert "get_widget: READ permissions readOnly=true, destructive=true" in outcome.detail
+
+
+def test_a_non_destructive_execute_only_warns(bundle: Bundle) -> None:
+    entry = detail("run_report", "EXECUTE", [], permissions={"readOnly": False, "destructive": False})
+    bundle["introspection"]["operation_details"].append(entry)
+    operations(bundle).append(summary_of(entry))
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.WARN
+    assert "run_report: EXECUTE permissions readOnly=false, destructive=false" in outcome.detail
+
+
+def test_a_warn_inside_introspection_keeps_exit_code_zero(bundle: Bundle) -> None:
+    set_permissions(bundle, "update_widget", False, False)
+    result = report(bundle, level=1)
+    assert result.categories[0].result is Result.WARN
+    assert result.exit_code == 0
+
+
+# Completeness (deliberate difference 6)
+
+
+def test_completeness_passes(bundle: Bundle) -> None:
+    outcome = run(completeness, bundle)
+    assert outcome.result is Result.PASS
+    assert outcome.detail == "Every accepted parameter of 5 operation(s) is documented."
+
+
+def test_completeness_without_accepted_parameters_fails(bundle: Bundle) -> None:
+    del bundle["accepted_parameters"]
+    outcome = run(completeness, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail.startswith("no evidence: no accepted_parameters")
+
+
+def test_an_accepted_but_undocumented_parameter_fails(bundle: Bundle) -> None:
+    bundle["accepted_parameters"]["get_widget"].append("include_deleted")
+    outcome = run(completeness, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "get_widget.include_deleted: accepted but not documented"
+
+
+def test_accepted_parameters_of_an_operation_without_detail_fail(bundle: Bundle) -> None:
+    bundle["accepted_parameters"]["secret_op"] = ["token"]
+    outcome = run(completeness, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "secret_op: accepts token but has no introspection detail"
+
+
+def test_an_operation_without_detail_that_accepts_calls_fails(bundle: Bundle) -> None:
+    bundle["accepted_parameters"]["hidden_op"] = []
+    outcome = run(completeness, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "hidden_op: accepts calls but has no introspection detail"
+
+
+def test_a_documented_but_unaccepted_parameter_warns(bundle: Bundle) -> None:
+    bundle["accepted_parameters"]["get_widget"] = ["id"]
+    outcome = run(completeness, bundle)
+    assert outcome.result is Result.WARN
+    assert outcome.detail == "get_widget.fields: documented but not accepted"
+
+
+def test_operations_without_accepted_parameter_evidence_warn(bundle: Bundle) -> None:
+    del bundle["accepted_parameters"]["delete_widget"]
+    outcome = run(completeness, bundle)
+    assert outcome.result is Result.WARN
+    assert outcome.detail == "operations without accepted-parameter evidence: delete_widget"
+
+
+def test_an_undocumented_parameter_fails_the_must_category(bundle: Bundle) -> None:
+    bundle["accepted_parameters"]["get_widget"].append("debug")
+    result = report(bundle, level=1)
+    assert result.categories[0].result is Result.FAIL
+    assert result.exit_code == 1
+    assert result.conformance_level == 0
+
+
+def test_param_builder_makes_valid_parameters() -> None:
+    assert param("x", required=True) == {"name": "x", "type": "string", "required": True, "description": "The x."}

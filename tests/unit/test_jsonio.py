@@ -1,0 +1,263 @@
+"""jsonio: the one JSON loader (clear errors) and the one atomic writer."""
+
+from __future__ import annotations
+
+import gc
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from mcpaql_conformance.errors import ConfigError
+from mcpaql_conformance.jsonio import gc_paused, load_json_file, parse_json, read_bytes, write_atomic
+
+# parse_json
+
+
+def test_parse_json_returns_the_document() -> None:
+    assert parse_json(b'{"a": [1, 2.5, true, null]}', "b.json") == {"a": [1, 2.5, True, None]}
+
+
+def test_parse_json_accepts_a_utf8_bom() -> None:
+    assert parse_json(b'\xef\xbb\xbf{"a": 1}', "b.json") == {"a": 1}
+
+
+def test_parse_json_accepts_non_object_documents() -> None:
+    # Whether a bundle must be an object is the bundle loader's decision.
+    assert parse_json(b"[1]", "b.json") == [1]
+
+
+def test_parse_json_error_names_source_line_and_column() -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_json(b'{\n  "a": 1,\n  "b" 2\n}', "bundle.json")
+    message = str(caught.value)
+    assert message.startswith("bundle.json:3:")
+    assert "invalid JSON" in message
+
+
+def test_parse_json_error_on_first_line_reports_line_one() -> None:
+    with pytest.raises(ConfigError, match=r"^b\.json:1:5: invalid JSON: unexpected end of data$"):
+        parse_json(b"[1,2", "b.json")
+
+
+def test_parse_json_error_reason_drops_orjson_location_noise() -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_json(b'{"a": 1,}', "b.json")
+    assert str(caught.value) == "b.json:1:9: invalid JSON: trailing comma in object"
+
+
+def test_parse_json_rejects_an_empty_file() -> None:
+    with pytest.raises(ConfigError, match=r"^b\.json: file is empty, expected JSON$"):
+        parse_json(b"", "b.json")
+
+
+def test_parse_json_rejects_a_whitespace_only_file_as_empty() -> None:
+    with pytest.raises(ConfigError, match="file is empty"):
+        parse_json(b" \n\t\r\n", "b.json")
+
+
+def test_parse_json_rejects_a_bom_only_file_as_empty() -> None:
+    with pytest.raises(ConfigError, match="file is empty"):
+        parse_json(b"\xef\xbb\xbf", "b.json")
+
+
+def test_parse_json_reports_invalid_utf8_with_line_column_and_offset() -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_json(b'{\n"a":\n "\xc3"}', "b.json")
+    assert str(caught.value) == "b.json:3:3: not valid UTF-8 (byte offset 9)"
+
+
+def test_parse_json_reports_latin1_bytes_as_invalid_utf8() -> None:
+    with pytest.raises(ConfigError, match=r"^b\.json:1:8: not valid UTF-8"):
+        parse_json('{"a": "\u00e9"}'.encode("latin-1"), "b.json")
+
+
+def test_load_json_file_error_does_not_echo_terminal_escapes_from_the_file_name(tmp_path: Path) -> None:
+    path = tmp_path / "\x1b[31mevil\nname.json"
+    path.write_bytes(b"{")
+    with pytest.raises(ConfigError) as caught:
+        load_json_file(path, "bundle")
+    message = str(caught.value)
+    assert "\x1b" not in message
+    assert "\n" not in message
+    assert message.endswith("evil name.json:1:2: invalid JSON: unexpected end of data")
+
+
+# read_bytes / load_json_file
+
+
+def test_read_bytes_returns_the_file_content(tmp_path: Path) -> None:
+    path = tmp_path / "b.json"
+    path.write_bytes(b"{}")
+    assert read_bytes(path, "bundle") == b"{}"
+
+
+def test_read_bytes_missing_file_is_a_config_error(tmp_path: Path) -> None:
+    path = tmp_path / "absent.json"
+    with pytest.raises(ConfigError) as caught:
+        read_bytes(path, "bundle")
+    assert str(caught.value) == f"bundle not found: {path}"
+
+
+def test_read_bytes_directory_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as caught:
+        read_bytes(tmp_path, "bundle")
+    assert str(caught.value) == f"{tmp_path}: is a directory, expected a bundle file"
+
+
+def test_read_bytes_permission_denied_is_a_config_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def denied(self: Path) -> bytes:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Path, "read_bytes", denied)
+    path = tmp_path / "secret.json"
+    with pytest.raises(ConfigError) as caught:
+        read_bytes(path, "report")
+    assert str(caught.value) == f"{path}: cannot read report: permission denied"
+
+
+def test_read_bytes_other_os_errors_are_config_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(self: Path) -> bytes:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(Path, "read_bytes", broken)
+    path = tmp_path / "b.json"
+    with pytest.raises(ConfigError) as caught:
+        read_bytes(path, "bundle")
+    assert str(caught.value) == f"{path}: cannot read bundle: Input/output error"
+
+
+def test_load_json_file_parses_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "b.json"
+    path.write_bytes(b'{"implementation": "x"}')
+    assert load_json_file(path, "bundle") == {"implementation": "x"}
+
+
+def test_load_json_file_errors_name_the_path(tmp_path: Path) -> None:
+    path = tmp_path / "b.json"
+    path.write_bytes(b"{\n  oops\n}")
+    with pytest.raises(ConfigError) as caught:
+        load_json_file(path, "bundle")
+    assert str(caught.value).startswith(f"{path}:2:")
+
+
+# gc_paused
+
+
+def test_gc_paused_disables_collection_inside_and_restores_it() -> None:
+    assert gc.isenabled()
+    with gc_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+
+
+# write_atomic
+
+
+def test_write_atomic_writes_a_new_file(tmp_path: Path) -> None:
+    target = tmp_path / "report.json"
+    write_atomic(target, "{\"a\": \"\u00e9\"}\n")
+    assert target.read_text(encoding="utf-8") == "{\"a\": \"\u00e9\"}\n"
+
+
+def test_write_atomic_keeps_newlines_unchanged(tmp_path: Path) -> None:
+    target = tmp_path / "report.md"
+    write_atomic(target, "a\nb\r\n")
+    assert target.read_bytes() == b"a\nb\r\n"
+
+
+def test_write_atomic_replaces_an_existing_file(tmp_path: Path) -> None:
+    target = tmp_path / "report.json"
+    target.write_text("old content that is longer than the new one")
+    write_atomic(target, "new")
+    assert target.read_text() == "new"
+
+
+def test_write_atomic_leaves_no_temporary_file(tmp_path: Path) -> None:
+    write_atomic(tmp_path / "report.json", "x")
+    assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
+
+
+def test_write_atomic_makes_the_file_world_readable(tmp_path: Path) -> None:
+    target = tmp_path / "report.json"
+    write_atomic(target, "x")
+    assert stat.S_IMODE(target.stat().st_mode) == 0o644
+
+
+def test_write_atomic_failing_fsync_leaves_no_temp_file_and_keeps_the_old_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "report.json"
+    target.write_text("old")
+
+    def no_fsync(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", no_fsync)
+    with pytest.raises(ConfigError) as caught:
+        write_atomic(target, "new")
+    assert str(caught.value) == f"{target}: cannot write output: No space left on device"
+    assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
+    assert target.read_text() == "old"
+
+
+def test_write_atomic_failing_replace_leaves_no_temp_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    target = tmp_path / "report.json"
+
+    def no_replace(src: str, dst: object) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "replace", no_replace)
+    with pytest.raises(ConfigError, match="cannot write output: Permission denied"):
+        write_atomic(target, "new")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_write_atomic_interrupted_write_leaves_no_temp_file_and_re_raises(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def interrupted(fd: int) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "fsync", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        write_atomic(tmp_path / "report.json", "new")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_write_atomic_refuses_a_missing_folder(tmp_path: Path) -> None:
+    target = tmp_path / "no-such-folder" / "report.json"
+    with pytest.raises(ConfigError) as caught:
+        write_atomic(target, "x")
+    assert str(caught.value) == (
+        f"{target}: cannot write output: folder {tmp_path / 'no-such-folder'} does not exist"
+    )
+    assert not target.parent.exists()
+
+
+def test_write_atomic_refuses_a_directory_target(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as caught:
+        write_atomic(tmp_path, "x")
+    assert str(caught.value) == f"{tmp_path}: is a directory, expected an output file"
+
+
+def test_write_atomic_temp_file_creation_failure_is_a_config_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tempfile
+
+    def no_temp(**kwargs: object) -> tuple[int, str]:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(tempfile, "mkstemp", no_temp)
+    with pytest.raises(ConfigError, match="cannot write output: Permission denied"):
+        write_atomic(tmp_path / "report.json", "x")
+
+
+def test_write_atomic_relative_path_writes_in_the_current_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write_atomic(Path("out.md"), "# ok\n")
+    assert (tmp_path / "out.md").read_text() == "# ok\n"

@@ -1,0 +1,301 @@
+"""textmatch: whole-identifier mentions, phrases, snake_case and leak detection."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from mcpaql_conformance.textmatch import (
+    contains_phrase,
+    find_leak,
+    find_leaks,
+    is_snake_case,
+    mentions,
+    mentions_identifier,
+    normalize_words,
+)
+
+# mentions_identifier (deliberate difference 3)
+
+
+def test_identifier_is_found_as_a_whole_word() -> None:
+    assert mentions_identifier("Missing required parameter 'id'.", "id")
+
+
+def test_identifier_inside_a_longer_identifier_is_not_a_mention() -> None:
+    assert not mentions_identifier("Missing required parameter widget_id.", "id")
+
+
+def test_identifier_as_a_prefix_of_a_word_is_not_a_mention() -> None:
+    assert not mentions_identifier("The identity is missing.", "id")
+
+
+def test_identifier_followed_by_a_digit_is_not_a_mention() -> None:
+    assert not mentions_identifier("id2 is wrong", "id")
+
+
+def test_identifier_at_the_start_and_end_of_the_text_is_a_mention() -> None:
+    assert mentions_identifier("id", "id")
+    assert mentions_identifier("id is missing", "id")
+    assert mentions_identifier("missing: id", "id")
+
+
+def test_identifier_next_to_punctuation_is_a_mention() -> None:
+    assert mentions_identifier("params.id/required", "id")
+    assert mentions_identifier("`id`", "id")
+    assert mentions_identifier("(id)", "id")
+
+
+def test_identifier_found_after_an_earlier_embedded_occurrence() -> None:
+    assert mentions_identifier("widget_id is set but id is missing", "id")
+
+
+def test_identifier_match_is_case_sensitive() -> None:
+    assert not mentions_identifier("ID is missing", "id")
+
+
+def test_empty_identifier_is_never_mentioned() -> None:
+    assert not mentions_identifier("anything", "")
+
+
+# mentions
+
+
+def test_mentions_requires_identifier_shaped_fragments_whole() -> None:
+    assert mentions("size must be positive", "size")
+    assert not mentions("page_size must be positive", "size")
+
+
+def test_mentions_matches_other_fragments_as_substrings() -> None:
+    assert mentions("Parameter size must be at least 1.", "at least 1")
+    assert mentions("expected 1..10", "1..10")
+
+
+def test_mentions_of_an_absent_phrase_is_false() -> None:
+    assert not mentions("Parameter size is invalid.", "at least 1")
+
+
+def test_mentions_of_an_empty_fragment_is_false() -> None:
+    assert not mentions("anything", "")
+
+
+# normalize_words / contains_phrase
+
+
+def test_normalize_words_lowercases_and_folds_punctuation_to_single_spaces() -> None:
+    assert normalize_words("Call  GET_widget, then: read!") == " call get_widget then read "
+
+
+def test_contains_phrase_matches_whole_words_ignoring_case_and_punctuation() -> None:
+    text = normalize_words("Use the ID parameter, then call get_widget.")
+    assert contains_phrase(text, "id parameter")
+    assert contains_phrase(text, "Get_Widget")
+
+
+def test_contains_phrase_does_not_match_inside_words() -> None:
+    text = normalize_words("Use the identifier.")
+    assert not contains_phrase(text, "id")
+    assert not contains_phrase(text, "identifie")
+
+
+def test_contains_phrase_words_must_be_adjacent() -> None:
+    text = normalize_words("the id of the parameter")
+    assert not contains_phrase(text, "id parameter")
+
+
+def test_contains_phrase_rejects_an_empty_or_punctuation_only_phrase() -> None:
+    text = normalize_words("anything at all")
+    assert not contains_phrase(text, "")
+    assert not contains_phrase(text, " ... ")
+
+
+# is_snake_case
+
+
+@pytest.mark.parametrize("name", ["get_widget", "a", "list_widgets_v2", "x1"])
+def test_snake_case_names_are_accepted(name: str) -> None:
+    assert is_snake_case(name)
+
+
+@pytest.mark.parametrize(
+    "name", ["getWidget", "GetWidget", "get-widget", "_private", "1st", "", "get widget", "widget\u00e9", "GET_WIDGET"]
+)
+def test_non_snake_case_names_are_rejected(name: str) -> None:
+    assert not is_snake_case(name)
+
+
+def test_snake_case_rejects_a_trailing_newline() -> None:
+    assert not is_snake_case("get_widget\n")
+
+
+# find_leak (deliberate difference 2)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "must be at least 3",
+        "Parameter size must be at least 1 and at most 100.",
+        "Error: name is required",
+        "VALIDATION_ERROR: the id is invalid",
+        "Value at index 3 is invalid",
+        "Expected one of: low, medium, high",
+        "Meeting at 10:30",
+        "Widget w9 not found.",
+        "Use a ratio such as 3:4",
+        "Parameter 'id' must match ^[a-z]+$",
+        "Check the file config.json",
+    ],
+)
+def test_plain_english_is_not_a_leak(message: str) -> None:
+    assert find_leak(message) is None
+
+
+@pytest.mark.xfail(reason="BUG: a time of day after 'at' is read as a stack frame 'at file:line:col'", strict=True)
+def test_a_time_of_day_is_not_a_leak() -> None:
+    assert find_leak("Maintenance ends at 23:59:59, try again later.") is None
+
+
+@pytest.mark.xfail(reason="BUG: plain English 'at new <word>' is read as a JS 'at new Foo' frame", strict=True)
+def test_plain_english_at_new_is_not_a_leak() -> None:
+    assert find_leak("Sessions can be resumed at new login.") is None
+
+
+def test_exception_class_name_is_a_leak() -> None:
+    assert find_leak("TypeError: Cannot read properties of undefined") == "exception class name 'TypeError'"
+
+
+@pytest.mark.parametrize("name", ["ValueError", "NullPointerException", "KeyError", "RangeError"])
+def test_other_exception_class_names_are_leaks(name: str) -> None:
+    leak = find_leak(f"failed: {name}")
+    assert leak is not None
+    assert leak.startswith("exception class name")
+
+
+@pytest.mark.xfail(
+    reason="BUG: exception names that start with an acronym (OSError, JSONDecodeError, URIError) are not detected",
+    strict=True,
+)
+@pytest.mark.parametrize("name", ["OSError", "JSONDecodeError", "URIError"])
+def test_exception_names_starting_with_an_acronym_are_leaks(name: str) -> None:
+    assert find_leak(f"{name}: something went wrong") == f"exception class name {name!r}"
+
+
+def test_the_word_error_alone_is_not_a_leak() -> None:
+    assert find_leak("Error") is None
+
+
+def test_javascript_stack_frame_is_a_leak() -> None:
+    assert find_leak("oops\n    at fn (file.js:1:2)") == "stack frame 'at fn (file.js:1:2)'"
+
+
+def test_javascript_anonymous_frame_with_absolute_path_is_a_leak() -> None:
+    leak = find_leak("at Object.<anonymous> (/app/server.js:10:5)")
+    assert leak == "stack frame 'at Object.<anonymous> (/app/server.js:10:5)'"
+
+
+def test_javascript_async_frame_is_a_leak() -> None:
+    leak = find_leak("at async Promise.all (index 0)")
+    assert leak is not None
+    assert leak.startswith("stack frame")
+
+
+def test_python_traceback_header_is_a_leak() -> None:
+    assert find_leak("Traceback (most recent call last):\n  ...") == (
+        "stack trace header 'Traceback (most recent call last)'"
+    )
+
+
+def test_python_file_frame_is_a_leak() -> None:
+    assert find_leak('  File "x.py", line 3, in handler') == "python frame 'File \"x.py\", line 3'"
+
+
+def internal_path(message: str) -> str:
+    leak = find_leak(message)
+    assert leak is not None, message
+    assert leak.startswith("internal path "), leak
+    return leak
+
+
+def test_node_modules_path_is_a_leak() -> None:
+    assert "node_modules/" in internal_path("failed in /node_modules/")
+
+
+def test_src_path_is_a_leak() -> None:
+    assert "/src/" in internal_path("/src/")
+
+
+def test_deep_src_path_is_a_leak() -> None:
+    assert "/src/" in internal_path("Invalid value at /data/app/src/handler")
+
+
+def test_windows_src_path_is_a_leak() -> None:
+    assert "src" in internal_path("C:\\app\\src\\index")
+
+
+def test_site_packages_path_is_a_leak() -> None:
+    assert "site-packages" in internal_path("/opt/venv/site-packages/app/handler")
+
+
+def test_typescript_line_reference_is_a_leak() -> None:
+    assert find_leak("thrown in widget.ts:12") == "source line reference '.ts:12'"
+
+
+@pytest.mark.parametrize("reference", ["handler.py:40", "index.mjs:7", "Main.java:101", "main.go:9"])
+def test_other_source_line_references_are_leaks(reference: str) -> None:
+    leak = find_leak(f"failed in {reference}")
+    assert leak is not None
+    assert leak.startswith("source line reference")
+
+
+def test_object_dumps_are_leaks() -> None:
+    assert find_leak("got [object Object]") == "object dump '[object Object]'"
+    assert find_leak("got #<Widget:0x1>") == "object dump '#<Widget:0x1'"
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        "A" * 100_000,
+        "Aa" * 50_000,
+        "Aaaaa " * 16_000,
+        "at " * 33_333,
+        "at a:1:" * 14_000,
+        ("at " + "a" * 200 + " (" + "b" * 400) * 150,
+        "/" * 100_000,
+        " /a" * 33_333,
+        ("=/" + "a" * 99 + "/") * 900,
+        'File "' * 16_666,
+        "a.py:" * 20_000,
+        "#<A" * 33_333,
+    ],
+)
+def test_a_100_kb_hostile_message_is_judged_quickly(hostile: str) -> None:
+    started = time.perf_counter()
+    find_leak(hostile)
+    assert time.perf_counter() - started < 1.0
+
+
+# find_leaks (batch form used by the no-leakage check)
+
+
+def test_find_leaks_reports_the_index_of_each_leaking_message() -> None:
+    messages = ["must be at least 3", "TypeError: boom", "Widget not found.", "at fn (file.js:1:2)"]
+    assert find_leaks(messages) == [(1, "exception class name 'TypeError'"), (3, "stack frame 'at fn (file.js:1:2)'")]
+
+
+def test_find_leaks_reports_one_artifact_per_message() -> None:
+    assert find_leaks(['TypeError in File "x.py", line 3']) == [(0, "exception class name 'TypeError'")]
+
+
+def test_find_leaks_of_clean_or_no_messages_is_empty() -> None:
+    assert find_leaks(["Parameter size must be at least 1.", "Widget w9 not found."]) == []
+    assert find_leaks([]) == []
+
+
+def test_find_leaks_agrees_with_find_leak() -> None:
+    messages = ["/src/", "ok", 'File "x.py", line 3', "Traceback (most recent call last)", "got [object Object]"]
+    expected = [(i, leak) for i, m in enumerate(messages) if (leak := find_leak(m)) is not None]
+    assert find_leaks(messages) == expected
+    assert len(expected) == 4
