@@ -75,8 +75,12 @@ def _emit(text: str, output: Path | None, what: str) -> None:
 def cli() -> None:
     """Judge MCP-AQL evidence bundles against the MCP-AQL conformance specification.
 
-    Exit codes: 0 conformant, 1 a MUST test failed, 2 only SHOULD warnings,
-    3 configuration error (bad path, JSON, bundle or option).
+    \b
+    Exit codes:
+      0  conformant at the requested level
+      1  a MUST test failed
+      2  only SHOULD tests warned or failed
+      3  configuration error (bad path, JSON, bundle, report or option value)
     """
 
 

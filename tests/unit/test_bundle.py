@@ -9,7 +9,7 @@ import orjson
 import pytest
 from bundle_builders import fail, ok
 
-from mcpaql_conformance.bundle import Bundle, bundle_from_data, load_bundle, response_path
+from mcpaql_conformance.bundle import Bundle, bundle_from_data, load_bundle
 from mcpaql_conformance.errors import ConfigError
 
 
@@ -158,6 +158,7 @@ def test_accessors_default_on_an_empty_bundle() -> None:
     assert empty.cases("error_tests") == []
     assert empty.batch_example is None
     assert empty.responses == []
+    assert list(empty.located_responses()) == []
     assert empty.source == "<bundle>"
 
 
@@ -186,7 +187,7 @@ def test_parameter_cases_default_when_the_kind_is_absent() -> None:
 
 
 def test_responses_enumerate_every_recorded_response_with_its_path(bundle: dict[str, Any]) -> None:
-    paths = [response_path(template, index) for template, index, _ in bundle_from_data(bundle).responses]
+    paths = [path for path, _ in bundle_from_data(bundle).located_responses()]
     assert paths == [
         "$.introspection.operations_list",
         "$.introspection.types_list",
@@ -202,10 +203,17 @@ def test_responses_enumerate_every_recorded_response_with_its_path(bundle: dict[
 
 
 def test_responses_are_the_recorded_objects_themselves(bundle: dict[str, Any]) -> None:
-    responses = {response_path(t, i): r for t, i, r in bundle_from_data(bundle).responses}
+    responses = dict(bundle_from_data(bundle).located_responses())
     assert responses["$.error_tests[0].response"] is bundle["error_tests"][0]["response"]
     assert responses["$.batch_example"] is bundle["batch_example"]
 
 
+def test_flat_responses_follow_the_located_order(bundle: dict[str, Any]) -> None:
+    loaded = bundle_from_data(bundle)
+    assert len(loaded.responses) == 19
+    assert all(a is b for a, (_, b) in zip(loaded.responses, loaded.located_responses(), strict=True))
+
+
 def test_responses_of_an_empty_bundle_are_empty() -> None:
     assert bundle_from_data({}).responses == []
+    assert list(bundle_from_data({}).located_responses()) == []

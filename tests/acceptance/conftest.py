@@ -1,0 +1,143 @@
+"""Acceptance tests run the real command line in a subprocess: real exit codes, real streams."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+REFERENCE_FIXTURES = ROOT.parent / "shared" / "reference-fixtures"
+
+
+def run_cli(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    environment = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    environment.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "mcpaql_conformance", *args],
+        cwd=cwd,
+        env=environment,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        check=False,
+        timeout=120,
+    )
+
+
+@pytest.fixture
+def cli() -> Callable[..., subprocess.CompletedProcess[str]]:
+    return run_cli
+
+
+def minimal_conformant_bundle() -> dict[str, Any]:
+    """A small Level 1 bundle (a bookmarks adapter) on which every Level 1 test passes."""
+    def failure(code: str, message: str) -> dict[str, Any]:
+        return {"success": False, "error": {"code": code, "message": message}}
+
+    operations = [
+        ("introspect", "READ", "read", (True, False), [("query", True)]),
+        ("create_bookmark", "CREATE", "create", (False, False), [("url", True), ("title", False)]),
+        ("get_bookmark", "READ", "read", (True, False), [("bookmark_id", True)]),
+        ("list_bookmarks", "READ", "read", (True, False), [("limit", False)]),
+        ("update_bookmark", "UPDATE", "update", (False, True), [("bookmark_id", True), ("input", True)]),
+    ]
+    details = [
+        {
+            "name": name,
+            "semantic_category": category,
+            "endpoint": endpoint,
+            "mcpTool": f"mcp_aql_{endpoint}",
+            "description": f"{name} operation.",
+            "permissions": {"readOnly": perms[0], "destructive": perms[1]},
+            "parameters": [{"name": p, "type": "string", "required": r} for p, r in params],
+            "returns": {"name": "Bookmark", "kind": "object"},
+        }
+        for name, category, endpoint, perms, params in operations
+    ]
+    details[3]["parameters"][0].update(type="integer", default=10)
+    missing = [
+        {
+            "operation": d["name"],
+            "parameter": p["name"],
+            "response": failure("VALIDATION_MISSING_PARAM", f"Missing required parameter '{p['name']}'."),
+        }
+        for d in details
+        for p in d["parameters"]
+        if p["required"]
+    ]
+    return {
+        "implementation": "bookmarks-adapter",
+        "version": "2.1.0",
+        "spec_version": "1.0.0-draft",
+        "endpoint_modes": ["crude"],
+        "introspection": {
+            "operations_list": {
+                "success": True,
+                "data": {
+                    "operations": [
+                        {k: d[k] for k in ("name", "semantic_category", "endpoint", "description")} for d in details
+                    ]
+                },
+            },
+            "types_list": {"success": True, "data": {"types": [{"name": "Bookmark", "kind": "object"}]}},
+            "operation_details": details,
+        },
+        "accepted_parameters": {d["name"]: [p["name"] for p in d["parameters"]] for d in details},
+        "parameter_tests": {
+            "missing_required": missing,
+            "unknown_parameter": [
+                {
+                    "operation": d["name"],
+                    "parameter": "colour",
+                    "response": failure("VALIDATION_UNKNOWN_PARAM", "Unknown parameter 'colour'."),
+                }
+                for d in details
+            ],
+            "optional_defaults": [
+                {
+                    "operation": "list_bookmarks",
+                    "parameter": "limit",
+                    "expected_value_path": "data.page.limit",
+                    "expected_value": 10.0,
+                    "response": {"success": True, "data": {"items": [], "page": {"limit": 10}}},
+                }
+            ],
+        },
+        "error_tests": [
+            {"name": "missing-url", "must_mention": ["url"], "response": missing[1]["response"]},
+        ],
+        "round_trip_tests": [
+            {
+                "name": "bookmark-create-read",
+                "operation": "create_bookmark",
+                "expected_fields": {"data.url": "https://example.org/a", "data.tags.0": "read-later"},
+                "read_response": {"success": True, "data": {"url": "https://example.org/a", "tags": ["read-later"]}},
+            }
+        ],
+        "update_preservation_tests": [
+            {
+                "name": "rename-keeps-url",
+                "operation": "update_bookmark",
+                "preserved_fields": {"data.url": "https://example.org/a"},
+                "read_response": {"success": True, "data": {"url": "https://example.org/a", "title": "New"}},
+            }
+        ],
+    }
+
+
+@pytest.fixture
+def write_bundle(tmp_path: Path) -> Callable[..., Path]:
+    def write(data: Any, name: str = "bundle.json") -> Path:
+        path = tmp_path / name
+        path.write_text(json.dumps(data), encoding="utf-8")
+        return path
+
+    return write

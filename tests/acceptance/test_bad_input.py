@@ -1,0 +1,126 @@
+"""Hostile and broken input: one clear line on stderr, exit 3, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from tests.acceptance.conftest import minimal_conformant_bundle
+
+
+def assert_config_error(result, *fragments: str) -> None:
+    assert result.returncode == 3, (result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("error: ")
+    for fragment in fragments:
+        assert fragment in lines[0]
+    assert result.stdout == ""
+
+
+def test_missing_file(cli, tmp_path):
+    assert_config_error(cli("test", str(tmp_path / "nope.json")), "bundle not found", "nope.json")
+
+
+def test_folder_instead_of_file(cli, tmp_path):
+    assert_config_error(cli("test", str(tmp_path)), "is a directory, expected a bundle file")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file; unit tests cover permission errors")
+def test_unreadable_file(cli, tmp_path):
+    path = tmp_path / "locked.json"
+    path.write_text("{}")
+    path.chmod(0)
+    assert_config_error(cli("test", str(path)), "permission denied")
+
+
+def test_malformed_json_reports_line_and_column(cli, tmp_path):
+    path = tmp_path / "broken.json"
+    path.write_text('{\n  "implementation": "x",\n  "version": ]\n}\n')
+    assert_config_error(cli("test", str(path)), "broken.json:3:14: invalid JSON")
+
+
+def test_truncated_json_reports_where_it_ends(cli, tmp_path):
+    path = tmp_path / "cut.json"
+    path.write_text('{"implementation": "x"')
+    assert_config_error(cli("test", str(path)), "cut.json:1:23: invalid JSON: unexpected end of data")
+
+
+def test_non_utf8_bundle(cli, tmp_path):
+    path = tmp_path / "latin1.json"
+    path.write_bytes(b'{"implementation": "caf\xe9"}')
+    assert_config_error(cli("test", str(path)), "latin1.json:1:24: not valid UTF-8")
+
+
+def test_empty_file(cli, tmp_path):
+    path = tmp_path / "empty.json"
+    path.write_text("  \n")
+    assert_config_error(cli("test", str(path)), "file is empty")
+
+
+def test_deeply_nested_json_is_an_error_not_a_crash(cli, tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    assert_config_error(cli("test", str(path)), "deep.json")
+
+
+@pytest.mark.parametrize(("value", "kind"), [([], "array"), ("bundle", "string"), (None, "null"), (3, "integer")])
+def test_top_level_must_be_an_object(cli, write_bundle, value, kind):
+    assert_config_error(cli("test", str(write_bundle(value))), f"$: expected a JSON object (the evidence bundle), got {kind}")
+
+
+def test_wrongly_typed_section_names_its_json_path(cli, write_bundle):
+    bundle = minimal_conformant_bundle()
+    bundle["parameter_tests"]["missing_required"][3]["response"] = "Missing parameter"
+    assert_config_error(
+        cli("test", str(write_bundle(bundle))),
+        "$.parameter_tests.missing_required[3].response: expected an object, got string",
+    )
+
+
+@pytest.mark.parametrize(
+    ("mutate", "where"),
+    [
+        (lambda b: b.update(error_tests={"name": "x"}), "$.error_tests: expected an array, got object"),
+        (lambda b: b.update(expected_level=3), "$.expected_level: must be one of 1, 2"),
+        (lambda b: b["round_trip_tests"][0].pop("read_response"), "$.round_trip_tests[0]: missing required property"),
+        (lambda b: b.update(accepted_parameters={"get_bookmark": "bookmark_id"}), "$.accepted_parameters.get_bookmark"),
+    ],
+)
+def test_other_shape_errors_name_their_path(cli, write_bundle, mutate, where):
+    bundle = minimal_conformant_bundle()
+    mutate(bundle)
+    assert_config_error(cli("test", str(write_bundle(bundle))), where)
+
+
+def test_hostile_bundle_path_is_shown_without_control_characters(cli, tmp_path):
+    name = "evil\x1b[31m.json"
+    result = cli("test", str(tmp_path / name))
+    assert_config_error(result, "bundle not found")
+    assert "\x1b" not in result.stderr
+
+
+def test_report_command_rejects_a_bundle_as_report_input(cli, write_bundle):
+    result = cli("report", str(write_bundle(minimal_conformant_bundle())))
+    assert_config_error(result, "missing required property 'summary'", "(not a conformance report)")
+
+
+def test_report_command_rejects_an_unknown_result_value(cli, write_bundle):
+    report = {"summary": {}, "categories": [{"name": "X", "required": True, "tests": [{"name": "t", "result": "OK"}]}]}
+    assert_config_error(cli("report", str(write_bundle(report))), "$.categories[0].tests[0].result: must be one of")
+
+
+def test_output_into_a_missing_folder_is_a_configuration_error(cli, write_bundle, tmp_path):
+    target = tmp_path / "no" / "such" / "report.json"
+    result = cli("test", str(write_bundle(minimal_conformant_bundle())), "-o", str(target))
+    assert_config_error(result, "cannot write output", "does not exist")
+    assert not target.parent.exists()
+
+
+def test_invalid_json_report_input(cli, tmp_path):
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps({"summary": {}})[:-1])
+    assert_config_error(cli("report", str(path)), "results.json:1:15: invalid JSON: unexpected end of data")

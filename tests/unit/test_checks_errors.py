@@ -1,0 +1,226 @@
+"""Error Quality (MUST): discriminated union, no implementation leakage, actionable messages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from bundle_builders import fail, ok, parameter_case, report, run
+
+from mcpaql_conformance.checks.errors import actionable, discriminated_union, no_leakage
+from mcpaql_conformance.model import Result
+
+Bundle = dict[str, Any]
+
+
+def set_error_message(bundle: Bundle, message: str) -> None:
+    bundle["error_tests"][0]["response"] = fail("VALIDATION_OUT_OF_RANGE", message)
+
+
+def test_conformant_bundle_passes_the_whole_category(bundle: Bundle) -> None:
+    category = report(bundle, category="Error Quality").categories[0]
+    assert category.result is Result.PASS
+    assert [t.id for t in category.tests] == [
+        "L1.errors.discriminated-union",
+        "L1.errors.no-leakage",
+        "L1.errors.actionable",
+    ]
+
+
+def test_empty_bundle_fails_every_error_test_for_lack_of_evidence() -> None:
+    category = report({}, category="Error Quality").categories[0]
+    assert [(t.result, t.detail) for t in category.tests] == [
+        (Result.FAIL, "no evidence: the bundle records no response"),
+        (Result.FAIL, "no evidence: the bundle records no error or warning message"),
+        (Result.FAIL, "no evidence: no error_tests"),
+    ]
+
+
+# Discriminated union (deliberate difference 10: every response, not only error tests)
+
+
+def test_all_valid_responses_pass_with_their_count(bundle: Bundle) -> None:
+    outcome = run(discriminated_union, bundle)
+    assert outcome.result is Result.PASS
+    assert "All 19 recorded response(s) are valid" in outcome.detail
+
+
+def test_a_success_without_data_anywhere_in_the_bundle_fails_with_its_path(bundle: Bundle) -> None:
+    bundle["round_trip_tests"][0]["read_response"] = {"success": True}
+    outcome = run(discriminated_union, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "$.round_trip_tests[0].read_response: $: missing required property 'data'"
+
+
+def test_a_lowercase_error_code_fails_with_its_path(bundle: Bundle) -> None:
+    parameter_case(bundle, "missing_required", "get_widget", "id")["response"] = fail("missing_param", "Missing id.")
+    outcome = run(discriminated_union, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == (
+        "$.parameter_tests.missing_required[2].response: $.error.code: does not match the pattern ^[A-Z][A-Z0-9_]*$"
+    )
+
+
+def test_a_success_that_carries_an_error_fails(bundle: Bundle) -> None:
+    bundle["introspection"]["types_list"]["error"] = {"code": "X", "message": "m"}
+    outcome = run(discriminated_union, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "$.introspection.types_list: $: must not have property 'error' here"
+
+
+def test_an_invalid_batch_item_fails(bundle: Bundle) -> None:
+    bundle["batch_example"]["results"][1]["result"] = {"success": False, "message": "nope"}
+    outcome = run(discriminated_union, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail.startswith("$.batch_example: $.results[1].result: missing required property 'error'")
+
+
+def test_every_invalid_response_is_a_finding(bundle: Bundle) -> None:
+    bundle["error_tests"][0]["response"] = {"success": False}
+    bundle["constraint_tests"][0]["response"] = {"success": False}
+    outcome = run(discriminated_union, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.findings == (
+        "$.error_tests[0].response: $: missing required property 'error'",
+        "$.constraint_tests[0].response: $: missing required property 'error'",
+    )
+
+
+def test_an_invalid_response_fails_the_must_category_and_the_run(bundle: Bundle) -> None:
+    bundle["error_tests"][0]["response"] = fail("bad code", "m")
+    result = report(bundle, level=1)
+    assert result.categories[2].name == "Error Quality"
+    assert result.categories[2].result is Result.FAIL
+    assert result.exit_code == 1
+
+
+# No leakage (deliberate difference 2)
+
+
+def test_clean_messages_pass_counting_every_error_text(bundle: Bundle) -> None:
+    outcome = run(no_leakage, bundle)
+    assert outcome.result is Result.PASS
+    assert "error text(s) show no stack trace, internal path or language artifact" in outcome.detail
+
+
+def test_plain_english_bound_is_not_a_leak(bundle: Bundle) -> None:
+    set_error_message(bundle, "Parameter size must be at least 3.")
+    assert run(no_leakage, bundle).result is Result.PASS
+
+
+def test_a_stack_frame_in_an_error_message_fails_with_its_path(bundle: Bundle) -> None:
+    set_error_message(bundle, "Cannot read x\n    at handler (/app/src/widgets.js:41:13)")
+    outcome = run(no_leakage, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail.startswith("$.error_tests[0].response.error.message: ")
+    assert "/app/src/widgets.js:41:13" in outcome.detail
+
+
+def test_an_exception_name_fails(bundle: Bundle) -> None:
+    set_error_message(bundle, "TypeError: size is undefined")
+    outcome = run(no_leakage, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "$.error_tests[0].response.error.message: exception class name 'TypeError'"
+
+
+def test_a_python_traceback_fails(bundle: Bundle) -> None:
+    set_error_message(bundle, 'Traceback (most recent call last):\n  File "app.py", line 3, in run')
+    outcome = run(no_leakage, bundle)
+    assert outcome.result is Result.FAIL
+    assert "stack trace header 'Traceback (most recent call last)'" in outcome.detail
+
+
+def test_a_leak_in_error_details_fails(bundle: Bundle) -> None:
+    bundle["error_tests"][0]["response"] = fail("INTERNAL", "Something failed.", trace={"frames": ["x", "at /srv/node_modules/lib/a.js:1:2"]})
+    outcome = run(no_leakage, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail.startswith("$.error_tests[0].response.error.details.trace.frames[1]: ")
+
+
+def test_a_leak_in_a_warning_message_fails(bundle: Bundle) -> None:
+    bundle["round_trip_tests"][0]["read_response"]["warnings"] = [
+        {"code": "SLOW", "message": "slow query in db.py:88"}
+    ]
+    outcome = run(no_leakage, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "$.round_trip_tests[0].read_response.warnings[0].message: source line reference '.py:88'"
+
+
+def test_a_leak_in_a_batch_item_error_fails(bundle: Bundle) -> None:
+    bundle["batch_example"]["results"][1]["result"] = fail("INTERNAL", "KeyError: 'w9'")
+    outcome = run(no_leakage, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "$.batch_example.results[1].result.error.message: exception class name 'KeyError'"
+
+
+def test_a_bundle_without_error_texts_fails_for_lack_of_evidence() -> None:
+    outcome = run(no_leakage, {"introspection": {"operations_list": ok({"operations": []})}})
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "no evidence: the bundle records no error or warning message"
+
+
+@pytest.mark.xfail(reason="BUG: an `error` that is a number makes no_leakage raise TypeError instead of judging", strict=True)
+def test_a_non_object_error_does_not_crash_the_leak_scan(bundle: Bundle) -> None:
+    bundle["error_tests"][0]["response"] = {"success": False, "error": 5}
+    outcome = run(no_leakage, bundle)
+    assert outcome.result is Result.PASS
+
+
+def test_a_string_error_does_not_crash_the_leak_scan(bundle: Bundle) -> None:
+    bundle["error_tests"][0]["response"] = {"success": False, "error": "TypeError"}
+    assert run(no_leakage, bundle).result is Result.PASS
+
+
+# Actionable messages
+
+
+def test_actionable_messages_pass(bundle: Bundle) -> None:
+    outcome = run(actionable, bundle)
+    assert outcome.result is Result.PASS
+    assert "1 error message(s) name what went wrong and what to correct" in outcome.detail
+
+
+def test_a_message_missing_a_required_mention_warns(bundle: Bundle) -> None:
+    set_error_message(bundle, "Parameter size is invalid.")
+    outcome = run(actionable, bundle)
+    assert outcome.result is Result.WARN
+    assert outcome.detail == "size out of range: message does not mention at least 1"
+
+
+def test_an_identifier_mention_must_be_whole(bundle: Bundle) -> None:
+    set_error_message(bundle, "Parameter page_size must be at least 1.")
+    outcome = run(actionable, bundle)
+    assert outcome.result is Result.WARN
+    assert outcome.detail == "size out of range: message does not mention size"
+
+
+def test_every_missing_mention_is_listed(bundle: Bundle) -> None:
+    set_error_message(bundle, "Invalid request.")
+    outcome = run(actionable, bundle)
+    assert outcome.detail == "size out of range: message does not mention size, at least 1"
+
+
+def test_an_error_test_answered_with_success_warns(bundle: Bundle) -> None:
+    bundle["error_tests"][0]["response"] = ok({"size": 0})
+    outcome = run(actionable, bundle)
+    assert outcome.result is Result.WARN
+    assert outcome.detail == "size out of range: the response is not an error"
+
+
+def test_an_error_test_without_must_mention_passes(bundle: Bundle) -> None:
+    del bundle["error_tests"][0]["must_mention"]
+    assert run(actionable, bundle).result is Result.PASS
+
+
+def test_no_error_tests_fail_for_lack_of_evidence(bundle: Bundle) -> None:
+    del bundle["error_tests"]
+    outcome = run(actionable, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "no evidence: no error_tests"
+
+
+def test_an_unactionable_message_only_warns_the_must_category(bundle: Bundle) -> None:
+    set_error_message(bundle, "Invalid request.")
+    result = report(bundle, level=1)
+    assert result.categories[2].result is Result.WARN
+    assert result.exit_code == 0

@@ -1,0 +1,207 @@
+"""Level 2 Features (SHOULD): endpoint modes, field selection, batch operations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bundle_builders import fail, ok, operation_detail, report, run
+
+from mcpaql_conformance.checks.level2 import batch, endpoint_modes, field_selection
+from mcpaql_conformance.model import Result
+
+Bundle = dict[str, Any]
+LEVEL2 = "Level 2 Features"
+
+
+def test_conformant_bundle_passes_the_whole_category(bundle: Bundle) -> None:
+    category = report(bundle, level=2, category=LEVEL2).categories[0]
+    assert category.result is Result.PASS
+    assert not category.required
+    assert [t.id for t in category.tests] == [
+        "L2.features.endpoint-modes",
+        "L2.features.field-selection",
+        "L2.features.batch",
+    ]
+
+
+def test_level2_categories_are_not_run_at_level_1(bundle: Bundle) -> None:
+    names = [c.name for c in report(bundle, level=1).categories]
+    assert LEVEL2 not in names
+    assert len(names) == 4
+
+
+# Endpoint modes
+
+
+def test_both_modes_pass(bundle: Bundle) -> None:
+    outcome = run(endpoint_modes, bundle)
+    assert outcome.result is Result.PASS
+    assert outcome.detail == "Single mode and semantic mode (crude) are both supported."
+
+
+def test_a_custom_semantic_family_counts_as_semantic_mode(bundle: Bundle) -> None:
+    bundle["endpoint_modes"] = ["single", "widgets"]
+    outcome = run(endpoint_modes, bundle)
+    assert outcome.result is Result.PASS
+    assert "semantic mode (widgets)" in outcome.detail
+
+
+def test_crude_only_fails_for_lack_of_single_mode(bundle: Bundle) -> None:
+    bundle["endpoint_modes"] = ["crude"]
+    outcome = run(endpoint_modes, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "single mode (`mcp_aql`) is not supported"
+
+
+def test_single_only_fails_for_lack_of_semantic_mode(bundle: Bundle) -> None:
+    bundle["endpoint_modes"] = ["single"]
+    outcome = run(endpoint_modes, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "no semantic endpoint mode (`crude` or a custom family) is supported"
+
+
+def test_no_modes_at_all_fail_both_ways(bundle: Bundle) -> None:
+    bundle["endpoint_modes"] = []
+    outcome = run(endpoint_modes, bundle)
+    assert outcome.result is Result.FAIL
+    assert "single mode (`mcp_aql`) is not supported" in outcome.detail
+    assert "no semantic endpoint mode" in outcome.detail
+
+
+def test_endpoint_modes_without_evidence_warn(bundle: Bundle) -> None:
+    del bundle["endpoint_modes"]
+    outcome = run(endpoint_modes, bundle)
+    assert outcome.result is Result.WARN
+    assert outcome.detail == "no evidence: no endpoint_modes"
+
+
+# Field selection
+
+
+def test_field_selection_passes(bundle: Bundle) -> None:
+    outcome = run(field_selection, bundle)
+    assert outcome.result is Result.PASS
+    assert outcome.detail == "Field selection is advertised and documented on get_widget."
+
+
+def test_field_selection_not_advertised_fails(bundle: Bundle) -> None:
+    bundle["capabilities"]["field_selection"] = False
+    outcome = run(field_selection, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "capabilities.field_selection is not true"
+
+
+def test_field_selection_without_a_fields_parameter_fails(bundle: Bundle) -> None:
+    detail = operation_detail(bundle, "get_widget")
+    detail["parameters"] = [p for p in detail["parameters"] if p["name"] != "fields"]
+    outcome = run(field_selection, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "no READ operation documents a `fields` parameter"
+
+
+def test_a_fields_parameter_on_a_non_read_operation_does_not_count(bundle: Bundle) -> None:
+    get = operation_detail(bundle, "get_widget")
+    get["parameters"] = [p for p in get["parameters"] if p["name"] != "fields"]
+    operation_detail(bundle, "update_widget")["parameters"].append({"name": "fields", "type": "array", "required": False})
+    outcome = run(field_selection, bundle)
+    assert outcome.result is Result.FAIL
+    assert "no READ operation documents a `fields` parameter" in outcome.detail
+
+
+def test_field_selection_with_no_capabilities_fails(bundle: Bundle) -> None:
+    del bundle["capabilities"]
+    outcome = run(field_selection, bundle)
+    assert outcome.result is Result.FAIL
+    assert "capabilities.field_selection is not true" in outcome.detail
+
+
+# Batch
+
+
+def test_batch_passes(bundle: Bundle) -> None:
+    outcome = run(batch, bundle)
+    assert outcome.result is Result.PASS
+    assert outcome.detail == "The batch answered 2 individual result(s) with a matching summary."
+
+
+def test_batch_not_advertised_fails(bundle: Bundle) -> None:
+    bundle["capabilities"]["batch_operations"] = False
+    outcome = run(batch, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "capabilities.batch_operations is not true"
+
+
+def test_batch_advertised_without_an_example_warns(bundle: Bundle) -> None:
+    del bundle["batch_example"]
+    outcome = run(batch, bundle)
+    assert outcome.result is Result.WARN
+    assert outcome.detail == "no evidence: no batch_example"
+
+
+def test_batch_neither_advertised_nor_shown_fails(bundle: Bundle) -> None:
+    del bundle["batch_example"]
+    bundle["capabilities"]["batch_operations"] = False
+    outcome = run(batch, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "capabilities.batch_operations is not true"
+
+
+def test_a_batch_that_failed_as_a_whole_fails(bundle: Bundle) -> None:
+    bundle["batch_example"] = fail("BATCH_UNSUPPORTED", "Batches are not supported.")
+    outcome = run(batch, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "batch_example is a failure, not a batch result"
+
+
+def test_an_invalid_batch_result_fails(bundle: Bundle) -> None:
+    bundle["batch_example"]["results"][0] = {"index": 0, "result": ok()}
+    outcome = run(batch, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "batch_example is not a valid operation result"
+
+
+def test_a_batch_without_results_or_summary_fails(bundle: Bundle) -> None:
+    del bundle["batch_example"]["summary"]
+    outcome = run(batch, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "batch_example lacks `results` or `summary`"
+
+
+def test_a_summary_that_disagrees_with_the_results_fails(bundle: Bundle) -> None:
+    bundle["batch_example"]["summary"] = {"total": 2, "succeeded": 2, "failed": 0}
+    outcome = run(batch, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "summary.succeeded is 2, the results show 1, summary.failed is 0, the results show 1"
+
+
+def test_result_indexes_must_cover_each_position_once(bundle: Bundle) -> None:
+    bundle["batch_example"]["results"][1]["index"] = 0
+    outcome = run(batch, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "result indexes [0, 0] are not 0..1 each once"
+
+
+# Earned level (deliberate difference 9)
+
+
+def test_failed_level2_features_earn_level_1_with_exit_2(bundle: Bundle) -> None:
+    bundle["endpoint_modes"] = ["crude"]
+    result = report(bundle, level=2)
+    level2 = next(c for c in result.categories if c.name == LEVEL2)
+    assert level2.result is Result.WARN
+    assert result.conformance_level == 1
+    assert result.exit_code == 2
+
+
+def test_level2_features_that_only_warn_keep_level_2(bundle: Bundle) -> None:
+    del bundle["batch_example"]
+    result = report(bundle, level=2)
+    assert result.conformance_level == 2
+    assert result.exit_code == 2
+
+
+def test_a_conformant_level2_bundle_earns_level_2_with_exit_0(bundle: Bundle) -> None:
+    result = report(bundle, level=2)
+    assert result.conformance_level == 2
+    assert result.exit_code == 0
+    assert result.summary.as_dict() == {"total": 19, "passed": 19, "warned": 0, "failed": 0, "skipped": 0}

@@ -1,0 +1,351 @@
+"""Parameter Handling (MUST): required, unknown and defaulted parameters, snake_case names."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bundle_builders import fail, ok, operation_detail, param, parameter_case, report, run
+
+from mcpaql_conformance.checks.parameters import defaults, required_enforced, snake_case, unknown_explicit
+from mcpaql_conformance.model import Result
+
+Bundle = dict[str, Any]
+
+
+def only_operation(bundle: Bundle, name: str, parameters: list[dict[str, Any]]) -> None:
+    """Reduce the bundle's introspection to one operation with these parameters."""
+    entry = operation_detail(bundle, name)
+    entry["parameters"] = parameters
+    bundle["introspection"]["operation_details"] = [entry]
+    listed = bundle["introspection"]["operations_list"]["data"]["operations"]
+    bundle["introspection"]["operations_list"]["data"]["operations"] = [op for op in listed if op["name"] == name]
+    bundle["accepted_parameters"] = {name: [p["name"] for p in parameters]}
+
+
+def test_conformant_bundle_passes_the_whole_category(bundle: Bundle) -> None:
+    category = report(bundle, category="parameter handling").categories[0]
+    assert category.result is Result.PASS
+    assert [t.id for t in category.tests] == [
+        "L1.params.required-enforced",
+        "L1.params.unknown-explicit",
+        "L1.params.defaults",
+        "L1.params.snake-case",
+    ]
+
+
+def test_empty_bundle_fails_the_category_without_vacuous_passes() -> None:
+    category = report({}, category="Parameter Handling").categories[0]
+    results = {t.id: (t.result, t.detail) for t in category.tests}
+    assert results["L1.params.required-enforced"] == (
+        Result.FAIL,
+        "no evidence: no parameter_tests.missing_required",
+    )
+    assert results["L1.params.unknown-explicit"] == (Result.FAIL, "no evidence: no parameter_tests.unknown_parameter")
+    assert results["L1.params.snake-case"] == (Result.FAIL, "no evidence: no operation details or accepted parameters")
+    assert results["L1.params.defaults"][0] is Result.SKIP
+    assert category.result is Result.FAIL
+
+
+# Required parameters are enforced
+
+
+def test_required_parameters_pass(bundle: Bundle) -> None:
+    outcome = run(required_enforced, bundle)
+    assert outcome.result is Result.PASS
+    assert outcome.detail == "6 omitted required parameter(s) each failed with an error naming the parameter."
+
+
+def test_required_parameters_without_evidence_fail_listing_what_applies(bundle: Bundle) -> None:
+    del bundle["parameter_tests"]["missing_required"]
+    outcome = run(required_enforced, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail.startswith("no evidence: no parameter_tests.missing_required; ")
+    assert "required parameters without missing-parameter evidence: introspect.query, create_widget.widget_name" in outcome.detail
+
+
+def test_required_parameters_partly_covered_warn_listing_the_rest(bundle: Bundle) -> None:
+    cases = bundle["parameter_tests"]["missing_required"]
+    bundle["parameter_tests"]["missing_required"] = [c for c in cases if c["operation"] != "update_widget"]
+    outcome = run(required_enforced, bundle)
+    assert outcome.result is Result.WARN
+    assert outcome.detail == (
+        "required parameters without missing-parameter evidence: update_widget.id, update_widget.input"
+    )
+
+
+def test_a_missing_required_parameter_that_succeeds_fails(bundle: Bundle) -> None:
+    parameter_case(bundle, "missing_required", "get_widget", "id")["response"] = ok({"id": None})
+    outcome = run(required_enforced, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "get_widget.id: the call succeeded without the required parameter"
+
+
+def test_a_missing_required_parameter_answered_without_structure_fails(bundle: Bundle) -> None:
+    parameter_case(bundle, "missing_required", "get_widget", "id")["response"] = {"success": False, "message": "no id"}
+    outcome = run(required_enforced, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "get_widget.id: the answer is not a structured error"
+
+
+def test_an_error_that_does_not_name_the_parameter_fails(bundle: Bundle) -> None:
+    parameter_case(bundle, "missing_required", "get_widget", "id")["response"] = fail(
+        "VALIDATION_MISSING_PARAM", "A required parameter is missing."
+    )
+    outcome = run(required_enforced, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "get_widget.id: the error message does not name the parameter"
+
+
+def test_an_error_naming_a_longer_identifier_does_not_name_the_parameter(bundle: Bundle) -> None:
+    # Deliberate difference 3: "id" inside "widget_id" is not the parameter "id".
+    parameter_case(bundle, "missing_required", "get_widget", "id")["response"] = fail(
+        "VALIDATION_MISSING_PARAM", "Missing widget_id."
+    )
+    outcome = run(required_enforced, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "get_widget.id: the error message does not name the parameter"
+
+
+def test_an_error_with_another_code_that_names_the_parameter_warns(bundle: Bundle) -> None:
+    parameter_case(bundle, "missing_required", "get_widget", "id")["response"] = fail(
+        "VALIDATION_ERROR", "Parameter id is required."
+    )
+    outcome = run(required_enforced, bundle)
+    assert outcome.result is Result.WARN
+    assert outcome.detail == "get_widget.id: error code 'VALIDATION_ERROR', expected VALIDATION_MISSING_PARAM"
+
+
+def test_required_parameters_skip_when_none_is_documented(bundle: Bundle) -> None:
+    only_operation(bundle, "get_widget", [param("fields")])
+    del bundle["parameter_tests"]["missing_required"]
+    outcome = run(required_enforced, bundle)
+    assert outcome.result is Result.SKIP
+    assert outcome.detail == "No documented operation has a required parameter."
+
+
+def test_evidence_for_an_undocumented_requirement_is_still_judged(bundle: Bundle) -> None:
+    only_operation(bundle, "get_widget", [param("fields")])
+    bundle["parameter_tests"]["missing_required"] = [
+        {"operation": "get_widget", "parameter": "id", "response": ok({})}
+    ]
+    outcome = run(required_enforced, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "get_widget.id: the call succeeded without the required parameter"
+
+
+# Unknown parameters (deliberate difference 5)
+
+
+def set_unknown_response(bundle: Bundle, response: dict[str, Any], operation: str = "get_widget") -> None:
+    parameter_case(bundle, "unknown_parameter", operation, "bogus")["response"] = response
+
+
+def test_unknown_parameters_pass(bundle: Bundle) -> None:
+    outcome = run(unknown_explicit, bundle)
+    assert outcome.result is Result.PASS
+    assert outcome.detail == "5 unknown parameter(s) each met an error or warning naming it."
+
+
+def test_unknown_parameters_without_evidence_fail(bundle: Bundle) -> None:
+    del bundle["parameter_tests"]["unknown_parameter"]
+    outcome = run(unknown_explicit, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail.startswith("no evidence: no parameter_tests.unknown_parameter; ")
+    assert "operations without unknown-parameter evidence: introspect, create_widget" in outcome.detail
+
+
+def test_every_operation_calls_for_unknown_parameter_evidence(bundle: Bundle) -> None:
+    cases = bundle["parameter_tests"]["unknown_parameter"]
+    bundle["parameter_tests"]["unknown_parameter"] = [c for c in cases if c["operation"] != "delete_widget"]
+    outcome = run(unknown_explicit, bundle)
+    assert outcome.result is Result.WARN
+    assert outcome.detail == "operations without unknown-parameter evidence: delete_widget"
+
+
+def test_a_silently_accepted_unknown_parameter_fails(bundle: Bundle) -> None:
+    set_unknown_response(bundle, ok({"id": "w1"}))
+    outcome = run(unknown_explicit, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "get_widget.bogus: silently accepted: no error and no warning names it"
+
+
+def test_a_success_with_an_unrelated_warning_fails(bundle: Bundle) -> None:
+    set_unknown_response(bundle, ok({}, warnings=[{"code": "DEPRECATED", "message": "get_widget is deprecated"}]))
+    outcome = run(unknown_explicit, bundle)
+    assert outcome.result is Result.FAIL
+    assert "get_widget.bogus: silently accepted" in outcome.detail
+
+
+def test_a_success_whose_warning_names_the_parameter_passes(bundle: Bundle) -> None:
+    set_unknown_response(bundle, ok({}, warnings=[{"code": "IGNORED", "message": "Ignored parameter 'bogus'."}]))
+    assert run(unknown_explicit, bundle).result is Result.PASS
+
+
+def test_a_success_whose_warning_has_an_unknown_param_code_passes(bundle: Bundle) -> None:
+    set_unknown_response(bundle, ok({}, warnings=[{"code": "VALIDATION_UNKNOWN_PARAM", "message": "Ignored 1 field."}]))
+    assert run(unknown_explicit, bundle).result is Result.PASS
+
+
+def test_an_error_that_names_the_parameter_in_details_passes(bundle: Bundle) -> None:
+    set_unknown_response(bundle, fail("VALIDATION_UNKNOWN_PARAM", "Unknown parameters.", unknown_params=["bogus"]))
+    assert run(unknown_explicit, bundle).result is Result.PASS
+
+
+def test_an_error_that_names_the_parameter_as_a_details_value_passes(bundle: Bundle) -> None:
+    set_unknown_response(bundle, fail("VALIDATION_UNKNOWN_PARAM", "Unknown parameter.", parameter="bogus"))
+    assert run(unknown_explicit, bundle).result is Result.PASS
+
+
+def test_an_error_that_does_not_name_the_parameter_fails(bundle: Bundle) -> None:
+    set_unknown_response(bundle, fail("VALIDATION_ERROR", "Invalid request."))
+    outcome = run(unknown_explicit, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "get_widget.bogus: the error does not name the unknown parameter"
+
+
+def test_an_error_naming_a_longer_identifier_does_not_name_the_parameter(bundle: Bundle) -> None:
+    set_unknown_response(bundle, fail("VALIDATION_ERROR", "Unknown parameter bogus_flag."))
+    outcome = run(unknown_explicit, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "get_widget.bogus: the error does not name the unknown parameter"
+
+
+def test_an_unstructured_answer_to_an_unknown_parameter_fails(bundle: Bundle) -> None:
+    set_unknown_response(bundle, {"status": "ignored"})
+    outcome = run(unknown_explicit, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "get_widget.bogus: the answer is not a structured result"
+
+
+# Documented defaults
+
+
+def test_defaults_pass(bundle: Bundle) -> None:
+    outcome = run(defaults, bundle)
+    assert outcome.result is Result.PASS
+    assert outcome.detail == "1 documented default(s) observed in the responses."
+
+
+def test_defaults_skip_when_no_parameter_documents_a_default(bundle: Bundle) -> None:
+    del operation_detail(bundle, "create_widget")["parameters"][1]["default"]
+    del bundle["parameter_tests"]["optional_defaults"]
+    outcome = run(defaults, bundle)
+    assert outcome.result is Result.SKIP
+    assert outcome.detail == "No documented parameter declares a default."
+
+
+def test_defaults_without_evidence_fail(bundle: Bundle) -> None:
+    del bundle["parameter_tests"]["optional_defaults"]
+    outcome = run(defaults, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == (
+        "no evidence: no parameter_tests.optional_defaults; documented defaults without evidence: create_widget.color"
+    )
+
+
+def test_defaults_partly_covered_warn(bundle: Bundle) -> None:
+    operation_detail(bundle, "get_widget")["parameters"][1]["default"] = ["id"]
+    outcome = run(defaults, bundle)
+    assert outcome.result is Result.WARN
+    assert outcome.detail == "documented defaults without evidence: get_widget.fields"
+
+
+def test_a_null_default_is_still_a_documented_default(bundle: Bundle) -> None:
+    operation_detail(bundle, "get_widget")["parameters"][1]["default"] = None
+    outcome = run(defaults, bundle)
+    assert outcome.result is Result.WARN
+    assert "get_widget.fields" in outcome.detail
+
+
+def test_a_different_default_value_fails_showing_both(bundle: Bundle) -> None:
+    parameter_case(bundle, "optional_defaults", "create_widget", "color")["response"] = ok({"color": "red"})
+    outcome = run(defaults, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == 'create_widget.color: data.color expected "blue", got "red"'
+
+
+def test_a_default_absent_from_the_response_fails(bundle: Bundle) -> None:
+    parameter_case(bundle, "optional_defaults", "create_widget", "color")["response"] = ok({"id": "w1"})
+    outcome = run(defaults, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "create_widget.color: data.color is not in the response"
+
+
+def test_a_default_call_that_failed_fails(bundle: Bundle) -> None:
+    parameter_case(bundle, "optional_defaults", "create_widget", "color")["response"] = fail("INTERNAL", "boom")
+    outcome = run(defaults, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "create_widget.color: the call without the parameter failed (INTERNAL: boom)"
+
+
+def set_default_case(bundle: Bundle, expected: Any, actual: Any, path: str = "data.limit") -> None:
+    case = parameter_case(bundle, "optional_defaults", "create_widget", "color")
+    case["expected_value_path"] = path
+    case["expected_value"] = expected
+    case["response"] = ok({"limit": actual, "items": [{"id": "a"}, {"id": "b"}]})
+
+
+def test_default_one_equals_one_point_zero(bundle: Bundle) -> None:
+    # Deliberate difference 4: JSON deep equality.
+    set_default_case(bundle, 1, 1.0)
+    assert run(defaults, bundle).result is Result.PASS
+
+
+def test_default_true_is_not_one(bundle: Bundle) -> None:
+    set_default_case(bundle, True, 1)
+    outcome = run(defaults, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "create_widget.color: data.limit expected true, got 1"
+
+
+def test_default_objects_compare_regardless_of_key_order(bundle: Bundle) -> None:
+    set_default_case(bundle, {"a": 1, "b": [1, 2]}, {"b": [1, 2], "a": 1})
+    assert run(defaults, bundle).result is Result.PASS
+
+
+def test_default_paths_may_index_lists(bundle: Bundle) -> None:
+    set_default_case(bundle, "b", None, path="data.items.1.id")
+    assert run(defaults, bundle).result is Result.PASS
+
+
+# snake_case parameter names
+
+
+def test_snake_case_parameters_pass(bundle: Bundle) -> None:
+    outcome = run(snake_case, bundle)
+    assert outcome.result is Result.PASS
+    assert "public parameter name(s) are snake_case" in outcome.detail
+
+
+def test_a_camel_case_documented_parameter_fails(bundle: Bundle) -> None:
+    operation_detail(bundle, "create_widget")["parameters"][0]["name"] = "widgetName"
+    outcome = run(snake_case, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "create_widget.widgetName: not snake_case"
+
+
+def test_a_camel_case_accepted_parameter_fails(bundle: Bundle) -> None:
+    bundle["accepted_parameters"]["get_widget"].append("includeDeleted")
+    outcome = run(snake_case, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "get_widget.includeDeleted: not snake_case"
+
+
+def test_a_name_reported_twice_is_listed_once(bundle: Bundle) -> None:
+    operation_detail(bundle, "get_widget")["parameters"][0]["name"] = "Id"
+    bundle["accepted_parameters"]["get_widget"] = ["Id", "fields"]
+    outcome = run(snake_case, bundle)
+    assert outcome.detail == "get_widget.Id: not snake_case"
+
+
+def test_snake_case_skips_when_no_operation_has_parameters(bundle: Bundle) -> None:
+    only_operation(bundle, "delete_widget", [])
+    outcome = run(snake_case, bundle)
+    assert outcome.result is Result.SKIP
+    assert outcome.detail == "No operation documents or accepts a parameter."
+
+
+def test_snake_case_judges_accepted_parameters_without_details() -> None:
+    outcome = run(snake_case, {"accepted_parameters": {"get_widget": ["widgetId"]}})
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "get_widget.widgetId: not snake_case"
