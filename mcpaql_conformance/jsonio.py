@@ -6,7 +6,6 @@ import contextlib
 import gc
 import os
 import re
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -111,6 +110,8 @@ def write_atomic(path: Path, text: str) -> None:
         raise ConfigError(f"{shown}: is a directory, expected an output file")
     if not directory.is_dir():
         raise ConfigError(f"{shown}: cannot write output: folder {plain(str(directory))} does not exist")
+    import tempfile  # only commands that write files pay for this import
+
     try:
         fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     except OSError as exc:

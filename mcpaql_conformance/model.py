@@ -48,10 +48,6 @@ class CategoryResult:
     def __post_init__(self) -> None:
         object.__setattr__(self, "result", classify_category(self.required, self.tests))
 
-    @property
-    def has_failed_test(self) -> bool:
-        return any(test.result is Result.FAIL for test in self.tests)
-
 
 def classify_category(required: bool, tests: tuple[TestResult, ...]) -> Result:
     """FAIL if a test failed (WARN for a SHOULD category), else WARN, else SKIP, else PASS.
@@ -136,11 +132,11 @@ class Report:
 
 
 def conformance_level(requested_level: int, categories: tuple[CategoryResult, ...]) -> int:
-    """The level actually earned: 0 if a MUST category failed, 1 if Level 2 features failed."""
+    """The level actually earned: 0 if a MUST category failed, 1 if Level 2 features did not pass."""
     if any(c.required and c.result is Result.FAIL for c in categories):
         return 0
-    if requested_level >= 2 and any(c.name == LEVEL2_FEATURES and c.has_failed_test for c in categories):
-        return 1
+    if requested_level >= 2 and any(c.name == LEVEL2_FEATURES and c.result is not Result.PASS for c in categories):
+        return 1  # Level 2 features not demonstrated (failed, or warned for lack of evidence)
     return requested_level
 
 

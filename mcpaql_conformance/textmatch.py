@@ -61,8 +61,15 @@ class LeakRule:
     literals: tuple[str, ...]
     pattern: re.Pattern[str]
 
+    def appears_in(self, text: str) -> bool:
+        """Cheap test that the rule could match; with no literals the pattern itself is
+        the quicker scan (it starts with a literal the regex engine searches for)."""
+        if not self.literals:
+            return self.pattern.search(text) is not None
+        return any(literal in text for literal in self.literals)
+
     def find(self, text: str) -> str | None:
-        if not any(literal in text for literal in self.literals):
+        if not self.appears_in(text):
             return None
         match = self.pattern.search(text)
         return None if match is None else f"{self.label} {match.group(0).strip()!r}"
@@ -82,8 +89,8 @@ LEAK_RULES: tuple[LeakRule, ...] = (
         ("at ",),
         re.compile(
             r"\bat [\w$.<>\[\]]{1,200} \([^()\s]{1,400}:\d{1,7}(?::\d{1,7})?\)"
-            r"|\bat (?:file://)?/?[\w./\\-]{1,400}:\d{1,7}:\d{1,7}"
-            r"|\bat (?:Function|Module|Object|async|new)[ .][\w$.<>]{1,200}"
+            r"|\bat (?:file://|node:)?(?:[A-Za-z]:)?[\w.-]{0,100}(?:[/\\][\w.-]{1,100}){1,20}:\d{1,7}:\d{1,7}"
+            r"|\bat (?:Function|Module|Object|async|new)[ .][\w$.<>]{1,200} \("
         ),
     ),
     LeakRule("python frame", ('File "',), re.compile(r"File \"[^\"\n]{1,400}\", line \d{1,7}")),
@@ -97,7 +104,7 @@ LEAK_RULES: tuple[LeakRule, ...] = (
     ),
     LeakRule(
         "source line reference",
-        (*(f".{ext}:" for ext in _SOURCE_EXTENSIONS), '.py", line'),
+        (),
         re.compile(r"\.(?:" + "|".join(_SOURCE_EXTENSIONS) + r"):\d{1,7}\b|\.py\", line \d{1,7}"),
     ),
     LeakRule("object dump", ("#<", "[object Object]"), re.compile(r"#<[A-Z][\w:]{0,100}|\[object Object\]")),
@@ -117,7 +124,7 @@ def find_leaks(messages: list[str]) -> list[tuple[int, str]]:
     """(index, artifact) of every leaking message. Rules whose literals appear nowhere
     in the whole batch are dropped after one substring scan each."""
     joined = "\n".join(messages)
-    active = [rule for rule in LEAK_RULES if any(literal in joined for literal in rule.literals)]
+    active = [rule for rule in LEAK_RULES if rule.appears_in(joined)]
     found: list[tuple[int, str]] = []
     if not active:
         return found

@@ -9,7 +9,7 @@ from typing import Any
 
 from mcpaql_conformance.bundle import Bundle, JsonObject
 from mcpaql_conformance.model import Requirement, Result, TestResult
-from mcpaql_conformance.schemas import operation_result_schema
+from mcpaql_conformance.schemas import introspection_schema, operation_result_schema
 
 MAX_LISTED = 8
 MAX_FINDINGS = 200
@@ -144,15 +144,25 @@ class Context:
         """Every operation the bundle knows of, in first-seen order."""
         return list(dict.fromkeys([*self.details_by_name, *self.listed_operations]))
 
-    def category_of(self, operation: str) -> str | None:
-        for source in (self.details_by_name, self.listed_operations):
-            entry = source.get(operation)
-            if entry is not None and isinstance(entry.get("semantic_category"), str):
-                return str(entry["semantic_category"])
-        return None
+    @cached_property
+    def categories(self) -> dict[str, str]:
+        """Semantic category per operation: the detail's, else the operations list's."""
+        found: dict[str, str] = {}
+        for source in (self.listed_operations, self.details_by_name):
+            for name, entry in source.items():
+                category = entry.get("semantic_category")
+                if isinstance(category, str):
+                    found[name] = category
+        return found
 
     def operations_in(self, semantic_category: str) -> list[str]:
-        return [name for name in self.operation_names if self.category_of(name) == semantic_category]
+        categories = self.categories
+        return [name for name in self.operation_names if categories.get(name) == semantic_category]
+
+    @cached_property
+    def all_details_valid(self) -> bool:
+        """One bulk validation of every OperationDetails entry."""
+        return introspection_schema("OperationDetails").all_valid(self.bundle.operation_details)
 
     def parameters_of(self, operation: str) -> list[JsonObject]:
         """Documented parameters (well-formed entries only) of an operation."""
@@ -162,6 +172,20 @@ class Context:
     def parameter_index(self) -> ParameterIndex:
         """Every documented parameter, indexed in one pass over the details."""
         index = ParameterIndex()
+        if self.all_details_valid:  # shapes are guaranteed: comprehensions, no type checks
+            required, defaults = index.required.append, index.defaults.append
+            for operation, detail in self.details_by_name.items():
+                parameters = index.by_operation[operation] = detail["parameters"]
+                names: list[str] = []
+                index.names[operation] = names
+                for parameter in parameters:
+                    name = parameter["name"]
+                    names.append(name)
+                    if parameter["required"]:
+                        required((operation, name))
+                    if "default" in parameter:
+                        defaults((operation, name))
+            return index
         for operation, detail in self.details_by_name.items():
             parameters = detail.get("parameters")
             if not isinstance(parameters, list):

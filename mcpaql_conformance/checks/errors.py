@@ -102,16 +102,40 @@ def _strings(value: Any, path: str, depth: int) -> Iterator[tuple[str, str]]:
     f"{CONFORMANCE} §3.3 (No Implementation Leakage)",
 )
 def no_leakage(ctx: Context) -> Outcome:
+    if ctx.all_responses_valid:
+        texts = _simple_error_texts(ctx)
+        if texts is not None and not find_leaks(texts):
+            return _leak_outcome(len(texts), [])
     entries = _error_texts(ctx)
     failures = [
         f"{response_path(entries[i][0], entries[i][1])}{entries[i][2]}: {leak}"
         for i, leak in find_leaks([entry[3] for entry in entries])
     ]
+    return _leak_outcome(len(entries), failures)
+
+
+def _simple_error_texts(ctx: Context) -> list[str] | None:
+    """Fast path for valid responses without details, warnings or batch results: just the
+    messages (None when some response needs the full walk). Locations are only worked
+    out when a leak is found."""
+    texts: list[str] = []
+    for group in ctx.bundle.response_groups:
+        for response in group[1]:
+            if "warnings" in response or "results" in response:
+                return None
+        failures = [r["error"] for r in group[1] if r["success"] is False]
+        if any("details" in error for error in failures):
+            return None
+        texts += [error["message"] for error in failures]
+    return texts
+
+
+def _leak_outcome(judged: int, failures: list[str]) -> Outcome:
     return judge(
         MUST,
-        judged=len(entries),
+        judged=judged,
         failures=failures,
-        passed=f"{len(entries)} error text(s) show no stack trace, internal path or language artifact.",
+        passed=f"{judged} error text(s) show no stack trace, internal path or language artifact.",
         no_evidence="the bundle records no error or warning message",
     )
 

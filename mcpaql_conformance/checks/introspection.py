@@ -118,7 +118,7 @@ def operation_details(ctx: Context) -> Outcome:
     failures: list[str] = []
     warnings: list[str] = []
     valid: list[JsonObject] = []
-    all_valid = schema.all_valid(details)
+    all_valid = ctx.all_details_valid
     for index, detail in enumerate(details):
         if all_valid or schema.is_valid(detail):
             valid.append(detail)
@@ -216,7 +216,7 @@ def _routing_failures(ctx: Context, category: str, endpoint: str, tool: str) -> 
         failures.append(f"{category} operation routed to endpoint {endpoint!r}, expected {expected_endpoint!r}")
     allowed = ctx.allowed_tools[expected_endpoint]
     if tool not in allowed:
-        failures.append(f"mcpTool {tool!r} does not match endpoint {endpoint!r} (expected {' or '.join(allowed)})")
+        failures.append(f"mcpTool {tool!r} is not the tool of a {category} operation (expected {' or '.join(allowed)})")
     return failures
 
 

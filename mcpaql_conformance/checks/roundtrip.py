@@ -23,7 +23,7 @@ MUST = Requirement.MUST
 def _judge_cycles(ctx: Context, key: str, fields_key: str, semantic_category: str, what: str) -> Outcome:
     cases = ctx.bundle.cases(key)
     operations = ctx.operations_in(semantic_category)
-    if not operations and not cases:
+    if not operations and not cases and ctx.operation_names:
         return skip(f"No {semantic_category} operation is documented.")
     failures: list[str] = []
     warnings: list[str] = []
@@ -39,7 +39,11 @@ def _judge_cycles(ctx: Context, key: str, fields_key: str, semantic_category: st
         uncovered=_uncovered(cases, operations),
         uncovered_label=f"{semantic_category} operations without {what} evidence",
         passed=f"{len(cases)} {what} cycle(s) read back every expected field unchanged.",
-        no_evidence=f"no {key} although {semantic_category} operations exist ({', '.join(operations[:5])})",
+        no_evidence=(
+            f"no {key} although {semantic_category} operations exist ({', '.join(operations[:5])})"
+            if operations
+            else f"no {key}, and no introspection to tell whether {semantic_category} operations exist"
+        ),
     )
 
 
