@@ -21,7 +21,7 @@ from pathlib import Path
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from synth import make_bundle  # noqa: E402
+from synth import make_bundle
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
@@ -35,7 +35,8 @@ def best_time(command: list[str], repeat: int, expect: int) -> float:
         completed = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
         elapsed = time.perf_counter() - start
         if completed.returncode != expect:
-            sys.exit(f"{shlex.join(command)} exited {completed.returncode}, expected {expect}: {completed.stderr.decode()[:500]}")
+            error = completed.stderr.decode()[:500]
+            sys.exit(f"{shlex.join(command)} exited {completed.returncode}, expected {expect}: {error}")
         best = min(best, elapsed)
     return best
 

@@ -42,9 +42,7 @@ def _operation(index: int) -> tuple[dict[str, Any], dict[str, Any]]:
 
 def make_bundle(operations: int) -> dict[str, Any]:
     """A bundle that passes every Level 1 test, with ``operations`` operations plus introspect."""
-    summaries = [
-        {"name": "introspect", "semantic_category": "READ", "endpoint": "read", "description": "Discovery."}
-    ]
+    summaries = [{"name": "introspect", "semantic_category": "READ", "endpoint": "read", "description": "Discovery."}]
     details = [
         {
             **summaries[0],
@@ -63,7 +61,9 @@ def make_bundle(operations: int) -> dict[str, Any]:
         {
             "operation": d["name"],
             "parameter": p["name"],
-            "response": _failure("VALIDATION_MISSING_PARAM", f"Missing required parameter '{p['name']}'. Expected: string."),
+            "response": _failure(
+                "VALIDATION_MISSING_PARAM", f"Missing required parameter '{p['name']}'. Expected: string."
+            ),
         }
         for d in details
         for p in d["parameters"]
@@ -73,7 +73,9 @@ def make_bundle(operations: int) -> dict[str, Any]:
         {
             "operation": d["name"],
             "parameter": "bogus_flag",
-            "response": _failure("VALIDATION_UNKNOWN_PARAM", f"Unknown parameter 'bogus_flag' for operation '{d['name']}'."),
+            "response": _failure(
+                "VALIDATION_UNKNOWN_PARAM", f"Unknown parameter 'bogus_flag' for operation '{d['name']}'."
+            ),
         }
         for d in details
     ]
@@ -109,11 +111,21 @@ def make_bundle(operations: int) -> dict[str, Any]:
             {"name": "missing-record-id", "must_mention": ["record_id"], "response": missing[1]["response"]}
         ],
         "round_trip_tests": [
-            {"name": f"cycle-{op}", "operation": op, "expected_fields": {"data.label": "alpha"}, "read_response": record}
+            {
+                "name": f"cycle-{op}",
+                "operation": op,
+                "expected_fields": {"data.label": "alpha"},
+                "read_response": record,
+            }
             for op in creates
         ],
         "update_preservation_tests": [
-            {"name": f"keep-{op}", "operation": op, "preserved_fields": {"data.record_id": "r1"}, "read_response": record}
+            {
+                "name": f"keep-{op}",
+                "operation": op,
+                "preserved_fields": {"data.record_id": "r1"},
+                "read_response": record,
+            }
             for op in updates
         ],
     }

@@ -90,8 +90,13 @@ def _describe_encoding_error(data: bytes, source: str) -> str:
 
 def _describe_decode_error(data: bytes, source: str, message: str) -> str:
     match = _BYTE_OFFSET.search(message)
-    offset = int(match.group(1)) if match else len(data)
-    reason = message.split(":", 1)[-1].split("(byte", 1)[0].strip() if match else "unexpected end of data"
+    if match is not None:
+        reason = message.split(":", 1)[-1].split("(byte", 1)[0].strip()
+        offset = int(match.group(1))
+    elif "truncated" in message:
+        reason, offset = "unexpected end of data", len(data)
+    else:  # e.g. "Number out of range - at `$[...]`": msgspec gives no position
+        return f"{source}: invalid JSON: {plain(message.split(' - at ', 1)[0])}"
     line, column = _line_column(data, offset)
     return f"{source}:{line}:{column}: invalid JSON: {plain(reason)}"
 

@@ -81,7 +81,7 @@ LEAK_RULES: tuple[LeakRule, ...] = (
     LeakRule(
         "exception class name",
         ("Error", "Exception"),
-        re.compile(r"\b(?:[A-Z][a-z0-9]{1,30}){1,6}(?:Error|Exception)\b"),
+        re.compile(r"\b[A-Z][A-Za-z0-9]{0,80}(?:Error|Exception)\b"),
     ),
     LeakRule("stack trace header", ("Traceback",), re.compile(r"Traceback \(most recent call last\)")),
     LeakRule(

@@ -53,7 +53,12 @@ def show(value: Any, limit: int = 120) -> str:
     """Compact JSON text of a value for a report detail (still untrusted: render escapes it)."""
     if value is MISSING:
         return "(missing)"
-    text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    try:
+        text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    except TypeError:  # integers beyond 64 bits, which JSON allows
+        import json
+
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 

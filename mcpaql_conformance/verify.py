@@ -48,13 +48,20 @@ def bundle_paths(paths: Iterable[Path]) -> list[Path]:
     return found
 
 
+def _declared_exit_code(data: object) -> int | None:
+    """``expected_exit_code`` as an int (JSON ``0.0`` is ``0``), or None when not declared."""
+    value = data.get("expected_exit_code") if isinstance(data, dict) else None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return int(value) if float(value).is_integer() else None
+
+
 def verify_one(path: Path, tier: str = "both") -> FixtureOutcome:
     try:
         data = load_json_file(path, "bundle")
     except ConfigError as exc:
         return FixtureOutcome(path, None, EXIT_CONFIG_ERROR, error=str(exc))
-    expected = data.get("expected_exit_code") if isinstance(data, dict) else None
-    expected = expected if isinstance(expected, int) and not isinstance(expected, bool) else None
+    expected = _declared_exit_code(data)
     try:
         bundle = bundle_from_data(data, plain(str(path)))
         level = bundle.expected_level or 1

@@ -57,7 +57,8 @@ def _error_texts(ctx: Context) -> list[TextEntry]:
     found: list[TextEntry] = []
     for template, group in ctx.bundle.response_groups:
         for index, response in enumerate(group):
-            if "warnings" in response or "results" in response or "details" in (response.get("error") or ()):
+            error = response.get("error")
+            if "warnings" in response or "results" in response or (isinstance(error, dict) and "details" in error):
                 found += [(template, index, sub, text) for sub, text in _texts_of(response, "")]
             elif response.get("success") is False:
                 message = error_message(response)
@@ -75,12 +76,16 @@ def _texts_of(response: Any, path: str, depth: int = 0) -> Iterator[tuple[str, s
             yield f"{path}.error.message", error["message"]
         if "details" in error:
             yield from _strings(error["details"], f"{path}.error.details", depth)
-    for index, warning in enumerate(response.get("warnings") or []):
+    for index, warning in enumerate(_list(response.get("warnings"))):
         if isinstance(warning, dict) and isinstance(warning.get("message"), str):
             yield f"{path}.warnings[{index}].message", warning["message"]
-    for index, item in enumerate(response.get("results") or []):
+    for index, item in enumerate(_list(response.get("results"))):
         if isinstance(item, dict):
             yield from _texts_of(item.get("result"), f"{path}.results[{index}].result", depth + 1)
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def _strings(value: Any, path: str, depth: int) -> Iterator[tuple[str, str]]:

@@ -25,32 +25,29 @@ MUST = Requirement.MUST
 MISSING_PARAM_CODE = "VALIDATION_MISSING_PARAM"
 
 
-def _by_key(cases: list[JsonObject]) -> dict[tuple[str, str], JsonObject]:
-    return {(case["operation"], case["parameter"]): case for case in cases}
-
-
 @PARAMETERS.check(
     "L1.params.required-enforced",
     "Required parameters are enforced",
     f"{CONFORMANCE} §3.2; {CORE} §4.5.3",
 )
 def required_enforced(ctx: Context) -> Outcome:
-    cases = _by_key(ctx.bundle.parameter_cases("missing_required"))
+    cases = ctx.bundle.parameter_cases("missing_required")
     applicable = ctx.parameter_index.required
     if not applicable and not cases and ctx.details_by_name:
         return skip("No documented operation has a required parameter.")
     failures: list[str] = []
     warnings: list[str] = []
-    for (operation, parameter), case in cases.items():
-        failure, warning = _judge_missing(operation, parameter, case["response"])
+    for case in cases:  # every case is judged, even several for the same parameter
+        failure, warning = _judge_missing(case["operation"], case["parameter"], case["response"])
         failures += failure
         warnings += warning
+    covered = {(case["operation"], case["parameter"]) for case in cases}
     return judge(
         MUST,
         judged=len(cases),
         failures=failures,
         warnings=warnings,
-        uncovered=[f"{op}.{p}" for op, p in applicable if (op, p) not in cases],
+        uncovered=[f"{op}.{p}" for op, p in applicable if (op, p) not in covered],
         uncovered_label="required parameters without missing-parameter evidence",
         passed=f"{len(cases)} omitted required parameter(s) each failed with an error naming the parameter.",
         no_evidence="no parameter_tests.missing_required",
@@ -107,7 +104,8 @@ def _silent_reason(parameter: str, response: Any) -> str | None:
         return "the error does not name the unknown parameter"
     if not isinstance(response, dict) or response.get("success") is not True:
         return "the answer is not a structured result"
-    for warning in response.get("warnings") or []:
+    warnings = response.get("warnings")
+    for warning in warnings if isinstance(warnings, list) else []:
         if not isinstance(warning, dict):
             continue
         code, message = warning.get("code"), warning.get("message")

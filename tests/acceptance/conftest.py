@@ -39,6 +39,7 @@ def cli() -> Callable[..., subprocess.CompletedProcess[str]]:
 
 def minimal_conformant_bundle() -> dict[str, Any]:
     """A small Level 1 bundle (a bookmarks adapter) on which every Level 1 test passes."""
+
     def failure(code: str, message: str) -> dict[str, Any]:
         return {"success": False, "error": {"code": code, "message": message}}
 

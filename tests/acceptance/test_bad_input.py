@@ -69,7 +69,9 @@ def test_deeply_nested_json_is_an_error_not_a_crash(cli, tmp_path):
 
 @pytest.mark.parametrize(("value", "kind"), [([], "array"), ("bundle", "string"), (None, "null"), (3, "integer")])
 def test_top_level_must_be_an_object(cli, write_bundle, value, kind):
-    assert_config_error(cli("test", str(write_bundle(value))), f"$: expected a JSON object (the evidence bundle), got {kind}")
+    assert_config_error(
+        cli("test", str(write_bundle(value))), f"$: expected a JSON object (the evidence bundle), got {kind}"
+    )
 
 
 def test_wrongly_typed_section_names_its_json_path(cli, write_bundle):

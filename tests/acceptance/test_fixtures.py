@@ -29,7 +29,9 @@ def test_our_fixtures_all_get_their_expected_exit_codes(cli):
 
 
 def test_our_fixtures_declare_level_and_exit_code_and_are_not_reference_copies():
-    reference_texts = {p.read_text() for p in REFERENCE_FIXTURES.glob("*.json")} if REFERENCE_FIXTURES.is_dir() else set()
+    reference_texts = (
+        {p.read_text() for p in REFERENCE_FIXTURES.glob("*.json")} if REFERENCE_FIXTURES.is_dir() else set()
+    )
     reference_names = {json.loads(t).get("implementation") for t in reference_texts}
     for path in sorted(FIXTURES.glob("*.json")):
         data = json.loads(path.read_text())

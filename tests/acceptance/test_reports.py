@@ -7,7 +7,7 @@ import re
 
 from tests.acceptance.conftest import minimal_conformant_bundle
 
-HOSTILE = 'x\n# Heading <script>alert(1)</script>\x1b[31mRED\x1b]8;;http://evil\x07 | [link](http://evil) \u202e'
+HOSTILE = "x\n# Heading <script>alert(1)</script>\x1b[31mRED\x1b]8;;http://evil\x07 | [link](http://evil) \u202e"
 
 
 def hostile_bundle() -> dict:
@@ -58,8 +58,16 @@ def test_json_report_keeps_bundle_text_exactly_and_is_valid_json(cli, write_bund
     assert report["implementation"] == HOSTILE
     assert "\x1b" not in result.stdout  # JSON escapes it as \u001b
     assert report["exitCode"] == result.returncode == 0
-    assert set(report) >= {"implementation", "version", "specVersion", "requestedLevel", "conformanceLevel",
-                           "summary", "categories", "exitCode"}
+    assert set(report) >= {
+        "implementation",
+        "version",
+        "specVersion",
+        "requestedLevel",
+        "conformanceLevel",
+        "summary",
+        "categories",
+        "exitCode",
+    }
 
 
 def test_output_file_is_written_and_stdout_stays_empty(cli, write_bundle, tmp_path):

@@ -107,7 +107,9 @@ def conformant_bundle() -> JsonObject:
                 {
                     "operation": d["name"],
                     "parameter": "bogus",
-                    "response": fail("VALIDATION_UNKNOWN_PARAM", "Unknown parameter 'bogus'.", unknown_params=["bogus"]),
+                    "response": fail(
+                        "VALIDATION_UNKNOWN_PARAM", "Unknown parameter 'bogus'.", unknown_params=["bogus"]
+                    ),
                 }
                 for d in details
             ],
@@ -148,7 +150,11 @@ def conformant_bundle() -> JsonObject:
             {},
             results=[
                 {"index": 0, "operation": "get_widget", "result": ok(widget)},
-                {"index": 1, "operation": "delete_widget", "result": fail("NOT_FOUND_RESOURCE", "Widget w9 not found.")},
+                {
+                    "index": 1,
+                    "operation": "delete_widget",
+                    "result": fail("NOT_FOUND_RESOURCE", "Widget w9 not found."),
+                },
             ],
             summary={"total": 2, "succeeded": 1, "failed": 1},
         ),

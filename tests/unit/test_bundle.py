@@ -51,23 +51,41 @@ def test_wrongly_typed_response_is_named_by_its_exact_path() -> None:
     ("data", "expected"),
     [
         ({"introspection": []}, "$.introspection: expected an object, got array"),
-        ({"introspection": {"operation_details": {}}}, "$.introspection.operation_details: expected an array, got object"),
-        ({"introspection": {"operation_details": [{}, 3]}}, "$.introspection.operation_details[1]: expected an object, got integer"),
+        (
+            {"introspection": {"operation_details": {}}},
+            "$.introspection.operation_details: expected an array, got object",
+        ),
+        (
+            {"introspection": {"operation_details": [{}, 3]}},
+            "$.introspection.operation_details[1]: expected an object, got integer",
+        ),
         ({"introspection": {"operations_list": []}}, "$.introspection.operations_list: expected an object, got array"),
         ({"parameter_tests": []}, "$.parameter_tests: expected an object, got array"),
         ({"error_tests": {}}, "$.error_tests: expected an array, got object"),
-        ({"round_trip_tests": [{"name": "n", "expected_fields": [], "read_response": {}}]},
-         "$.round_trip_tests[0].expected_fields: expected an object, got array"),
-        ({"update_preservation_tests": [{"name": "n", "preserved_fields": {}, "read_response": None}]},
-         "$.update_preservation_tests[0].read_response: expected an object, got null"),
-        ({"capabilities": {"field_selection": "yes"}}, "$.capabilities.field_selection: expected a boolean, got string"),
+        (
+            {"round_trip_tests": [{"name": "n", "expected_fields": [], "read_response": {}}]},
+            "$.round_trip_tests[0].expected_fields: expected an object, got array",
+        ),
+        (
+            {"update_preservation_tests": [{"name": "n", "preserved_fields": {}, "read_response": None}]},
+            "$.update_preservation_tests[0].read_response: expected an object, got null",
+        ),
+        (
+            {"capabilities": {"field_selection": "yes"}},
+            "$.capabilities.field_selection: expected a boolean, got string",
+        ),
         ({"endpoint_modes": "crude"}, "$.endpoint_modes: expected an array, got string"),
         ({"endpoint_modes": ["crude", 1]}, "$.endpoint_modes[1]: expected a string, got integer"),
         ({"implementation": 5}, "$.implementation: expected a string, got integer"),
         ({"batch_example": "ok"}, "$.batch_example: expected an object, got string"),
-        ({"semantic_tests": [{"name": "n", "response_text": 1}]}, "$.semantic_tests[0].response_text: expected a string, got integer"),
-        ({"constraint_tests": [{"name": "n", "documented": "yes", "response": {}}]},
-         "$.constraint_tests[0].documented: expected a boolean, got string"),
+        (
+            {"semantic_tests": [{"name": "n", "response_text": 1}]},
+            "$.semantic_tests[0].response_text: expected a string, got integer",
+        ),
+        (
+            {"constraint_tests": [{"name": "n", "documented": "yes", "response": {}}]},
+            "$.constraint_tests[0].documented: expected a boolean, got string",
+        ),
     ],
 )
 def test_wrongly_typed_sections_are_rejected_with_their_path(data: dict[str, Any], expected: str) -> None:
@@ -133,7 +151,7 @@ def test_load_bundle_rejects_malformed_json_with_line_and_column(tmp_path: Path)
 
 
 def test_load_bundle_missing_file_is_a_config_error(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="^bundle not found: "):
+    with pytest.raises(ConfigError, match=r"^bundle not found: "):
         load_bundle(tmp_path / "absent.json")
 
 

@@ -131,16 +131,16 @@ def test_a_python_traceback_fails(bundle: Bundle) -> None:
 
 
 def test_a_leak_in_error_details_fails(bundle: Bundle) -> None:
-    bundle["error_tests"][0]["response"] = fail("INTERNAL", "Something failed.", trace={"frames": ["x", "at /srv/node_modules/lib/a.js:1:2"]})
+    bundle["error_tests"][0]["response"] = fail(
+        "INTERNAL", "Something failed.", trace={"frames": ["x", "at /srv/node_modules/lib/a.js:1:2"]}
+    )
     outcome = run(no_leakage, bundle)
     assert outcome.result is Result.FAIL
     assert outcome.detail.startswith("$.error_tests[0].response.error.details.trace.frames[1]: ")
 
 
 def test_a_leak_in_a_warning_message_fails(bundle: Bundle) -> None:
-    bundle["round_trip_tests"][0]["read_response"]["warnings"] = [
-        {"code": "SLOW", "message": "slow query in db.py:88"}
-    ]
+    bundle["round_trip_tests"][0]["read_response"]["warnings"] = [{"code": "SLOW", "message": "slow query in db.py:88"}]
     outcome = run(no_leakage, bundle)
     assert outcome.result is Result.FAIL
     assert outcome.detail == "$.round_trip_tests[0].read_response.warnings[0].message: source line reference '.py:88'"
@@ -159,11 +159,37 @@ def test_a_bundle_without_error_texts_fails_for_lack_of_evidence() -> None:
     assert outcome.detail == "no evidence: the bundle records no error or warning message"
 
 
-@pytest.mark.xfail(reason="BUG: an `error` that is a number makes no_leakage raise TypeError instead of judging", strict=True)
-def test_a_non_object_error_does_not_crash_the_leak_scan(bundle: Bundle) -> None:
-    bundle["error_tests"][0]["response"] = {"success": False, "error": 5}
+MALFORMED = [
+    ({"success": False, "error": 5}, "$.error: expected an object, got integer"),
+    ({"success": False, "error": True}, "$.error: expected an object, got boolean"),
+    ({"success": True, "data": {}, "warnings": 5}, "$.warnings: expected an array, got integer"),
+    ({"success": True, "data": {}, "results": 5}, "$.results: expected an array, got integer"),
+]
+
+
+@pytest.mark.parametrize(("response", "reason"), MALFORMED)
+def test_a_malformed_response_does_not_crash_the_leak_scan(bundle: Bundle, response: Bundle, reason: str) -> None:
+    bundle["error_tests"][0]["response"] = response
     outcome = run(no_leakage, bundle)
     assert outcome.result is Result.PASS
+
+
+@pytest.mark.parametrize(("response", "reason"), MALFORMED)
+def test_a_malformed_response_fails_the_union_test_in_a_full_run(bundle: Bundle, response: Bundle, reason: str) -> None:
+    bundle["round_trip_tests"][0]["read_response"] = response
+    result = report(bundle)
+    union = result.categories[2].tests[0]
+    assert union.result is Result.FAIL
+    assert union.detail == f"$.round_trip_tests[0].read_response: {reason}"
+    assert result.exit_code == 1
+
+
+@pytest.mark.parametrize(("response", "reason"), MALFORMED)
+def test_a_malformed_response_fails_the_union_test(bundle: Bundle, response: Bundle, reason: str) -> None:
+    bundle["round_trip_tests"][0]["read_response"] = response
+    outcome = run(discriminated_union, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == f"$.round_trip_tests[0].read_response: {reason}"
 
 
 def test_a_string_error_does_not_crash_the_leak_scan(bundle: Bundle) -> None:

@@ -232,7 +232,8 @@ def test_an_mcp_tool_that_does_not_match_the_endpoint_fails(bundle: Bundle) -> N
     outcome = run(operation_details, bundle)
     assert outcome.result is Result.FAIL
     assert outcome.detail == (
-        "delete_widget: mcpTool 'mcp_aql_update' does not match endpoint 'delete' (expected mcp_aql_delete or mcp_aql)"
+        "delete_widget: mcpTool 'mcp_aql_update' is not the tool of a DELETE operation "
+        "(expected mcp_aql_delete or mcp_aql)"
     )
 
 
@@ -249,14 +250,14 @@ def test_the_single_tool_fails_in_a_crude_only_profile(bundle: Bundle) -> None:
     operation_detail(bundle, "get_widget")["mcpTool"] = "mcp_aql"
     outcome = run(operation_details, bundle)
     assert outcome.result is Result.FAIL
-    assert outcome.detail == "get_widget: mcpTool 'mcp_aql' does not match endpoint 'read' (expected mcp_aql_read)"
+    assert outcome.detail == "get_widget: mcpTool 'mcp_aql' is not the tool of a READ operation (expected mcp_aql_read)"
 
 
 def test_a_crude_tool_fails_in_a_single_only_profile(bundle: Bundle) -> None:
     bundle["endpoint_modes"] = ["single"]
     outcome = run(operation_details, bundle)
     assert outcome.result is Result.FAIL
-    assert "introspect: mcpTool 'mcp_aql_read' does not match endpoint 'read' (expected mcp_aql)" in outcome.detail
+    assert "introspect: mcpTool 'mcp_aql_read' is not the tool of a READ operation (expected mcp_aql)" in outcome.detail
 
 
 def test_a_custom_endpoint_family_is_not_held_to_crude_routing(bundle: Bundle) -> None:
@@ -288,7 +289,9 @@ def test_a_reserved_operation_in_the_wrong_category_fails(bundle: Bundle, name: 
 
 def test_introspect_documented_as_an_execute_operation_fails(bundle: Bundle) -> None:
     index = 0
-    bundle["introspection"]["operation_details"][index] = detail("introspect", "EXECUTE", [param("query", required=True), param("name")])
+    bundle["introspection"]["operation_details"][index] = detail(
+        "introspect", "EXECUTE", [param("query", required=True), param("name")]
+    )
     operations(bundle)[index] = summary_of(bundle["introspection"]["operation_details"][index])
     outcome = run(operation_details, bundle)
     assert outcome.result is Result.FAIL
@@ -345,7 +348,10 @@ def test_a_destructive_create_only_warns(bundle: Bundle) -> None:
     set_permissions(bundle, "create_widget", False, True)
     outcome = run(operation_details, bundle)
     assert outcome.result is Result.WARN
-    assert "create_widget: CREATE permissions readOnly=false, destructive=true differ from the spec table" in outcome.detail
+    assert (
+        "create_widget: CREATE permissions readOnly=false, destructive=true differ from the spec table"
+        in outcome.detail
+    )
 
 
 def test_a_destructive_read_only_warns(bundle: Bundle) -> None:

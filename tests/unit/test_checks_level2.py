@@ -102,7 +102,9 @@ def test_field_selection_without_a_fields_parameter_fails(bundle: Bundle) -> Non
 def test_a_fields_parameter_on_a_non_read_operation_does_not_count(bundle: Bundle) -> None:
     get = operation_detail(bundle, "get_widget")
     get["parameters"] = [p for p in get["parameters"] if p["name"] != "fields"]
-    operation_detail(bundle, "update_widget")["parameters"].append({"name": "fields", "type": "array", "required": False})
+    operation_detail(bundle, "update_widget")["parameters"].append(
+        {"name": "fields", "type": "array", "required": False}
+    )
     outcome = run(field_selection, bundle)
     assert outcome.result is Result.FAIL
     assert "no READ operation documents a `fields` parameter" in outcome.detail
@@ -193,8 +195,23 @@ def test_failed_level2_features_earn_level_1_with_exit_2(bundle: Bundle) -> None
     assert result.exit_code == 2
 
 
-def test_level2_features_that_only_warn_keep_level_2(bundle: Bundle) -> None:
+def test_level2_features_without_batch_evidence_do_not_earn_level_2(bundle: Bundle) -> None:
+    # No vacuous Level 2: a feature warned for lack of evidence was not demonstrated.
     del bundle["batch_example"]
+    result = report(bundle, level=2)
+    assert result.conformance_level == 1
+    assert result.exit_code == 2
+
+
+def test_level2_features_without_endpoint_mode_evidence_do_not_earn_level_2(bundle: Bundle) -> None:
+    del bundle["endpoint_modes"]
+    result = report(bundle, level=2)
+    assert result.conformance_level == 1
+    assert result.exit_code == 2
+
+
+def test_should_warnings_outside_level2_features_keep_level_2(bundle: Bundle) -> None:
+    del bundle["constraint_tests"]
     result = report(bundle, level=2)
     assert result.conformance_level == 2
     assert result.exit_code == 2

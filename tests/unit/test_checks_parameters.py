@@ -42,7 +42,7 @@ def test_empty_bundle_fails_the_category_without_vacuous_passes() -> None:
     )
     assert results["L1.params.unknown-explicit"] == (Result.FAIL, "no evidence: no parameter_tests.unknown_parameter")
     assert results["L1.params.snake-case"] == (Result.FAIL, "no evidence: no operation details or accepted parameters")
-    assert results["L1.params.defaults"][0] is Result.SKIP
+    assert results["L1.params.defaults"] == (Result.FAIL, "no evidence: no parameter_tests.optional_defaults")
     assert category.result is Result.FAIL
 
 
@@ -60,7 +60,10 @@ def test_required_parameters_without_evidence_fail_listing_what_applies(bundle: 
     outcome = run(required_enforced, bundle)
     assert outcome.result is Result.FAIL
     assert outcome.detail.startswith("no evidence: no parameter_tests.missing_required; ")
-    assert "required parameters without missing-parameter evidence: introspect.query, create_widget.widget_name" in outcome.detail
+    assert (
+        "required parameters without missing-parameter evidence: introspect.query, create_widget.widget_name"
+        in outcome.detail
+    )
 
 
 def test_required_parameters_partly_covered_warn_listing_the_rest(bundle: Bundle) -> None:
@@ -115,6 +118,14 @@ def test_an_error_with_another_code_that_names_the_parameter_warns(bundle: Bundl
     assert outcome.detail == "get_widget.id: error code 'VALIDATION_ERROR', expected VALIDATION_MISSING_PARAM"
 
 
+def test_every_missing_parameter_case_is_judged_even_for_the_same_parameter(bundle: Bundle) -> None:
+    cases = bundle["parameter_tests"]["missing_required"]
+    cases.insert(0, {"operation": "get_widget", "parameter": "id", "response": ok({"id": None})})
+    outcome = run(required_enforced, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "get_widget.id: the call succeeded without the required parameter"
+
+
 def test_required_parameters_skip_when_none_is_documented(bundle: Bundle) -> None:
     only_operation(bundle, "get_widget", [param("fields")])
     del bundle["parameter_tests"]["missing_required"]
@@ -125,9 +136,7 @@ def test_required_parameters_skip_when_none_is_documented(bundle: Bundle) -> Non
 
 def test_evidence_for_an_undocumented_requirement_is_still_judged(bundle: Bundle) -> None:
     only_operation(bundle, "get_widget", [param("fields")])
-    bundle["parameter_tests"]["missing_required"] = [
-        {"operation": "get_widget", "parameter": "id", "response": ok({})}
-    ]
+    bundle["parameter_tests"]["missing_required"] = [{"operation": "get_widget", "parameter": "id", "response": ok({})}]
     outcome = run(required_enforced, bundle)
     assert outcome.result is Result.FAIL
     assert outcome.detail == "get_widget.id: the call succeeded without the required parameter"
@@ -196,18 +205,25 @@ def test_an_error_that_names_the_parameter_as_a_details_value_passes(bundle: Bun
     assert run(unknown_explicit, bundle).result is Result.PASS
 
 
-def test_an_error_that_does_not_name_the_parameter_fails(bundle: Bundle) -> None:
+def test_an_unknown_parameter_error_that_does_not_name_it_fails(bundle: Bundle) -> None:
     set_unknown_response(bundle, fail("VALIDATION_ERROR", "Invalid request."))
     outcome = run(unknown_explicit, bundle)
     assert outcome.result is Result.FAIL
     assert outcome.detail == "get_widget.bogus: the error does not name the unknown parameter"
 
 
-def test_an_error_naming_a_longer_identifier_does_not_name_the_parameter(bundle: Bundle) -> None:
+def test_an_unknown_parameter_error_naming_a_longer_identifier_fails(bundle: Bundle) -> None:
     set_unknown_response(bundle, fail("VALIDATION_ERROR", "Unknown parameter bogus_flag."))
     outcome = run(unknown_explicit, bundle)
     assert outcome.result is Result.FAIL
     assert outcome.detail == "get_widget.bogus: the error does not name the unknown parameter"
+
+
+def test_a_success_with_malformed_warnings_counts_as_silent(bundle: Bundle) -> None:
+    set_unknown_response(bundle, {"success": True, "data": {}, "warnings": 7})
+    outcome = run(unknown_explicit, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "get_widget.bogus: silently accepted: no error and no warning names it"
 
 
 def test_an_unstructured_answer_to_an_unknown_parameter_fails(bundle: Bundle) -> None:

@@ -110,6 +110,22 @@ def test_a_whole_number_read_back_as_float_passes(bundle: Bundle) -> None:
     assert run(create_read, bundle).result is Result.PASS
 
 
+def test_a_huge_integer_mismatch_fails_instead_of_crashing(bundle: Bundle) -> None:
+    case = bundle["round_trip_tests"][0]
+    case["expected_fields"] = {"data.serial": 2**70}
+    case["read_response"]["data"]["serial"] = 1
+    outcome = run(create_read, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "create then read: data.serial expected 1180591620717411303424, got 1"
+
+
+def test_a_huge_integer_read_back_unchanged_passes(bundle: Bundle) -> None:
+    case = bundle["round_trip_tests"][0]
+    case["expected_fields"] = {"data.serial": 2**70}
+    case["read_response"]["data"]["serial"] = 2**70
+    assert run(create_read, bundle).result is Result.PASS
+
+
 def test_a_failed_read_fails(bundle: Bundle) -> None:
     bundle["round_trip_tests"][0]["read_response"] = fail("NOT_FOUND", "Widget w1 not found.")
     outcome = run(create_read, bundle)
@@ -159,7 +175,9 @@ def test_update_preservation_without_evidence_fails_when_an_update_exists(bundle
     del bundle["update_preservation_tests"]
     outcome = run(update_preservation, bundle)
     assert outcome.result is Result.FAIL
-    assert outcome.detail == "no evidence: no update_preservation_tests although UPDATE operations exist (update_widget)"
+    assert (
+        outcome.detail == "no evidence: no update_preservation_tests although UPDATE operations exist (update_widget)"
+    )
 
 
 def test_update_preservation_skips_without_an_update_operation(bundle: Bundle) -> None:

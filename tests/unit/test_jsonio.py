@@ -47,6 +47,34 @@ def test_parse_json_error_reason_drops_orjson_location_noise() -> None:
     assert str(caught.value) == "b.json:1:9: invalid JSON: trailing comma in object"
 
 
+def test_parse_json_reports_a_number_out_of_range_as_such() -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_json(b'{"a": 1e999,\n "b": 2}', "b.json")
+    message = str(caught.value)
+    assert message.startswith("b.json:")
+    assert "out of range" in message
+
+
+def test_parse_json_rejects_nan() -> None:
+    with pytest.raises(ConfigError, match=r"^b\.json:1:7: invalid JSON: invalid character$"):
+        parse_json(b'{"a": NaN}', "b.json")
+
+
+def test_parse_json_rejects_trailing_data() -> None:
+    with pytest.raises(ConfigError, match=r"^b\.json:1:5: invalid JSON: trailing characters$"):
+        parse_json(b"{} {}", "b.json")
+
+
+def test_parse_json_reports_excessive_nesting() -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_json(b"[" * 100_000 + b"]" * 100_000, "b.json")
+    assert str(caught.value) == "b.json: invalid JSON: nested too deeply"
+
+
+def test_parse_json_keeps_integers_beyond_64_bits() -> None:
+    assert parse_json(b'{"n": 123456789012345678901234567890}', "b.json") == {"n": 123456789012345678901234567890}
+
+
 def test_parse_json_rejects_an_empty_file() -> None:
     with pytest.raises(ConfigError, match=r"^b\.json: file is empty, expected JSON$"):
         parse_json(b"", "b.json")
@@ -157,8 +185,8 @@ def test_gc_paused_disables_collection_inside_and_restores_it() -> None:
 
 def test_write_atomic_writes_a_new_file(tmp_path: Path) -> None:
     target = tmp_path / "report.json"
-    write_atomic(target, "{\"a\": \"\u00e9\"}\n")
-    assert target.read_text(encoding="utf-8") == "{\"a\": \"\u00e9\"}\n"
+    write_atomic(target, '{"a": "\u00e9"}\n')
+    assert target.read_text(encoding="utf-8") == '{"a": "\u00e9"}\n'
 
 
 def test_write_atomic_keeps_newlines_unchanged(tmp_path: Path) -> None:
@@ -230,9 +258,7 @@ def test_write_atomic_refuses_a_missing_folder(tmp_path: Path) -> None:
     target = tmp_path / "no-such-folder" / "report.json"
     with pytest.raises(ConfigError) as caught:
         write_atomic(target, "x")
-    assert str(caught.value) == (
-        f"{target}: cannot write output: folder {tmp_path / 'no-such-folder'} does not exist"
-    )
+    assert str(caught.value) == (f"{target}: cannot write output: folder {tmp_path / 'no-such-folder'} does not exist")
     assert not target.parent.exists()
 
 

@@ -84,11 +84,6 @@ def test_category_result_is_computed_on_construction() -> None:
     assert should(PASS, FAIL).result is WARN
 
 
-def test_has_failed_test_sees_a_failure_behind_a_should_warn() -> None:
-    assert should(FAIL).has_failed_test
-    assert not should(WARN).has_failed_test
-
-
 def test_requirement_names() -> None:
     assert Requirement.MUST.value == "MUST"
     assert Requirement.SHOULD.value == "SHOULD"
@@ -149,8 +144,16 @@ def test_failed_level2_features_earn_level_one() -> None:
     assert conformance_level(2, (must(PASS), should(FAIL, name=LEVEL2_FEATURES))) == 1
 
 
-def test_warned_level2_features_still_earn_level_two() -> None:
-    assert conformance_level(2, (must(PASS), should(WARN, name=LEVEL2_FEATURES))) == 2
+def test_warned_level2_features_earn_level_one() -> None:
+    assert conformance_level(2, (must(PASS), should(WARN, name=LEVEL2_FEATURES))) == 1
+
+
+def test_skipped_level2_features_earn_level_one() -> None:
+    assert conformance_level(2, (must(PASS), should(SKIP, name=LEVEL2_FEATURES))) == 1
+
+
+def test_level2_features_are_ignored_at_level_one() -> None:
+    assert conformance_level(1, (must(PASS), should(FAIL, name=LEVEL2_FEATURES))) == 1
 
 
 def test_failures_in_other_should_categories_do_not_lower_the_level() -> None:

@@ -64,7 +64,9 @@ def test_c1_controls_are_removed(control: str) -> None:
     assert plain(f"a{control}b") == "ab"
 
 
-@pytest.mark.parametrize("bidi", ["\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069"])
+@pytest.mark.parametrize(
+    "bidi", ["\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069"]
+)
 def test_bidi_overrides_and_isolates_are_removed(bidi: str) -> None:
     assert plain(f"safe{bidi}txt.exe") == "safetxt.exe"
 

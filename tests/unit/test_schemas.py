@@ -31,7 +31,11 @@ from mcpaql_conformance.schemas import (
         fail("VALIDATION_MISSING_PARAM", "Missing id."),
         fail("NOT_FOUND", "No widget w9.", id="w9"),
         fail("E2", "Digits after the first letter are fine."),
-        ok({}, results=[{"index": 0, "operation": "get_widget", "result": ok()}], summary={"total": 1, "succeeded": 1, "failed": 0}),
+        ok(
+            {},
+            results=[{"index": 0, "operation": "get_widget", "result": ok()}],
+            summary={"total": 1, "succeeded": 1, "failed": 0},
+        ),
     ],
 )
 def test_valid_operation_results_are_accepted(response: dict[str, Any]) -> None:
@@ -47,19 +51,33 @@ def test_valid_operation_results_are_accepted(response: dict[str, Any]) -> None:
         (fail("1ERROR", "starts with a digit"), "$.error.code: does not match the pattern ^[A-Z][A-Z0-9_]*$"),
         (fail("NOT-FOUND", "dash"), "$.error.code: does not match the pattern ^[A-Z][A-Z0-9_]*$"),
         ({"success": True}, "$: missing required property 'data'"),
-        ({"success": True, "data": {}, "error": {"code": "X", "message": "m"}}, "$: must not have property 'error' here"),
-        ({"success": False, "error": {"code": "X", "message": "m"}, "data": {}}, "$: must not have property 'data' here"),
+        (
+            {"success": True, "data": {}, "error": {"code": "X", "message": "m"}},
+            "$: must not have property 'error' here",
+        ),
+        (
+            {"success": False, "error": {"code": "X", "message": "m"}, "data": {}},
+            "$: must not have property 'data' here",
+        ),
         ({"success": False}, "$: missing required property 'error'"),
         ({"success": False, "error": "boom"}, "$.error: expected an object, got string"),
         ({"success": False, "error": {"code": "X"}}, "$.error: missing required property 'message'"),
         (fail("X", ""), "$.error.message: must not be empty"),
-        ({"success": False, "error": {"code": "X", "message": "m", "details": []}}, "$.error.details: expected an object, got array"),
+        (
+            {"success": False, "error": {"code": "X", "message": "m", "details": []}},
+            "$.error.details: expected an object, got array",
+        ),
         ({"success": "yes", "data": {}}, "$.success: expected a boolean, got string"),
         ({"data": {}}, "$: missing required property 'success'"),
-        (ok({}, warnings=[{"code": "low", "message": "m"}]), "$.warnings[0].code: does not match the pattern ^[A-Z][A-Z0-9_]*$"),
+        (
+            ok({}, warnings=[{"code": "low", "message": "m"}]),
+            "$.warnings[0].code: does not match the pattern ^[A-Z][A-Z0-9_]*$",
+        ),
         (ok({}, results=[{"index": -1, "operation": "x", "result": ok()}]), "$.results[0].index: must be at least 0"),
-        (ok({}, results=[{"index": 0, "operation": "x", "result": {"success": True}}]),
-         "$.results[0].result: missing required property 'data'"),
+        (
+            ok({}, results=[{"index": 0, "operation": "x", "result": {"success": True}}]),
+            "$.results[0].result: missing required property 'data'",
+        ),
         (ok({}, summary={"total": 1, "succeeded": 1}), "$.summary: missing required property 'failed'"),
     ],
 )
@@ -70,7 +88,9 @@ def test_invalid_operation_results_are_rejected_with_a_path_and_reason(response:
 
 
 def test_explain_limits_the_number_of_reasons() -> None:
-    response = ok({}, warnings=[{"code": "a", "message": "m"}, {"code": "b", "message": "m"}, {"code": "c", "message": "m"}])
+    response = ok(
+        {}, warnings=[{"code": "a", "message": "m"}, {"code": "b", "message": "m"}, {"code": "c", "message": "m"}]
+    )
     assert len(operation_result_schema().explain(response, limit=2)) == 2
 
 
@@ -136,9 +156,8 @@ def test_operation_detail_explanations_name_every_broken_field() -> None:
 
 def test_operation_detail_missing_fields_are_listed_together() -> None:
     reasons = introspection_schema("OperationDetails").explain({"name": "x", "description": "d"})
-    assert reasons == [
-        "$: missing required property 'semantic_category', 'endpoint', 'mcpTool', 'permissions', 'parameters', 'returns'"
-    ]
+    missing = "'semantic_category', 'endpoint', 'mcpTool', 'permissions', 'parameters', 'returns'"
+    assert reasons == [f"$: missing required property {missing}"]
 
 
 def test_operation_details_allow_extension_fields() -> None:
@@ -156,7 +175,9 @@ def test_operations_list_data_requires_operations() -> None:
 def test_operations_list_entries_need_a_known_semantic_category() -> None:
     entry = {"name": "x", "semantic_category": "read", "endpoint": "read", "description": "d"}
     reasons = introspection_schema("OperationsListData").explain({"operations": [entry]})
-    assert reasons == ['$.operations[0].semantic_category: must be one of "CREATE", "READ", "UPDATE", "DELETE", "EXECUTE"']
+    assert reasons == [
+        '$.operations[0].semantic_category: must be one of "CREATE", "READ", "UPDATE", "DELETE", "EXECUTE"'
+    ]
 
 
 def test_types_list_data_checks_the_kind() -> None:

@@ -161,6 +161,15 @@ def test_show_keeps_values_at_the_limit_whole() -> None:
     assert show("abc", limit=5) == '"abc"'
 
 
+def test_show_renders_integers_beyond_64_bits() -> None:
+    assert show(2**70) == "1180591620717411303424"
+
+
+def test_json_equal_compares_integers_beyond_64_bits() -> None:
+    assert json_equal(2**70, 2**70)
+    assert not json_equal(2**70, 2**70 + 1)
+
+
 # json_type
 
 

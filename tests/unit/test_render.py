@@ -1,0 +1,319 @@
+"""Renderers: text (colour on demand), markdown (escaped), JSON (round-trips) and the badge."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import orjson
+import pytest
+from bundle_builders import fail, report
+
+from mcpaql_conformance.errors import ConfigError
+from mcpaql_conformance.model import CategoryResult, Report, Result, exit_code_for
+from mcpaql_conformance.model import TestResult as Verdict
+from mcpaql_conformance.render import FORMATS, renderer
+from mcpaql_conformance.render.badge import badge_status
+from mcpaql_conformance.render.escape import Trusted, markdown, terminal
+from mcpaql_conformance.render.json import render_json, report_dict
+from mcpaql_conformance.render.markdown import render_markdown
+from mcpaql_conformance.render.text import render_text
+from mcpaql_conformance.reportio import report_from_data
+
+Bundle = dict[str, Any]
+ESC = "\x1b"
+HOSTILE = "x\n# Heading <script>\x1b[31m | [a](b)"
+OSC_LINK = "\x1b]8;;http://evil.example\x07click\x1b]8;;\x07"
+
+
+def hostile_report(**overrides: Any) -> Report:
+    """A report in which every string a bundle or a loaded report can control is hostile."""
+    tests = (
+        Verdict(HOSTILE, HOSTILE, Result.FAIL, HOSTILE + " " + OSC_LINK, spec_ref=HOSTILE, findings=(HOSTILE,)),
+        Verdict("t2", "plain\u202etest", Result.PASS, "ok\x00\x07 `code` *bold* _it_ ~~s~~ !img\\"),
+    )
+    categories = (CategoryResult(HOSTILE, True, tests),)
+    fields: dict[str, Any] = {
+        "implementation": HOSTILE,
+        "version": "1.0\n## v",
+        "spec_version": "<b>1</b>",
+        "requested_level": 1,
+        "conformance_level": 0,
+        "categories": categories,
+        "exit_code": exit_code_for(categories),
+        "tier": "both\x1b[2J",
+    }
+    fields.update(overrides)
+    return Report(**fields)
+
+
+def unescaped_pipes(line: str) -> int:
+    return re.sub(r"\\.", "", line).count("|")
+
+
+# Renderer lookup
+
+
+def test_formats_are_text_json_and_markdown() -> None:
+    assert FORMATS == ("text", "json", "markdown")
+    assert renderer("json") is render_json
+    assert renderer("markdown") is render_markdown
+    assert renderer("text") is render_text
+
+
+def test_an_unknown_format_is_a_config_error_listing_the_valid_ones() -> None:
+    with pytest.raises(ConfigError) as caught:
+        renderer("yaml")
+    assert str(caught.value) == "unknown format 'yaml'; valid formats: text, json, markdown"
+
+
+# Text
+
+
+def test_text_without_colour_has_no_escape_sequences(bundle: Bundle) -> None:
+    text = render_text(report(bundle, level=2), color=False)
+    assert ESC not in text
+    assert "CONFORMANT at Level 2 (exit 0)" in text
+
+
+def test_text_with_colour_styles_the_verdicts(bundle: Bundle) -> None:
+    text = render_text(report(bundle, level=2), color=True)
+    assert f"{ESC}[" in text
+    assert re.search(r"\x1b\[[0-9;]*32mPASS", text)
+
+
+def test_text_lists_categories_tests_ids_and_details(bundle: Bundle) -> None:
+    bundle["error_tests"][0]["response"] = fail("X", "TypeError: boom")
+    text = render_text(report(bundle), color=False)
+    assert "MCP-AQL conformance report: unit-adapter 0.0.1" in text
+    assert "Error Quality [MUST] FAIL" in text
+    assert "  FAIL Error messages do not leak implementation internals  [L1.errors.no-leakage]" in text
+    assert "$.error_tests[0].response.error.message: exception class name 'TypeError'" in text
+    assert "Summary: 11 passed, 1 warned, 1 failed, 0 skipped (13 tests)" in text
+    assert text.rstrip().endswith("NOT CONFORMANT at Level 1 (exit 1)")
+
+
+def test_text_verdict_mentions_warnings_on_exit_2(bundle: Bundle) -> None:
+    del bundle["constraint_tests"]
+    assert "CONFORMANT at Level 2 with warnings (exit 2)" in render_text(report(bundle, level=2), color=False)
+
+
+def test_text_of_a_category_run_claims_no_level(bundle: Bundle) -> None:
+    text = render_text(report(bundle, category="Error Quality"), color=False)
+    assert "Conformance level: none claimed (category filter)" in text
+    assert "Partial run (Error Quality): no conformance claim (exit 0)" in text
+
+
+@pytest.mark.parametrize("color", [False, True])
+def test_hostile_strings_cannot_put_escapes_or_lines_into_text(color: bool) -> None:
+    text = render_text(hostile_report(), color=color)
+    assert "\x1b[31m" not in text
+    assert "\x1b[2J" not in text
+    assert "\x1b]" not in text
+    assert "\x07" not in text
+    assert "\x00" not in text
+    assert "\u202e" not in text
+    assert not any(line.startswith("# Heading") for line in text.splitlines())
+    assert "x # Heading <script> | [a](b)" in text
+    if not color:
+        assert ESC not in text
+
+
+def test_text_shows_unknown_metadata_plainly() -> None:
+    text = render_text(hostile_report(implementation=None, version=None), color=False)
+    assert "MCP-AQL conformance report: (unknown) (unknown)" in text
+
+
+# Markdown
+
+
+def test_markdown_has_the_badge_the_summary_and_a_section_per_category(bundle: Bundle) -> None:
+    text = render_markdown(report(bundle, level=2))
+    assert text.startswith("# MCP-AQL Conformance Report\n")
+    assert (
+        "![MCP-AQL: Level 2 conformant](https://img.shields.io/badge/MCP--AQL-Level%202%20conformant-brightgreen)"
+        in text
+    )
+    assert "| Summary | 19 passed, 0 warned, 0 failed, 0 skipped |" in text
+    assert "**CONFORMANT at Level 2 (exit 0)**" in text
+    assert len(re.findall(r"^## ", text, flags=re.M)) == 7
+    assert "## Semantic Evaluation: PASS (SHOULD)" in text
+
+
+def test_markdown_escapes_markdown_in_test_names(bundle: Bundle) -> None:
+    text = render_markdown(report(bundle))
+    assert "Canonical parameter names use snake\\_case (L1.params.snake-case)" in text
+
+
+def test_hostile_strings_cannot_inject_a_heading() -> None:
+    text = render_markdown(hostile_report())
+    headings = [line for line in text.splitlines() if line.lstrip().startswith("#")]
+    assert headings[0] == "# MCP-AQL Conformance Report"
+    assert all(line.startswith("## ") for line in headings[1:])
+    assert not any("Heading" in line and not line.startswith("## ") for line in headings)
+
+
+def test_hostile_strings_cannot_inject_html() -> None:
+    text = render_markdown(hostile_report())
+    assert "<script>" not in text
+    assert "<b>" not in text
+    assert "&lt;script&gt;" in text
+
+
+def test_hostile_strings_cannot_inject_a_link() -> None:
+    text = render_markdown(hostile_report())
+    assert "[a](b)" not in text
+    assert "\\[a\\](b)" in text
+
+
+def test_hostile_strings_cannot_add_table_cells() -> None:
+    text = render_markdown(hostile_report())
+    rows = [line for line in text.splitlines() if line.startswith("|")]
+    field_rows = [r for r in rows if r.startswith("| Implementation") or r.startswith("| Version")]
+    assert field_rows
+    assert all(unescaped_pipes(r) == 3 for r in field_rows)
+    test_rows = [r for r in rows if r.startswith("| FAIL") or r.startswith("| PASS")]
+    assert len(test_rows) == 2
+    assert all(unescaped_pipes(r) == 4 for r in test_rows)
+
+
+def test_a_trailing_backslash_cannot_escape_a_cell_separator() -> None:
+    text = render_markdown(hostile_report(implementation="name\\"))
+    row = next(line for line in text.splitlines() if line.startswith("| Implementation"))
+    assert unescaped_pipes(row) == 3
+
+
+def test_hostile_strings_cannot_put_escapes_or_controls_into_markdown() -> None:
+    text = render_markdown(hostile_report())
+    assert ESC not in text
+    assert "\x07" not in text
+    assert "\x00" not in text
+    assert "\u202e" not in text
+
+
+def test_markdown_escape_neutralises_every_inline_construct() -> None:
+    assert markdown("`a` *b* _c_ ~d~ !e #f |g| \\h") == "\\`a\\` \\*b\\* \\_c\\_ \\~d\\~ \\!e \\#f \\|g\\| \\\\h"
+    assert markdown("<a href='x'>&</a>") == "&lt;a href='x'&gt;&amp;&lt;/a&gt;"
+    assert markdown(None) == ""
+
+
+def test_trusted_markup_is_not_escaped_again() -> None:
+    assert markdown(Trusted("![b](u)")) == "![b](u)"
+
+
+def test_terminal_escape_is_plain_text() -> None:
+    assert terminal("a\x1b[31m\nb") == "a b"
+
+
+# JSON
+
+
+def test_json_has_the_spec_shape_with_camel_case_keys(bundle: Bundle) -> None:
+    data = orjson.loads(render_json(report(bundle, level=2)))
+    assert list(data)[:8] == [
+        "implementation",
+        "version",
+        "specVersion",
+        "requestedLevel",
+        "conformanceLevel",
+        "summary",
+        "categories",
+        "exitCode",
+    ]
+    assert data["summary"] == {"total": 19, "passed": 19, "warned": 0, "failed": 0, "skipped": 0}
+    assert data["categories"][0]["tests"][0] == {
+        "name": "Operations query is implemented",
+        "result": "PASS",
+        "detail": "introspect {query: operations} answered 5 operation(s) in the documented shape.",
+        "id": "L1.introspection.operations-query",
+        "specRef": data["categories"][0]["tests"][0]["specRef"],
+    }
+    assert data["tool"] == "mcpaql-conformance"
+    assert data["tier"] == "both"
+
+
+def test_json_round_trips_through_report_loading(bundle: Bundle) -> None:
+    bundle["error_tests"][0]["response"] = fail("X", "TypeError: boom")
+    del bundle["semantic_tests"]
+    original = report(bundle, level=2, tier="1")
+    loaded = report_from_data(orjson.loads(render_json(original)))
+    assert loaded.categories == original.categories
+    assert loaded.summary == original.summary
+    assert loaded.exit_code == original.exit_code == 1
+    assert (loaded.implementation, loaded.version, loaded.spec_version) == ("unit-adapter", "0.0.1", "1.0.0-draft")
+    assert (loaded.requested_level, loaded.conformance_level, loaded.tier) == (2, 0, "1")
+    assert loaded.tool == "mcpaql-conformance"
+
+
+def test_json_round_trips_a_category_filter(bundle: Bundle) -> None:
+    original = report(bundle, category="Error Quality")
+    loaded = report_from_data(orjson.loads(render_json(original)))
+    assert loaded.category_filter == "Error Quality"
+    assert loaded.conformance_level is None
+
+
+def test_json_round_trips_hostile_strings_exactly() -> None:
+    original = hostile_report()
+    loaded = report_from_data(orjson.loads(render_json(original)))
+    assert loaded.implementation == HOSTILE
+    assert loaded.categories == original.categories
+
+
+def test_json_encodes_control_characters_as_escapes() -> None:
+    text = render_json(hostile_report())
+    assert ESC not in text
+    assert "\\u001b" in text
+
+
+def test_json_omits_empty_optional_test_keys() -> None:
+    entry = report_dict(hostile_report())["categories"][0]["tests"][1]
+    assert set(entry) == {"name", "result", "detail", "id"}
+
+
+# Badge
+
+
+def test_badge_is_green_for_a_clean_pass(bundle: Bundle) -> None:
+    status = badge_status(report(bundle, level=2))
+    assert (status.message, status.color) == ("Level 2 conformant", "brightgreen")
+
+
+def test_badge_is_yellow_when_a_must_category_warned(bundle: Bundle) -> None:
+    bundle["error_tests"][0]["response"] = fail("X", "Invalid.")
+    result = report(bundle)
+    assert result.exit_code == 0
+    status = badge_status(result)
+    assert (status.message, status.color) == ("Level 1 conformant", "yellow")
+
+
+def test_badge_is_yellow_when_should_categories_warned(bundle: Bundle) -> None:
+    del bundle["constraint_tests"]
+    status = badge_status(report(bundle, level=2))
+    assert (status.message, status.color) == ("Level 2 conformant", "yellow")
+
+
+def test_badge_shows_the_earned_level_when_level2_features_failed(bundle: Bundle) -> None:
+    bundle["endpoint_modes"] = ["crude"]
+    status = badge_status(report(bundle, level=2))
+    assert (status.message, status.color) == ("Level 1 conformant", "yellow")
+
+
+def test_badge_is_red_when_a_must_category_failed(bundle: Bundle) -> None:
+    del bundle["error_tests"]
+    status = badge_status(report(bundle, level=2))
+    assert (status.message, status.color) == ("not conformant", "red")
+
+
+def test_badge_is_grey_for_a_category_run(bundle: Bundle) -> None:
+    status = badge_status(report(bundle, category="Error Quality"))
+    assert (status.message, status.color) == ("partial run (category filter)", "lightgrey")
+
+
+def test_badge_url_escapes_dashes_underscores_and_spaces(bundle: Bundle) -> None:
+    url = badge_status(report(bundle)).shields_url()
+    assert url == "https://img.shields.io/badge/MCP--AQL-Level%201%20conformant-brightgreen"
+
+
+def test_badge_ignores_bundle_text() -> None:
+    status = badge_status(hostile_report())
+    assert (status.label, status.message, status.color) == ("MCP-AQL", "not conformant", "red")

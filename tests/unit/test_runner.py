@@ -1,0 +1,117 @@
+"""runner.evaluate: levels, tiers, the category filter and the report it builds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from bundle_builders import conformant_bundle
+
+from mcpaql_conformance import __version__
+from mcpaql_conformance.bundle import Bundle, bundle_from_data
+from mcpaql_conformance.errors import ConfigError
+from mcpaql_conformance.runner import categories_for, evaluate, select_category
+
+SPEC_ORDER = [
+    "Introspection Fidelity",
+    "Parameter Handling",
+    "Error Quality",
+    "Round-Trip Integrity",
+    "Level 2 Features",
+    "Constraint Documentation",
+    "Semantic Evaluation",
+]
+
+
+@pytest.fixture
+def loaded() -> Bundle:
+    return bundle_from_data(conformant_bundle())
+
+
+def test_level_1_runs_the_four_must_categories_in_spec_order() -> None:
+    assert [c.name for c in categories_for(1)] == SPEC_ORDER[:4]
+    assert all(c.required for c in categories_for(1))
+
+
+def test_level_2_adds_the_three_should_categories() -> None:
+    assert [c.name for c in categories_for(2)] == SPEC_ORDER
+    assert [c.required for c in categories_for(2)][4:] == [False, False, False]
+
+
+def test_level_1_has_thirteen_must_tests(loaded: Bundle) -> None:
+    result = evaluate(loaded, 1)
+    assert result.summary.total == 13
+    assert result.summary.passed == 13
+
+
+def test_the_report_carries_bundle_metadata_and_tool_identity(loaded: Bundle) -> None:
+    result = evaluate(loaded, 2, "2")
+    assert (result.implementation, result.version, result.spec_version) == ("unit-adapter", "0.0.1", "1.0.0-draft")
+    assert (result.requested_level, result.conformance_level, result.exit_code) == (2, 2, 0)
+    assert (result.tier, result.category_filter) == ("2", None)
+    assert (result.tool, result.tool_version) == ("mcpaql-conformance", __version__)
+
+
+def test_an_empty_bundle_is_not_conformant() -> None:
+    result = evaluate(bundle_from_data({}), 1)
+    assert result.exit_code == 1
+    assert result.conformance_level == 0
+    assert {c.result.value for c in result.categories} == {"FAIL"}
+
+
+@pytest.mark.parametrize("level", [0, 3, 7])
+def test_an_invalid_level_is_a_config_error_listing_valid_levels(loaded: Bundle, level: int) -> None:
+    with pytest.raises(ConfigError) as caught:
+        evaluate(loaded, level)
+    assert str(caught.value) == f"invalid level {level}; valid levels: 1, 2"
+
+
+def test_an_invalid_tier_is_a_config_error_listing_valid_tiers(loaded: Bundle) -> None:
+    with pytest.raises(ConfigError) as caught:
+        evaluate(loaded, 1, "3")
+    assert str(caught.value) == "invalid tier '3'; valid tiers: 1, 2, both"
+
+
+def test_an_unknown_category_is_a_config_error_listing_the_valid_ones(loaded: Bundle) -> None:
+    with pytest.raises(ConfigError) as caught:
+        evaluate(loaded, 1, "both", "Nope")
+    assert str(caught.value) == (
+        "unknown category 'Nope'; valid categories at level 1: 'Introspection Fidelity', "
+        "'Parameter Handling', 'Error Quality', 'Round-Trip Integrity'"
+    )
+
+
+def test_a_level2_category_at_level_1_says_which_level_to_add(loaded: Bundle) -> None:
+    with pytest.raises(ConfigError) as caught:
+        evaluate(loaded, 1, "both", "semantic evaluation")
+    assert str(caught.value) == "category 'Semantic Evaluation' is a Level 2 category; add --level 2"
+
+
+def test_an_unknown_category_name_is_sanitised_in_the_error(loaded: Bundle) -> None:
+    with pytest.raises(ConfigError) as caught:
+        evaluate(loaded, 1, "both", "\x1b[31mNope\n")
+    assert "\x1b" not in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+def test_a_category_is_selected_case_and_space_insensitively(loaded: Bundle) -> None:
+    result = evaluate(loaded, 2, "both", "  ERROR quality ")
+    assert [c.name for c in result.categories] == ["Error Quality"]
+    assert result.category_filter == "Error Quality"
+
+
+def test_a_category_run_claims_no_conformance_level(loaded: Bundle) -> None:
+    result = evaluate(loaded, 1, "both", "Error Quality")
+    assert result.conformance_level is None
+    assert result.exit_code == 0
+
+
+def test_a_category_run_still_gives_its_exit_code() -> None:
+    data: dict[str, Any] = conformant_bundle()
+    del data["error_tests"]
+    result = evaluate(bundle_from_data(data), 1, "both", "Error Quality")
+    assert result.exit_code == 1
+
+
+def test_select_category_returns_the_registered_category() -> None:
+    assert select_category(2, "level 2 features").name == "Level 2 Features"
