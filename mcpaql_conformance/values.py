@@ -7,6 +7,7 @@ from typing import Any
 import orjson
 
 MISSING: Any = object()
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def resolve_path(document: Any, path: str) -> Any:
@@ -32,6 +33,8 @@ def resolve_path(document: Any, path: str) -> Any:
 
 def json_equal(left: Any, right: Any) -> bool:
     """JSON deep equality: key order ignored, ``true`` is not ``1``, ``1`` equals ``1.0``."""
+    if type(left) is type(right) and type(left) in _SCALARS:
+        return bool(left == right)  # the common case: same scalar type
     if isinstance(left, bool) or isinstance(right, bool):
         return isinstance(left, bool) and isinstance(right, bool) and left is right
     if isinstance(left, int | float) and isinstance(right, int | float):

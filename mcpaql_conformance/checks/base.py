@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -170,39 +171,33 @@ class Context:
 
     @cached_property
     def parameter_index(self) -> ParameterIndex:
-        """Every documented parameter, indexed in one pass over the details."""
-        index = ParameterIndex()
-        if self.all_details_valid:  # shapes are guaranteed: comprehensions, no type checks
-            required, defaults = index.required.append, index.defaults.append
-            for operation, detail in self.details_by_name.items():
-                parameters = index.by_operation[operation] = detail["parameters"]
-                names: list[str] = []
-                index.names[operation] = names
-                for parameter in parameters:
-                    name = parameter["name"]
-                    names.append(name)
-                    if parameter["required"]:
-                        required((operation, name))
-                    if "default" in parameter:
-                        defaults((operation, name))
-            return index
-        for operation, detail in self.details_by_name.items():
-            parameters = detail.get("parameters")
-            if not isinstance(parameters, list):
-                continue
-            kept = index.by_operation[operation] = []
-            names = index.names[operation] = []
-            for parameter in parameters:
-                name = parameter.get("name") if isinstance(parameter, dict) else None
-                if not isinstance(name, str):
-                    continue
-                kept.append(parameter)
-                names.append(name)
-                if parameter.get("required") is True:
-                    index.required.append((operation, name))
-                if "default" in parameter:
-                    index.defaults.append((operation, name))
-        return index
+        """Every documented parameter, indexed once (whole-collection comprehensions: fast)."""
+        details = self.details_by_name
+        if self.all_details_valid:  # shapes are guaranteed: no per-item type checks
+            by_operation = {operation: detail["parameters"] for operation, detail in details.items()}
+        else:
+            by_operation = {
+                operation: [p for p in parameters if isinstance(p, dict) and isinstance(p.get("name"), str)]
+                for operation, detail in details.items()
+                if isinstance(parameters := detail.get("parameters"), list)
+            }
+        name_of = operator.itemgetter("name")
+        return ParameterIndex(
+            by_operation=by_operation,
+            names={operation: list(map(name_of, parameters)) for operation, parameters in by_operation.items()},
+            required=[
+                (operation, p["name"])
+                for operation, parameters in by_operation.items()
+                for p in parameters
+                if p.get("required") is True
+            ],
+            defaults=[
+                (operation, p["name"])
+                for operation, parameters in by_operation.items()
+                for p in parameters
+                if "default" in p
+            ],
+        )
 
     @cached_property
     def allowed_tools(self) -> dict[str, list[str]]:

@@ -38,6 +38,8 @@ def required_enforced(ctx: Context) -> Outcome:
     failures: list[str] = []
     warnings: list[str] = []
     for case in cases:  # every case is judged, even several for the same parameter
+        if _clearly_missing(case):
+            continue
         failure, warning = _judge_missing(case["operation"], case["parameter"], case["response"])
         failures += failure
         warnings += warning
@@ -51,6 +53,18 @@ def required_enforced(ctx: Context) -> Outcome:
         uncovered_label="required parameters without missing-parameter evidence",
         passed=f"{len(cases)} omitted required parameter(s) each failed with an error naming the parameter.",
         no_evidence="no parameter_tests.missing_required",
+    )
+
+
+def _clearly_missing(case: JsonObject) -> bool:
+    """The common case, decided inline: a VALIDATION_MISSING_PARAM error naming the parameter."""
+    error = case["response"].get("error")
+    return (
+        isinstance(error, dict)
+        and error.get("code") == MISSING_PARAM_CODE
+        and case["response"].get("success") is False
+        and isinstance(message := error.get("message"), str)
+        and mentions_identifier(message, case["parameter"])
     )
 
 
