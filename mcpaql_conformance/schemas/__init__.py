@@ -9,13 +9,14 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable, Sequence
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import orjson
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DRAFT = "https://json-schema.org/draft/2020-12/schema"
+_HERE = Path(__file__).parent  # package data ships beside this module (see pyproject.toml)
 
 
 def json_path(parts: Iterable[str | int], root: str = "$") -> str:
@@ -36,7 +37,7 @@ def schema_document(name: str) -> dict[str, Any]:
     """One of our schema files, parsed (``bundle``, ``operation-result``, ``introspection``)."""
     from mcpaql_conformance.jsonio import parse_json
 
-    text = resources.files(__package__).joinpath(f"{name}.schema.json").read_bytes()
+    text = (_HERE / f"{name}.schema.json").read_bytes()
     document: dict[str, Any] = parse_json(text, f"{name}.schema.json")
     return document
 
