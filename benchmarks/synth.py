@@ -4,14 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcpaql_conformance.checks.introspection import PERMISSION_TABLE
+
 CATEGORY_CYCLE = ("READ", "CREATE", "UPDATE", "DELETE", "EXECUTE", "READ", "READ", "CREATE")
-PERMISSIONS = {
-    "CREATE": (False, False),
-    "READ": (True, False),
-    "UPDATE": (False, True),
-    "DELETE": (False, True),
-    "EXECUTE": (False, True),
-}
 VERBS = {"CREATE": "create", "READ": "get", "UPDATE": "update", "DELETE": "delete", "EXECUTE": "execute"}
 
 
@@ -28,7 +23,7 @@ def _operation(index: int) -> tuple[dict[str, Any], dict[str, Any]]:
         {"name": "limit", "type": "integer", "required": False, "description": "Page size.", "default": 20},
         {"name": "label", "type": "string", "required": False, "description": "Optional label."},
     ]
-    read_only, destructive = PERMISSIONS[category]
+    read_only, destructive = PERMISSION_TABLE[category]
     summary = {"name": name, "semantic_category": category, "endpoint": endpoint, "description": f"Operation {index}."}
     detail = {
         **summary,

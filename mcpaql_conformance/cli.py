@@ -43,6 +43,15 @@ class ConformanceGroup(click.Group):
         except BrokenPipeError:
             _silence_stdout()
             sys.exit(1)
+        except Exception as exc:  # a bug of ours: one line, not a traceback (unless asked for)
+            if os.environ.get("MCPAQL_CONFORMANCE_DEBUG"):
+                raise
+            click.echo(
+                f"error: internal error ({type(exc).__name__}): {exc}; please report it "
+                "(set MCPAQL_CONFORMANCE_DEBUG=1 for the traceback)",
+                err=True,
+            )
+            sys.exit(EXIT_CONFIG)
         sys.exit(result if isinstance(result, int) else 0)
 
 

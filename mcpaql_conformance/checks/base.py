@@ -252,6 +252,16 @@ def judge(
     return Outcome(Result.PASS, passed, findings)
 
 
+def single(requirement: Requirement, failures: list[str], passed: str) -> Outcome:
+    """The verdict of a test judged on one piece of evidence."""
+    return judge(requirement, judged=1, failures=failures, passed=passed, no_evidence="")
+
+
+def no_evidence(requirement: Requirement, what: str, failures: list[str] | None = None) -> Outcome:
+    """The verdict of a test that had nothing to judge (FAIL for MUST, WARN for SHOULD)."""
+    return judge(requirement, judged=0, failures=failures or [], passed="", no_evidence=what)
+
+
 def skip(reason: str) -> Outcome:
     return Outcome(Result.SKIP, reason)
 

@@ -15,6 +15,8 @@ from mcpaql_conformance.checks.base import (
     Outcome,
     describe_failure,
     judge,
+    no_evidence,
+    single,
 )
 from mcpaql_conformance.model import Requirement
 from mcpaql_conformance.schemas import introspection_schema
@@ -68,7 +70,7 @@ def _introspect_answer(ctx: Context, key: str, definition: str, query: str) -> t
 )
 def operations_query(ctx: Context) -> Outcome:
     if ctx.bundle.operations_list is None:
-        return judge(MUST, judged=0, failures=[], passed="", no_evidence="no introspection.operations_list")
+        return no_evidence(MUST, "no introspection.operations_list")
     failures, data = _introspect_answer(ctx, "operations_list", "OperationsListData", "operations")
     count = 0
     if data is not None:
@@ -79,13 +81,8 @@ def operations_query(ctx: Context) -> Outcome:
             failures.append(f"operations listed more than once: {', '.join(duplicates)}")
         if not names:
             failures.append("the operations list is empty")
-    return judge(
-        MUST,
-        judged=1,
-        failures=failures,
-        passed=f"introspect {{query: operations}} answered {count} operation(s) in the documented shape.",
-        no_evidence="",
-    )
+    passed = f"introspect {{query: operations}} answered {count} operation(s) in the documented shape."
+    return single(MUST, failures, passed)
 
 
 @INTROSPECTION.check(
@@ -95,16 +92,10 @@ def operations_query(ctx: Context) -> Outcome:
 )
 def types_query(ctx: Context) -> Outcome:
     if ctx.bundle.types_list is None:
-        return judge(MUST, judged=0, failures=[], passed="", no_evidence="no introspection.types_list")
+        return no_evidence(MUST, "no introspection.types_list")
     failures, data = _introspect_answer(ctx, "types_list", "TypesListData", "types")
     count = len(data["types"]) if data is not None else 0
-    return judge(
-        MUST,
-        judged=1,
-        failures=failures,
-        passed=f"introspect {{query: types}} answered {count} type(s) in the documented shape.",
-        no_evidence="",
-    )
+    return single(MUST, failures, f"introspect {{query: types}} answered {count} type(s) in the documented shape.")
 
 
 @INTROSPECTION.check(

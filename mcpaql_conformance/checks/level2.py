@@ -11,7 +11,8 @@ from mcpaql_conformance.checks.base import (
     Context,
     Outcome,
     error_of,
-    judge,
+    no_evidence,
+    single,
 )
 from mcpaql_conformance.model import LEVEL2_FEATURES, Requirement
 
@@ -27,20 +28,14 @@ SHOULD = Requirement.SHOULD
 def endpoint_modes(ctx: Context) -> Outcome:
     modes = ctx.modes
     if modes is None:
-        return judge(SHOULD, judged=0, failures=[], passed="", no_evidence="no endpoint_modes")
+        return no_evidence(SHOULD, "no endpoint_modes")
     failures = []
     if "single" not in modes:
         failures.append("single mode (`mcp_aql`) is not supported")
     semantic = sorted(modes - {"single"})
     if not semantic:
         failures.append("no semantic endpoint mode (`crude` or a custom family) is supported")
-    return judge(
-        SHOULD,
-        judged=1,
-        failures=failures,
-        passed=f"Single mode and semantic mode ({', '.join(semantic)}) are both supported.",
-        no_evidence="",
-    )
+    return single(SHOULD, failures, f"Single mode and semantic mode ({', '.join(semantic)}) are both supported.")
 
 
 @LEVEL2.check(
@@ -57,13 +52,7 @@ def field_selection(ctx: Context) -> Outcome:
         failures.append("capabilities.field_selection is not true")
     if not with_fields:
         failures.append("no READ operation documents a `fields` parameter")
-    return judge(
-        SHOULD,
-        judged=1,
-        failures=failures,
-        passed=f"Field selection is advertised and documented on {', '.join(with_fields[:5])}.",
-        no_evidence="",
-    )
+    return single(SHOULD, failures, f"Field selection is advertised and documented on {', '.join(with_fields[:5])}.")
 
 
 @LEVEL2.check(
@@ -77,20 +66,15 @@ def batch(ctx: Context) -> Outcome:
     if ctx.bundle.capabilities.get("batch_operations") is not True:
         failures.append("capabilities.batch_operations is not true")
     if example is None:
-        return judge(SHOULD, judged=0, failures=failures, passed="", no_evidence="no batch_example")
+        return no_evidence(SHOULD, "no batch_example", failures)
     if not ctx.is_valid_result(example):
         failures.append("batch_example is not a valid operation result")
     elif error_of(example) is not None:
         failures.append("batch_example is a failure, not a batch result")
     else:
         failures += _batch_shape(example)
-    return judge(
-        SHOULD,
-        judged=1,
-        failures=failures,
-        passed=f"The batch answered {len(example.get('results') or [])} individual result(s) with a matching summary.",
-        no_evidence="",
-    )
+    count = len(example.get("results") or [])
+    return single(SHOULD, failures, f"The batch answered {count} individual result(s) with a matching summary.")
 
 
 def _batch_shape(example: dict[str, Any]) -> list[str]:

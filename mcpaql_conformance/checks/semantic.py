@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from mcpaql_conformance.bundle import JsonObject
-from mcpaql_conformance.checks.base import CONFORMANCE, Category, Context, judge
+from mcpaql_conformance.checks.base import CONFORMANCE, Category, Context, no_evidence
 from mcpaql_conformance.model import Requirement, Result, TestResult
 from mcpaql_conformance.textmatch import contains_phrase, normalize_words
 
@@ -72,7 +72,7 @@ def _slug(name: str) -> str:
 def evaluate(ctx: Context) -> list[TestResult]:
     cases = ctx.bundle.cases("semantic_tests")
     if not cases:
-        outcome = judge(SHOULD, judged=0, failures=[], passed="", no_evidence="no semantic_tests")
+        outcome = no_evidence(SHOULD, "no semantic_tests")
         name = "Semantic evidence is present"
         return [TestResult("L2.semantic.evidence", name, outcome.result, outcome.detail, SPEC_REF)]
     results: list[TestResult] = []

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -126,3 +128,32 @@ def test_invalid_json_report_input(cli, tmp_path):
     path = tmp_path / "results.json"
     path.write_text(json.dumps({"summary": {}})[:-1])
     assert_config_error(cli("report", str(path)), "results.json:1:15: invalid JSON: unexpected end of data")
+
+
+def test_an_internal_error_is_one_line_unless_debugging(tmp_path):
+    """Simulate a bug by making the runner raise; the CLI must not print a traceback."""
+    script = (
+        "import mcpaql_conformance.runner as r\n"
+        "def boom(*a, **k): raise RuntimeError('simulated bug')\n"
+        "r.evaluate = boom\n"
+        "from mcpaql_conformance.cli import main\n"
+        "main()\n"
+    )
+    bundle = tmp_path / "b.json"
+    bundle.write_text("{}")
+    run = subprocess.run(
+        [sys.executable, "-c", script, "test", str(bundle)], capture_output=True, text=True, check=False
+    )
+    assert run.returncode == 3
+    assert run.stderr.strip() == (
+        "error: internal error (RuntimeError): simulated bug; please report it "
+        "(set MCPAQL_CONFORMANCE_DEBUG=1 for the traceback)"
+    )
+    debug = subprocess.run(
+        [sys.executable, "-c", script, "test", str(bundle)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "MCPAQL_CONFORMANCE_DEBUG": "1"},
+    )
+    assert "Traceback" in debug.stderr and "simulated bug" in debug.stderr
