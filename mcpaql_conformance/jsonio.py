@@ -89,15 +89,21 @@ def _describe_encoding_error(data: bytes, source: str) -> str:
 
 
 def _describe_decode_error(data: bytes, source: str, message: str) -> str:
+    """Locate a syntax error. msgspec's messages are terse and some have no position;
+    orjson, asked only on this error path, names the reason, line and column."""
+    import orjson
+
+    try:
+        orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        return f"{source}:{exc.lineno}:{exc.colno}: invalid JSON: {plain(exc.msg)}"
+    except RecursionError:
+        return f"{source}: invalid JSON: nested too deeply"
     match = _BYTE_OFFSET.search(message)
-    if match is not None:
-        reason = message.split(":", 1)[-1].split("(byte", 1)[0].strip()
-        offset = int(match.group(1))
-    elif "truncated" in message:
-        reason, offset = "unexpected end of data", len(data)
-    else:  # e.g. "Number out of range - at `$[...]`": msgspec gives no position
+    if match is None:  # e.g. "Number out of range - at `$[...]`"
         return f"{source}: invalid JSON: {plain(message.split(' - at ', 1)[0])}"
-    line, column = _line_column(data, offset)
+    line, column = _line_column(data, int(match.group(1)))
+    reason = message.split(":", 1)[-1].split("(byte", 1)[0].strip()
     return f"{source}:{line}:{column}: invalid JSON: {plain(reason)}"
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.jsonio import load_json_file
-from mcpaql_conformance.model import CategoryResult, Report, Result, TestResult, exit_code_for
+from mcpaql_conformance.model import CategoryResult, Report, Result, TestResult, conformance_level, exit_code_for
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.schemas import json_path, report_schema
 from mcpaql_conformance.values import json_type
@@ -18,7 +18,8 @@ def load_report(path: Path) -> Report:
 
 
 def report_from_data(data: Any, source: str = "<report>") -> Report:
-    """Validate the report shape; verdicts and counts are recomputed from the tests."""
+    """Validate the report shape; verdicts, counts, exit code and conformance level are
+    recomputed from the tests, so a hand-edited or inconsistent report cannot claim more."""
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: $: expected a JSON object (a conformance report), got {json_type(data)}")
     schema = report_schema()
@@ -30,12 +31,15 @@ def report_from_data(data: Any, source: str = "<report>") -> Report:
     categories = tuple(
         CategoryResult(c["name"], c["required"], tuple(_test(t) for t in c["tests"])) for c in data["categories"]
     )
+    requested = data.get("requestedLevel")
+    filtered = data.get("categoryFilter") is not None
+    level = None if filtered or requested is None else conformance_level(requested, categories)
     return Report(
         implementation=data.get("implementation"),
         version=data.get("version"),
         spec_version=data.get("specVersion"),
-        requested_level=data.get("requestedLevel"),
-        conformance_level=data.get("conformanceLevel"),
+        requested_level=requested,
+        conformance_level=level,
         categories=categories,
         exit_code=exit_code_for(categories),
         tier=data.get("tier"),

@@ -19,7 +19,9 @@ _ANSI = re.compile(
 )
 # C0 and C1 controls (tab/newline handled separately), DEL, bidi controls,
 # zero-width joiners used for spoofing, line/paragraph separators.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069\ufeff]")
+_CONTROL = re.compile(
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069\ufeff]"
+)
 _SPACES = re.compile(r"[\t\n\r]+")
 
 

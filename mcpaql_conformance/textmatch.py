@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 
 _IDENT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_NON_WORD = re.compile(r"[^a-z0-9_]+")
+_NON_WORD = re.compile(r"[^\w]+")  # Unicode-aware: letters of every script are word characters
 
 
 def mentions_identifier(text: str, name: str) -> bool:
@@ -33,14 +35,36 @@ def mentions(text: str, fragment: str) -> bool:
 
 
 def normalize_words(text: str) -> str:
-    """Lower-case words separated by single spaces, padded so phrase tests match whole words."""
-    return " " + _NON_WORD.sub(" ", text.lower()).strip() + " "
+    """Case-folded (NFKC) words separated by single spaces, padded with a space each side."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return " " + _NON_WORD.sub(" ", folded).strip() + " "
 
 
 def contains_phrase(normalized_text: str, phrase: str) -> bool:
-    """Whole-word phrase test against text from ``normalize_words``."""
-    words = normalize_words(phrase)
-    return words.strip() != "" and words in normalized_text
+    """Whole-word phrase test against text from ``normalize_words`` ("caf" is not in "café").
+
+    Scripts written without spaces (Chinese, Japanese) have no word boundaries to
+    respect: next to such a character a phrase may start or end anywhere.
+    """
+    words = normalize_words(phrase).strip()
+    if not words:
+        return False
+    start = normalized_text.find(words)
+    while start != -1:
+        end = start + len(words)
+        if _boundary(normalized_text[start - 1], words[0]) and _boundary(normalized_text[end], words[-1]):
+            return True
+        start = normalized_text.find(words, start + 1)
+    return False
+
+
+def _boundary(neighbour: str, edge: str) -> bool:
+    return neighbour == " " or _unspaced(neighbour) or _unspaced(edge)
+
+
+def _unspaced(char: str) -> bool:
+    """Wide (East Asian) characters belong to scripts that do not separate words."""
+    return unicodedata.east_asian_width(char) in ("W", "F")
 
 
 def is_snake_case(name: str) -> bool:
@@ -55,11 +79,18 @@ _SNAKE = re.compile(r"[a-z][a-z0-9_]*")
 # whole bundle); the regex, bounded (no nested unbounded repetition), confirms.
 
 
+def _located_in_a_file(match: re.Match[str]) -> bool:
+    """A ``(location:line)`` frame names a file or module (has / \\ or .), not "(UTC+5:30)"."""
+    location = match.group("location")
+    return location is None or any(mark in location for mark in "/\\.")
+
+
 @dataclass(frozen=True)
 class LeakRule:
     label: str
     literals: tuple[str, ...]
     pattern: re.Pattern[str]
+    confirm: Callable[[re.Match[str]], bool] | None = None
 
     def appears_in(self, text: str) -> bool:
         """Cheap test that the rule could match; with no literals the pattern itself is
@@ -71,8 +102,10 @@ class LeakRule:
     def find(self, text: str) -> str | None:
         if not self.appears_in(text):
             return None
-        match = self.pattern.search(text)
-        return None if match is None else f"{self.label} {match.group(0).strip()!r}"
+        for match in self.pattern.finditer(text):
+            if self.confirm is None or self.confirm(match):
+                return f"{self.label} {match.group(0).strip()!r}"
+        return None
 
 
 _SOURCE_EXTENSIONS = ("py", "js", "mjs", "cjs", "ts", "tsx", "jsx", "rb", "java", "go", "rs", "php", "cs")
@@ -88,10 +121,12 @@ LEAK_RULES: tuple[LeakRule, ...] = (
         "stack frame",
         ("at ",),
         re.compile(
-            r"\bat [\w$.<>\[\]]{1,200} \([^()\s]{1,400}:\d{1,7}(?::\d{1,7})?\)"
+            r"\bat [\w$.<>\[\]]{1,200} \((?P<location>[^()\s]{1,400}):\d{1,7}(?::\d{1,7})?\)"
             r"|\bat (?:file://|node:)?(?:[A-Za-z]:)?[\w.-]{0,100}(?:[/\\][\w.-]{1,100}){1,20}:\d{1,7}:\d{1,7}"
-            r"|\bat (?:Function|Module|Object|async|new)[ .][\w$.<>]{1,200} \("
+            r"|\bat (?:Function|Module|Object)\.[\w$.<>]{1,200}"
+            r"|\bat (?:new|async) [A-Z][\w$.<>]{0,200} \("
         ),
+        _located_in_a_file,
     ),
     LeakRule("python frame", ('File "',), re.compile(r"File \"[^\"\n]{1,400}\", line \d{1,7}")),
     LeakRule(

@@ -32,24 +32,34 @@ def resolve_path(document: Any, path: str) -> Any:
 
 
 def json_equal(left: Any, right: Any) -> bool:
-    """JSON deep equality: key order ignored, ``true`` is not ``1``, ``1`` equals ``1.0``."""
-    if type(left) is type(right) and type(left) in _SCALARS:
-        return bool(left == right)  # the common case: same scalar type
+    """JSON deep equality: key order ignored, ``true`` is not ``1``, ``1`` equals ``1.0``.
+
+    Iterative, so that any depth the parser accepts can be compared."""
+    pending = [(left, right)]
+    while pending:
+        a, b = pending.pop()
+        if type(a) is type(b) and type(a) in _SCALARS:
+            if a != b:
+                return False
+        elif isinstance(a, dict):
+            if not isinstance(b, dict) or a.keys() != b.keys():
+                return False
+            pending += [(value, b[key]) for key, value in a.items()]
+        elif isinstance(a, list):
+            if not isinstance(b, list) or len(a) != len(b):
+                return False
+            pending += zip(a, b, strict=True)
+        elif not _scalars_equal(a, b):
+            return False
+    return True
+
+
+def _scalars_equal(left: Any, right: Any) -> bool:
     if isinstance(left, bool) or isinstance(right, bool):
         return isinstance(left, bool) and isinstance(right, bool) and left is right
     if isinstance(left, int | float) and isinstance(right, int | float):
         return left == right
-    if isinstance(left, dict):
-        if not isinstance(right, dict) or left.keys() != right.keys():
-            return False
-        return all(json_equal(value, right[key]) for key, value in left.items())
-    if isinstance(left, list):
-        if not isinstance(right, list) or len(left) != len(right):
-            return False
-        return all(json_equal(a, b) for a, b in zip(left, right, strict=True))
-    if left is None or right is None:
-        return left is None and right is None
-    return type(left) is type(right) and bool(left == right)
+    return False  # different JSON types (a container against a scalar, or null against a value)
 
 
 def show(value: Any, limit: int = 120) -> str:

@@ -68,6 +68,9 @@ def verify_one(path: Path, tier: str = "both") -> FixtureOutcome:
         report = evaluate(bundle, level, tier)
     except ConfigError as exc:
         return FixtureOutcome(path, expected, EXIT_CONFIG_ERROR, error=str(exc))
+    except Exception as exc:  # a bug of ours must not stop the other bundles from being verified
+        message = f"internal error ({type(exc).__name__}): {exc}; please report it"
+        return FixtureOutcome(path, expected, EXIT_CONFIG_ERROR, error=message)
     return FixtureOutcome(path, expected, report.exit_code, report=report)
 
 

@@ -153,7 +153,12 @@ def _leak_outcome(judged: int, failures: list[str]) -> Outcome:
 def actionable(ctx: Context) -> Outcome:
     cases = ctx.bundle.cases("error_tests")
     warnings: list[str] = []
+    judged = 0
     for case in cases:
+        if not case.get("must_mention"):
+            warnings.append(f"{case['name']}: no must_mention criteria to judge the message by")
+            continue
+        judged += 1
         if error_of(case["response"]) is None:
             warnings.append(f"{case['name']}: the response is not an error")
             continue
@@ -163,9 +168,9 @@ def actionable(ctx: Context) -> Outcome:
             warnings.append(f"{case['name']}: message does not mention {', '.join(missing)}")
     return judge(
         MUST,
-        judged=len(cases),
+        judged=judged,
         failures=[],
         warnings=warnings,
-        passed=f"{len(cases)} error message(s) name what went wrong and what to correct.",
-        no_evidence="no error_tests",
+        passed=f"{judged} error message(s) name what went wrong and what to correct.",
+        no_evidence="no error_tests with must_mention criteria",
     )

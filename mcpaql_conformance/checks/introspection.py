@@ -74,12 +74,10 @@ def operations_query(ctx: Context) -> Outcome:
     failures, data = _introspect_answer(ctx, "operations_list", "OperationsListData", "operations")
     count = 0
     if data is not None:
-        names = [entry["name"] for entry in data["operations"]]
-        count = len(names)
-        duplicates = sorted(name for name, n in Counter(names).items() if n > 1)
-        if duplicates:
-            failures.append(f"operations listed more than once: {', '.join(duplicates)}")
-        if not names:
+        operations = data["operations"]
+        count = len(operations)
+        failures += _naming_failures(operations, "listed") + _reserved_failures(operations)
+        if not operations:
             failures.append("the operations list is empty")
     passed = f"introspect {{query: operations}} answered {count} operation(s) in the documented shape."
     return single(MUST, failures, passed)
@@ -117,7 +115,7 @@ def operation_details(ctx: Context) -> Outcome:
             name = detail.get("name")
             where = name if isinstance(name, str) else f"$.introspection.operation_details[{index}]"
             failures.append(f"{where}: {'; '.join(schema.explain(detail))}")
-    failures += _naming_failures(details)
+    failures += _naming_failures(details, "documented")
     failures += _listing_failures(ctx, valid)
     failures += _reserved_failures(valid)
     shape_findings: dict[tuple[Any, ...], tuple[list[str], list[str]]] = {}
@@ -143,10 +141,11 @@ def operation_details(ctx: Context) -> Outcome:
     )
 
 
-def _naming_failures(details: list[JsonObject]) -> list[str]:
-    names = [d["name"] for d in details if isinstance(d.get("name"), str)]
+def _naming_failures(entries: list[JsonObject], how: str) -> list[str]:
+    """Operation names must be snake_case and unique (``how``: "listed" or "documented")."""
+    names = [entry["name"] for entry in entries if isinstance(entry.get("name"), str)]
     failures = [f"{name}: operation name is not snake_case" for name in names if not is_snake_case(name)]
-    failures += [f"{name}: operation documented {n} times" for name, n in Counter(names).items() if n > 1]
+    failures += [f"{name}: operation {how} {n} times" for name, n in Counter(names).items() if n > 1]
     return failures
 
 
@@ -169,11 +168,12 @@ def _listing_failures(ctx: Context, valid: list[JsonObject]) -> list[str]:
     return failures
 
 
-def _reserved_failures(valid: list[JsonObject]) -> list[str]:
+def _reserved_failures(entries: list[JsonObject]) -> list[str]:
+    """Reserved operations keep their documented category (and, via routing, its endpoint)."""
     return [
-        f"{d['name']}: reserved operation must be {RESERVED_OPERATIONS[d['name']]}, not {d['semantic_category']}"
-        for d in valid
-        if d["name"] in RESERVED_OPERATIONS and d["semantic_category"] != RESERVED_OPERATIONS[d["name"]]
+        f"{e['name']}: reserved operation must be {RESERVED_OPERATIONS[e['name']]}, not {e['semantic_category']}"
+        for e in entries
+        if e["name"] in RESERVED_OPERATIONS and e["semantic_category"] != RESERVED_OPERATIONS[e["name"]]
     ]
 
 
@@ -200,7 +200,7 @@ def _shape_findings(ctx: Context, *shape: Any) -> tuple[list[str], list[str]]:
 
 def _routing_failures(ctx: Context, category: str, endpoint: str, tool: str) -> list[str]:
     if endpoint.lower() not in CRUDE_ENDPOINTS:
-        return []  # a custom semantic family: its routing is its own
+        return _custom_family_failures(ctx, endpoint)
     failures: list[str] = []
     expected_endpoint = category.lower()
     if endpoint != expected_endpoint:
@@ -209,6 +209,18 @@ def _routing_failures(ctx: Context, category: str, endpoint: str, tool: str) -> 
     if tool not in allowed:
         failures.append(f"mcpTool {tool!r} is not the tool of a {category} operation (expected {' or '.join(allowed)})")
     return failures
+
+
+def _custom_family_failures(ctx: Context, endpoint: str) -> list[str]:
+    """A non-CRUDE endpoint must be one of the custom families the bundle declares."""
+    if ctx.modes is None:
+        return []  # modes not declared: a custom family's routing is its own
+    custom = ctx.modes - {"crude", "single"}
+    if endpoint in custom:
+        return []
+    if not custom:
+        return [f"endpoint {endpoint!r} is not a CRUDE endpoint, and endpoint_modes declares no custom family"]
+    return [f"endpoint {endpoint!r} is not among the declared endpoint families ({', '.join(sorted(custom))})"]
 
 
 def _permission_findings(category: str, read_only: bool, destructive: bool) -> tuple[list[str], list[str]]:

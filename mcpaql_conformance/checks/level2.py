@@ -73,7 +73,8 @@ def batch(ctx: Context) -> Outcome:
         failures.append("batch_example is a failure, not a batch result")
     else:
         failures += _batch_shape(example)
-    count = len(example.get("results") or [])
+    results = example.get("results")
+    count = len(results) if isinstance(results, list) else 0
     return single(SHOULD, failures, f"The batch answered {count} individual result(s) with a matching summary.")
 
 

@@ -69,6 +69,16 @@ def _slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:60] or "unnamed"
 
 
+def _unique_id(base: str, used: set[str]) -> str:
+    """``base``, or ``base-2``, ``base-3``... whichever is still free (ids stay unique)."""
+    candidate, n = base, 1
+    while candidate in used:
+        n += 1
+        candidate = f"{base}-{n}"
+    used.add(candidate)
+    return candidate
+
+
 def evaluate(ctx: Context) -> list[TestResult]:
     cases = ctx.bundle.cases("semantic_tests")
     if not cases:
@@ -76,16 +86,14 @@ def evaluate(ctx: Context) -> list[TestResult]:
         name = "Semantic evidence is present"
         return [TestResult("L2.semantic.evidence", name, outcome.result, outcome.detail, SPEC_REF)]
     results: list[TestResult] = []
-    seen: dict[str, int] = {}
+    used: set[str] = set()
     for case in cases:
         text = normalize_words(case.get("response_text") or "")
         t1, missed1 = _tier1(case, text)
         t2, missed2 = _tier2(case, text)
         result, detail = _verdict(ctx.tier, t1, t2, missed1, missed2)
-        slug = _slug(case["name"])
-        seen[slug] = seen.get(slug, 0) + 1
-        suffix = f"-{seen[slug]}" if seen[slug] > 1 else ""
-        results.append(TestResult(f"L2.semantic.{slug}{suffix}", case["name"], result, detail, SPEC_REF, tier=ctx.tier))
+        test_id = _unique_id(f"L2.semantic.{_slug(case['name'])}", used)
+        results.append(TestResult(test_id, case["name"], result, detail, SPEC_REF, tier=ctx.tier))
     return results
 
 

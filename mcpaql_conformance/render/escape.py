@@ -6,7 +6,11 @@ import re
 
 from mcpaql_conformance.sanitize import plain
 
+# Characters that start emphasis, code, links, images, headings, tables or strikethrough.
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]#!|~])")
+# GFM autolinks: "scheme://...", "mailto:"/"xmpp:" and "www." (escaped), emails (see below).
+_AUTOLINK = re.compile(r"(?i):(?=//)|(?<=\bmailto):|(?<=\bxmpp):|(?<=\bwww)\.")
+WORD_JOINER = "\u2060"
 
 
 class Trusted(str):
@@ -26,4 +30,7 @@ def markdown(text: object) -> str:
         return ""
     value = plain(text)
     value = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", value)
+    value = _MARKDOWN_SPECIAL.sub(r"\\\1", value)
+    value = _AUTOLINK.sub(lambda match: "\\" + match.group(), value)
+    # Email autolinks ignore backslash escapes; an invisible word joiner after "@" stops them.
+    return value.replace("@", "@" + WORD_JOINER)

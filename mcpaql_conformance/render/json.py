@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import orjson
@@ -51,5 +52,12 @@ def report_dict(report: Report) -> dict[str, Any]:
     return data
 
 
+# Characters that JSON may carry raw but that reorder or control what a terminal or
+# editor shows (bidi overrides, C1 controls such as the one-byte CSI, line separators).
+_INVISIBLE = re.compile("[\u0080-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
 def render_json(report: Report, color: bool = False) -> str:
-    return orjson.dumps(report_dict(report), option=orjson.OPT_INDENT_2).decode() + "\n"
+    """Exact strings, but with invisible controls written as \\u escapes (same JSON value)."""
+    text = orjson.dumps(report_dict(report), option=orjson.OPT_INDENT_2).decode()
+    return _INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"

@@ -73,7 +73,10 @@ class CompiledSchema:
         import jsonschema
 
         validator = jsonschema.Draft202012Validator(self.schema)
-        errors = sorted(validator.iter_errors(instance), key=jsonschema.exceptions.relevance)
+        try:
+            errors = sorted(validator.iter_errors(instance), key=jsonschema.exceptions.relevance)
+        except RecursionError:
+            return ["$: nested too deeply to explain (it does not match the schema)"]
         reasons = [f"{json_path(e.absolute_path)}: {describe_error(e)}" for e in errors]
         return list(dict.fromkeys(reasons))[:limit]
 

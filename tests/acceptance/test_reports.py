@@ -119,3 +119,27 @@ def test_report_command_accepts_the_reference_runner_report_shape(cli, write_bun
     assert "## Error Quality: FAIL (MUST)" in result.stdout
     assert "| FAIL | Leak check | Leak in: error-1 |" in result.stdout
     assert "not%20conformant-red" in result.stdout
+
+
+LINKY = "https://evil.example/login www.phish.example user@evil.example [click](http://evil.example) <b>bold</b>"
+
+
+def test_markdown_report_rendered_by_github_s_renderer_has_no_injected_markup(cli, write_bundle):
+    """Render with cmark-gfm (what GitHub uses): bundle text must stay text."""
+    from cmarkgfm import github_flavored_markdown_to_html
+    from cmarkgfm.cmark import Options
+
+    bundle = hostile_bundle()
+    bundle["implementation"] = HOSTILE + " " + LINKY
+    bundle["error_tests"][0]["name"] = LINKY
+    markdown = cli("test", str(write_bundle(bundle)), "-f", "markdown").stdout
+    html = github_flavored_markdown_to_html(markdown, options=Options.CMARK_OPT_UNSAFE)
+    assert "<a " not in html  # no link, autolink or email link
+    assert html.count("<img ") == 1  # only our badge
+    assert "<script" not in html and "<b>" not in html
+    headings = re.findall(r"<h(\d)>(.*?)</h\d>", html)
+    assert headings[0] == ("1", "MCP-AQL Conformance Report")
+    assert {level for level, _ in headings[1:]} == {"2"} and len(headings) == 5
+    first_row = re.search(r"<tr>\s*<td>Implementation</td>\s*<td>(.*?)</td>\s*</tr>", html, re.S)
+    assert first_row is not None  # the hostile value stayed in one cell
+    assert "evil.example/login" in first_row.group(1)

@@ -32,7 +32,7 @@ def test_empty_bundle_fails_every_error_test_for_lack_of_evidence() -> None:
     assert [(t.result, t.detail) for t in category.tests] == [
         (Result.FAIL, "no evidence: the bundle records no response"),
         (Result.FAIL, "no evidence: the bundle records no error or warning message"),
-        (Result.FAIL, "no evidence: no error_tests"),
+        (Result.FAIL, "no evidence: no error_tests with must_mention criteria"),
     ]
 
 
@@ -233,16 +233,28 @@ def test_an_error_test_answered_with_success_warns(bundle: Bundle) -> None:
     assert outcome.detail == "size out of range: the response is not an error"
 
 
-def test_an_error_test_without_must_mention_passes(bundle: Bundle) -> None:
+def test_an_error_test_without_must_mention_is_not_a_vacuous_pass(bundle: Bundle) -> None:
+    name = bundle["error_tests"][0]["name"]
     del bundle["error_tests"][0]["must_mention"]
-    assert run(actionable, bundle).result is Result.PASS
+    outcome = run(actionable, bundle)  # the only error test: nothing left to judge
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "no evidence: no error_tests with must_mention criteria"
+    assert f"{name}: no must_mention criteria to judge the message by" in outcome.findings
+
+
+def test_an_error_test_with_empty_must_mention_among_judged_ones_warns(bundle: Bundle) -> None:
+    extra = dict(bundle["error_tests"][0], name="vague", must_mention=[])
+    bundle["error_tests"].append(extra)
+    outcome = run(actionable, bundle)
+    assert outcome.result is Result.WARN
+    assert "vague: no must_mention criteria to judge the message by" in outcome.detail
 
 
 def test_no_error_tests_fail_for_lack_of_evidence(bundle: Bundle) -> None:
     del bundle["error_tests"]
     outcome = run(actionable, bundle)
     assert outcome.result is Result.FAIL
-    assert outcome.detail == "no evidence: no error_tests"
+    assert outcome.detail == "no evidence: no error_tests with must_mention criteria"
 
 
 def test_an_unactionable_message_only_warns_the_must_category(bundle: Bundle) -> None:

@@ -80,7 +80,7 @@ def test_operations_listed_twice_fail(bundle: Bundle) -> None:
     operations(bundle).append(dict(operations(bundle)[1]))
     outcome = run(operations_query, bundle)
     assert outcome.result is Result.FAIL
-    assert outcome.detail == "operations listed more than once: create_widget"
+    assert outcome.detail == "create_widget: operation listed 2 times"
 
 
 def test_an_empty_operations_list_fails(bundle: Bundle) -> None:
@@ -438,3 +438,53 @@ def test_an_undocumented_parameter_fails_the_must_category(bundle: Bundle) -> No
 
 def test_param_builder_makes_valid_parameters() -> None:
     assert param("x", required=True) == {"name": "x", "type": "string", "required": True, "description": "The x."}
+
+
+# Regressions found in review: routing and naming rules reach every endpoint and every listed name
+
+
+def test_a_non_crude_endpoint_fails_when_no_custom_family_is_declared(bundle: Bundle) -> None:
+    bundle["endpoint_modes"] = ["crude"]
+    entry = operation_detail(bundle, "introspect")
+    entry.update(endpoint="meta", mcpTool="mcp_aql_delete")
+    next(op for op in operations(bundle) if op["name"] == "introspect")["endpoint"] = "meta"
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.FAIL
+    assert "introspect: endpoint 'meta' is not a CRUDE endpoint, and endpoint_modes declares no custom family" in (
+        outcome.detail
+    )
+
+
+def test_an_endpoint_among_the_declared_custom_families_is_accepted(bundle: Bundle) -> None:
+    bundle["endpoint_modes"] = ["crude", "discover", "single"]
+    entry = operation_detail(bundle, "introspect")
+    entry.update(endpoint="discover", mcpTool="mcp_aql_discover")
+    next(op for op in operations(bundle) if op["name"] == "introspect")["endpoint"] = "discover"
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.PASS, outcome.detail
+
+
+def test_an_undeclared_custom_family_fails_and_names_the_declared_ones(bundle: Bundle) -> None:
+    bundle["endpoint_modes"] = ["discover", "single"]
+    operation_detail(bundle, "introspect").update(endpoint="meta", mcpTool="mcp_aql_meta")
+    next(op for op in operations(bundle) if op["name"] == "introspect")["endpoint"] = "meta"
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.FAIL
+    assert "introspect: endpoint 'meta' is not among the declared endpoint families (discover)" in outcome.detail
+
+
+def test_a_listed_name_that_is_not_snake_case_fails(bundle: Bundle) -> None:
+    operations(bundle).append(
+        {"name": "Get-Note!", "semantic_category": "READ", "endpoint": "read", "description": "x"}
+    )
+    outcome = run(operations_query, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "Get-Note!: operation name is not snake_case"
+
+
+def test_a_listed_reserved_name_with_the_wrong_category_fails(bundle: Bundle) -> None:
+    listed = next(op for op in operations(bundle) if op["name"] == "introspect")
+    listed["semantic_category"] = "CREATE"
+    outcome = run(operations_query, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "introspect: reserved operation must be READ, not CREATE"

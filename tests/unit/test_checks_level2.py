@@ -222,3 +222,10 @@ def test_a_conformant_level2_bundle_earns_level_2_with_exit_0(bundle: Bundle) ->
     assert result.conformance_level == 2
     assert result.exit_code == 0
     assert result.summary.as_dict() == {"total": 19, "passed": 19, "warned": 0, "failed": 0, "skipped": 0}
+
+
+def test_batch_results_that_are_not_an_array_fail_without_crashing(bundle: dict[str, Any]) -> None:
+    bundle["batch_example"] = {"success": True, "data": {}, "results": 7}
+    outcome = run(batch, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "batch_example is not a valid operation result"

@@ -235,3 +235,17 @@ def test_tier1_patterns_match_whole_words(bundle: Bundle) -> None:
     result = only_result(bundle, tier="1")
     assert result.result is Result.WARN
     assert result.detail == "Tier 1 only: missed get_wid; inconclusive without Tier 2."
+
+
+def test_semantic_test_ids_stay_unique_whatever_the_names() -> None:
+    from bundle_builders import conformant_bundle
+
+    data = conformant_bundle()
+    template = data["semantic_tests"][0]
+    data["semantic_tests"] = [dict(template, name=name) for name in ("find notes", "find notes", "find notes 2")]
+    tests = report(data, level=2, category="Semantic Evaluation").categories[0].tests
+    assert [t.id for t in tests] == [
+        "L2.semantic.find-notes",
+        "L2.semantic.find-notes-2",
+        "L2.semantic.find-notes-2-2",
+    ]

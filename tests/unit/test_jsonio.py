@@ -41,27 +41,26 @@ def test_parse_json_error_on_first_line_reports_line_one() -> None:
         parse_json(b"[1,2", "b.json")
 
 
-def test_parse_json_error_reason_drops_orjson_location_noise() -> None:
+def test_parse_json_error_names_the_reason_and_position() -> None:
     with pytest.raises(ConfigError) as caught:
         parse_json(b'{"a": 1,}', "b.json")
-    assert str(caught.value) == "b.json:1:9: invalid JSON: trailing comma in object"
+    assert str(caught.value) == "b.json:1:8: invalid JSON: trailing comma is not allowed"
 
 
 def test_parse_json_reports_a_number_out_of_range_as_such() -> None:
     with pytest.raises(ConfigError) as caught:
         parse_json(b'{"a": 1e999,\n "b": 2}', "b.json")
     message = str(caught.value)
-    assert message.startswith("b.json:")
-    assert "out of range" in message
+    assert message == "b.json:1:7: invalid JSON: number is infinity when parsed as double"
 
 
 def test_parse_json_rejects_nan() -> None:
-    with pytest.raises(ConfigError, match=r"^b\.json:1:7: invalid JSON: invalid character$"):
+    with pytest.raises(ConfigError, match=r"^b\.json:1:7: invalid JSON: unexpected character, expected a JSON value$"):
         parse_json(b'{"a": NaN}', "b.json")
 
 
 def test_parse_json_rejects_trailing_data() -> None:
-    with pytest.raises(ConfigError, match=r"^b\.json:1:5: invalid JSON: trailing characters$"):
+    with pytest.raises(ConfigError, match=r"^b\.json:1:4: invalid JSON: unexpected content after document$"):
         parse_json(b"{} {}", "b.json")
 
 

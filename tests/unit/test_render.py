@@ -317,3 +317,16 @@ def test_badge_url_escapes_dashes_underscores_and_spaces(bundle: Bundle) -> None
 def test_badge_ignores_bundle_text() -> None:
     status = badge_status(hostile_report())
     assert (status.label, status.message, status.color) == ("MCP-AQL", "not conformant", "red")
+
+
+def test_json_report_writes_invisible_controls_as_escapes_but_keeps_the_value() -> None:
+    loaded = report_from_data({"implementation": "a\u202eb\x9bc\u2066", "summary": {}, "categories": []})
+    text = render_json(loaded)
+    assert "\u202e" not in text and "\x9b" not in text and "\u2066" not in text
+    assert '"a\\u202eb\\u009bc\\u2066"' in text
+    assert orjson.loads(text)["implementation"] == "a\u202eb\x9bc\u2066"
+
+
+def test_markdown_escaping_defeats_autolinks() -> None:
+    escaped = markdown("https://x.example www.y.example a@b.example mailto:c@d.example")
+    assert escaped == "https\\://x.example www\\.y.example a@\u2060b.example mailto\\:c@\u2060d.example"

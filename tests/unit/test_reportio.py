@@ -197,3 +197,21 @@ def test_a_bad_bundle_as_report_is_rejected() -> None:
     message = config_error(conformant_bundle())
     assert message.endswith("(not a conformance report)")
     assert "missing required property" in message
+
+
+def test_the_conformance_level_is_recomputed_not_trusted() -> None:
+    data = {
+        "requestedLevel": 1,
+        "conformanceLevel": 1,
+        "summary": {},
+        "categories": [{"name": "I", "required": True, "tests": [{"name": "t", "result": "FAIL"}]}],
+    }
+    loaded = report_from_data(data)
+    assert loaded.conformance_level == 0
+    assert loaded.exit_code == 1
+
+
+def test_an_impossible_requested_level_is_not_a_conformance_report() -> None:
+    data = {"requestedLevel": 7, "conformanceLevel": 7, "summary": {}, "categories": []}
+    with pytest.raises(ConfigError, match=r"\$\.requestedLevel: must be one of 1, 2, null"):
+        report_from_data(data, "r.json")

@@ -123,3 +123,7 @@ def test_hostile_escape_floods_are_neutralised_quickly(hostile: str) -> None:
     assert time.perf_counter() - started < 1.0
     assert ESC not in result
     assert "\x9b" not in result
+
+
+def test_arabic_letter_mark_and_mongolian_vowel_separator_are_removed() -> None:
+    assert plain("a\u061cb\u180ec") == "abc"

@@ -247,3 +247,13 @@ def test_json_path_distinguishes_index_zero_from_key_zero() -> None:
 
 def test_json_path_accepts_another_root() -> None:
     assert json_path(["a"], root="bundle") == "bundle.a"
+
+
+def test_explaining_a_deeply_nested_invalid_result_does_not_crash() -> None:
+    from mcpaql_conformance.schemas import operation_result_schema
+
+    result: dict[str, Any] = {"success": False, "error": {"code": "bad code", "message": "m"}}
+    for index in range(1500):
+        result = {"success": True, "data": {}, "results": [{"index": 0, "operation": f"op{index}", "result": result}]}
+    reasons = operation_result_schema().explain(result)
+    assert reasons == ["$: nested too deeply to explain (it does not match the schema)"]

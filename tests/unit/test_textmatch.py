@@ -300,3 +300,27 @@ def test_find_leaks_agrees_with_find_leak() -> None:
     expected = [(i, leak) for i, m in enumerate(messages) if (leak := find_leak(m)) is not None]
     assert find_leaks(messages) == expected
     assert len(expected) == 4
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "The cursor points at new notes (refresh with list_notes).",
+        "Sync runs at 6 (UTC+5:30).",
+        "Retry at async intervals (see docs).",
+    ],
+)
+def test_plain_english_with_at_and_parentheses_is_not_a_stack_frame(message: str) -> None:
+    assert find_leak(message) is None
+
+
+@pytest.mark.parametrize(
+    ("message", "phrase"),
+    [("ノートを作成します", "ノートを作成"), ("Café au lait", "café"), ("\uff26\uff35\uff2c\uff2c text", "full")],
+)
+def test_phrases_match_in_any_script(message: str, phrase: str) -> None:
+    assert contains_phrase(normalize_words(message), phrase)
+
+
+def test_a_phrase_does_not_match_inside_a_longer_word_with_accents() -> None:
+    assert not contains_phrase(normalize_words("Café au lait"), "caf")

@@ -188,3 +188,15 @@ def test_json_equal_compares_integers_beyond_64_bits() -> None:
 )
 def test_json_type_names_each_json_type(value: object, name: str) -> None:
     assert json_type(value) == name
+
+
+def nested(depth: int, leaf: object) -> object:
+    value = leaf
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def test_json_equal_compares_values_nested_deeper_than_the_recursion_limit() -> None:
+    assert json_equal(nested(5000, {"a": 1}), nested(5000, {"a": 1.0}))
+    assert not json_equal(nested(5000, {"a": 1}), nested(5000, {"a": True}))
