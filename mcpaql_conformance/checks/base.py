@@ -60,10 +60,6 @@ class Category:
     checks: list[Check] = field(default_factory=list)
     expand: Callable[[Context], list[TestResult]] | None = None
 
-    @property
-    def requirement(self) -> Requirement:
-        return Requirement.MUST if self.required else Requirement.SHOULD
-
     def check(self, check_id: str, name: str, spec_ref: str) -> Callable[[CheckFunction], CheckFunction]:
         """Register a check function under a stable id."""
 
