@@ -109,6 +109,8 @@ class Bundle:
             groups.append((f"$.parameter_tests.{kind}[{{}}].response", responses))
         for key, field in (
             ("error_tests", "response"),
+            ("routing_tests", "response"),
+            ("valid_requests", "response"),
             ("round_trip_tests", "read_response"),
             ("update_preservation_tests", "read_response"),
             ("constraint_tests", "response"),

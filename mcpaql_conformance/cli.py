@@ -162,6 +162,67 @@ def report(results: Path, fmt: str, output: Path | None) -> int:
     return 0
 
 
+@cli.command(context_settings={"ignore_unknown_options": True})
+@click.option("--plan", type=click.Path(path_type=Path), help="Capture plan (JSON): values, examples, cycles.")
+@click.option(
+    "--bundle",
+    "bundle_path",
+    type=click.Path(path_type=Path),
+    default=Path("captured-bundle.json"),
+    show_default=True,
+    help="Where to write the evidence bundle (atomically).",
+)
+@click.option(
+    "--capture-dir",
+    type=click.Path(path_type=Path),
+    default=Path("capture"),
+    show_default=True,
+    help="Folder for one record per exchange and metrics.json.",
+)
+@click.option("--timeout", type=float, default=20.0, show_default=True, help="Seconds each call may take.")
+@click.option(
+    "--allow-destructive",
+    is_flag=True,
+    help="Send complete parameter sets to DELETE/EXECUTE/destructive operations (they may change data).",
+)
+@click.option("--url", help="Streamable-HTTP endpoint of a running server (instead of a command).")
+@click.argument("command", nargs=-1, type=click.UNPROCESSED)
+def capture(
+    plan: Path | None,
+    bundle_path: Path,
+    capture_dir: Path,
+    timeout: float,
+    allow_destructive: bool,
+    url: str | None,
+    command: tuple[str, ...],
+) -> int:
+    """Probe a live MCP-AQL server and write an evidence bundle for `test`.
+
+    Give either --url URL, or the server command after --:
+
+    \b
+      mcpaql-conformance capture --bundle out.json -- python -m mcpaql_conformance.demo_adapter
+    """
+    from mcpaql_conformance.capture.connection import Target
+    from mcpaql_conformance.capture.run import CaptureOptions
+    from mcpaql_conformance.capture.run import capture as run_capture
+
+    if bool(url) == bool(command):
+        raise click.UsageError("give either --url URL or a server command after --, not both or neither")
+    target = Target(command=command, url=url)
+    options = CaptureOptions(target, bundle_path, plan, capture_dir, timeout, allow_destructive)
+    result = run_capture(options)
+    notes = result.bundle.get("capture_notes") or []
+    click.echo(
+        f"captured {result.metrics['calls']} call(s) from {target.describe()} over {target.transport}; "
+        f"bundle: {click.format_filename(bundle_path)}; records: {result.records}; "
+        f"{len(notes)} probe(s) not sent (listed in capture_notes)",
+        err=True,
+    )
+    click.echo(f"next: mcpaql-conformance test {click.format_filename(bundle_path)} --level 1", err=True)
+    return 0
+
+
 @cli.command()
 def version() -> None:
     """Print the tool version and the MCP-AQL spec version it implements."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
 
 
 class Result(StrEnum):
@@ -120,7 +119,7 @@ class Report:
     category_filter: str | None = None
     tool: str | None = None
     tool_version: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()  # probes a live capture did not send, and why
 
     @property
     def summary(self) -> Summary:

@@ -46,6 +46,7 @@ def report_from_data(data: Any, source: str = "<report>") -> Report:
         category_filter=data.get("categoryFilter"),
         tool=data.get("tool"),
         tool_version=data.get("toolVersion"),
+        notes=tuple(data.get("captureNotes") or ()),
     )
 
 

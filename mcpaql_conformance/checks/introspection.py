@@ -14,6 +14,7 @@ from mcpaql_conformance.checks.base import (
     Context,
     Outcome,
     describe_failure,
+    error_of,
     judge,
     no_evidence,
     single,
@@ -117,7 +118,7 @@ def operation_details(ctx: Context) -> Outcome:
             failures.append(f"{where}: {'; '.join(schema.explain(detail))}")
     failures += _naming_failures(details, "documented")
     failures += _listing_failures(ctx, valid)
-    failures += _reserved_failures(valid)
+    failures += _reserved_failures(valid) + _routing_evidence_failures(ctx)
     shape_findings: dict[tuple[Any, ...], tuple[list[str], list[str]]] = {}
     for detail in valid:
         # Thousands of operations share a handful of shapes: judge each shape once.
@@ -165,6 +166,24 @@ def _listing_failures(ctx: Context, valid: list[JsonObject]) -> list[str]:
                 failures.append(
                     f"{detail['name']}: {key} is {entry[key]!r} in the list but {detail[key]!r} in the detail"
                 )
+    return failures
+
+
+_PARAMETER_CODES = ("VALIDATION_MISSING_PARAM", "VALIDATION_UNKNOWN_PARAM", "VALIDATION_INVALID_TYPE")
+
+
+def _routing_evidence_failures(ctx: Context) -> list[str]:
+    """An operation sent to a wrong endpoint must be rejected for that, not executed or validated."""
+    failures = []
+    for case in ctx.bundle.cases("routing_tests"):
+        label = f"{case['operation']} via {case['tool']}"
+        error = error_of(case["response"])
+        if error is None:
+            failures.append(f"{label}: executed although sent to the wrong endpoint")
+        elif error.get("code") in _PARAMETER_CODES:
+            failures.append(
+                f"{label}: parameters were validated instead of the endpoint being refused ({error.get('code')})"
+            )
     return failures
 
 
@@ -243,9 +262,20 @@ def _permission_findings(category: str, read_only: bool, destructive: bool) -> t
     ]
 
 
+def _refused_valid_requests(ctx: Context) -> list[str]:
+    """Requests built only from introspection must not be refused as invalid (Parameter Accuracy)."""
+    failures = []
+    for case in ctx.bundle.cases("valid_requests"):
+        error = error_of(case["response"])
+        if error is not None and str(error.get("code", "")).startswith("VALIDATION_"):
+            refusal = describe_failure(case["response"])
+            failures.append(f"{case['operation']}: a request built from introspection was refused ({refusal})")
+    return failures
+
+
 @INTROSPECTION.check(
     "L1.introspection.completeness",
-    "Accepted parameters are documented",
+    "Introspection is complete and accurate",
     f"{CONFORMANCE} §3.1 (Introspection Completeness)",
 )
 def completeness(ctx: Context) -> Outcome:
@@ -262,6 +292,7 @@ def completeness(ctx: Context) -> Outcome:
         documented, seen = set(names), set(parameters)
         failures += [f"{operation}.{p}: accepted but not documented" for p in parameters if p not in documented]
         warnings += [f"{operation}.{p}: documented but not accepted" for p in documented if p not in seen]
+    failures += _refused_valid_requests(ctx)
     uncovered = [name for name in ctx.details_by_name if name not in accepted]
     return judge(
         MUST,

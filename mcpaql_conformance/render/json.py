@@ -46,6 +46,8 @@ def report_dict(report: Report) -> dict[str, Any]:
         data["tier"] = report.tier
     if report.category_filter is not None:
         data["categoryFilter"] = report.category_filter
+    if report.notes:
+        data["captureNotes"] = list(report.notes)
     if report.tool is not None:
         data["tool"] = report.tool
         data["toolVersion"] = report.tool_version

@@ -29,6 +29,9 @@ def report_lines(report: Report) -> list[list[Span]]:
         [(f"Conformance level: {level}", None)],
         [(f"Summary: {counts} ({s.total} tests)", None)],
     ]
+    if report.notes:
+        lines.append([(f"Not probed during capture ({len(report.notes)}):", "bold yellow")])
+        lines += [[(f"  - {terminal(note)}", None)] for note in report.notes]
     for category in report.categories:
         requirement = "MUST" if category.required else "SHOULD"
         lines.append([])

@@ -1,0 +1,60 @@
+"""Synthesise parameter values from introspection (type, enum, default, bounds, format)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+JsonObject = dict[str, Any]
+
+_FORMATS = {
+    "date-time": "2026-01-01T00:00:00Z",
+    "date": "2026-01-01",
+    "email": "probe@example.org",
+    "uri": "https://example.org/probe",
+    "url": "https://example.org/probe",
+    "uuid": "00000000-0000-4000-8000-000000000001",
+}
+
+
+def synthesise(parameter: JsonObject) -> Any:
+    """A plausible valid value for a ParameterInfo entry."""
+    if "default" in parameter:
+        return parameter["default"]
+    if isinstance(parameter.get("enum"), list) and parameter["enum"]:
+        return parameter["enum"][0]
+    kind = str(parameter.get("type", "string")).lower()
+    if kind in ("integer", "number"):
+        value = parameter.get("minimum", 1)
+        return int(value) if kind == "integer" else float(value)
+    if kind == "boolean":
+        return False
+    if kind == "array":
+        return []
+    if kind == "object":
+        return {}
+    text = _FORMATS.get(str(parameter.get("format", "")), "probe")
+    minimum = int(parameter.get("minLength", 0) or 0)
+    maximum = parameter.get("maxLength")
+    if len(text) < minimum:
+        text = text + "x" * (minimum - len(text))
+    if isinstance(maximum, int) and len(text) > maximum:
+        text = text[: max(maximum, minimum)]
+    return text
+
+
+def matches_type(value: Any, parameter: JsonObject) -> bool:
+    """Whether a plan value fits the introspected type (checked before it is sent)."""
+    kind = str(parameter.get("type", "")).lower()
+    checks = {
+        "string": lambda v: isinstance(v, str),
+        "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+        "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+        "boolean": lambda v: isinstance(v, bool),
+        "array": lambda v: isinstance(v, list),
+        "object": lambda v: isinstance(v, dict),
+    }
+    check = checks.get(kind)
+    if check is None:
+        return True  # an adapter-defined type: nothing to check against
+    enum = parameter.get("enum")
+    return bool(check(value)) and (not isinstance(enum, list) or value in enum)

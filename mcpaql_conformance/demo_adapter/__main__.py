@@ -1,0 +1,31 @@
+"""python -m mcpaql_conformance.demo_adapter [--mode crude|single|both] [--http PORT] [--fault NAME]"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from mcpaql_conformance.demo_adapter.adapter import FAULTS
+from mcpaql_conformance.demo_adapter.server import MODES, build_server
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m mcpaql_conformance.demo_adapter",
+        description="A demo MCP-AQL server (an in-memory notes store), conformant unless --fault is given.",
+        epilog="faults: " + "; ".join(f"{name}: {what}" for name, what in FAULTS.items()),
+    )
+    parser.add_argument("--mode", choices=MODES, default="both", help="endpoint mode (default: both)")
+    parser.add_argument("--http", type=int, metavar="PORT", help="serve streamable HTTP on 127.0.0.1:PORT/mcp")
+    parser.add_argument("--fault", choices=sorted(FAULTS), help="break one MUST category on purpose")
+    args = parser.parse_args(argv)
+    server = build_server(args.mode, args.fault)
+    if args.http is None:
+        server.run("stdio")
+    else:
+        print(f"demo adapter on http://127.0.0.1:{args.http}/mcp", file=sys.stderr)
+        server.run("streamable-http", host="127.0.0.1", port=args.http)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,352 @@
+"""The MCP-AQL engine of the demo adapter: operations, introspection, validation, routing.
+
+Pure Python and transport-free: ``NotesAdapter.handle(tool, arguments)`` returns an
+MCP-AQL operation result. ``server.py`` exposes it over MCP. Each fault breaks
+one MUST category on purpose, so the capture-and-test pipeline can be shown to
+catch it.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+JsonObject = dict[str, Any]
+
+FAULTS = {
+    "leaky-errors": "validation errors leak a stack frame and an exception name (Error Quality)",
+    "silent-unknown": "unknown parameters are silently ignored (Parameter Handling)",
+    "lossy-round-trip": "create_note drops the tags it was given (Round-Trip Integrity)",
+    "undocumented-param": "create_note accepts a 'priority' parameter introspection does not document "
+    "(Introspection Fidelity)",
+    "wrong-endpoint": "operations sent to the wrong endpoint are executed anyway (Introspection Fidelity)",
+}
+CRUDE = ("create", "read", "update", "delete", "execute")
+PERMISSIONS = {
+    "CREATE": (False, False),
+    "READ": (True, False),
+    "UPDATE": (False, True),
+    "DELETE": (False, True),
+    "EXECUTE": (False, True),
+}
+NOTE_FIELDS = ("note_id", "title", "body", "tags", "created_at", "updated_at")
+
+
+def ok(data: Any, **extra: Any) -> JsonObject:
+    return {"success": True, "data": data, **extra}
+
+
+def failure(code: str, message: str, **details: Any) -> JsonObject:
+    error: JsonObject = {"code": code, "message": message}
+    if details:
+        error["details"] = details
+    return {"success": False, "error": error}
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: str
+    required: bool = False
+    description: str = ""
+    extra: JsonObject = field(default_factory=dict)
+
+    def info(self) -> JsonObject:
+        info = {"name": self.name, "type": self.type, "required": self.required, "description": self.description}
+        return info | self.extra
+
+
+@dataclass(frozen=True)
+class Operation:
+    name: str
+    category: str
+    description: str
+    params: tuple[Param, ...]
+    handler: Callable[[NotesAdapter, JsonObject], JsonObject]
+
+    @property
+    def endpoint(self) -> str:
+        return self.category.lower()
+
+    def details(self, single_only: bool) -> JsonObject:
+        read_only, destructive = PERMISSIONS[self.category]
+        return {
+            "name": self.name,
+            "semantic_category": self.category,
+            "endpoint": self.endpoint,
+            "mcpTool": "mcp_aql" if single_only else f"mcp_aql_{self.endpoint}",
+            "description": self.description,
+            "permissions": {"readOnly": read_only, "destructive": destructive},
+            "parameters": [param.info() for param in self.params],
+            "returns": {"name": "Note" if self.name != "introspect" else "IntrospectionData", "kind": "object"},
+        }
+
+
+class NotesAdapter:
+    """An in-memory notes store speaking MCP-AQL."""
+
+    def __init__(self, mode: str = "both", fault: str | None = None) -> None:
+        if fault is not None and fault not in FAULTS:
+            raise ValueError(f"unknown fault {fault!r}; valid faults: {', '.join(FAULTS)}")
+        self.mode = mode
+        self.fault = fault
+        self.notes: dict[str, JsonObject] = {}
+        self._ids = itertools.count(1)
+        self._clock = itertools.count(1)
+        self.operations = {op.name: op for op in OPERATIONS}
+
+    # --- MCP tool entry point -------------------------------------------------
+
+    def handle(self, tool: str, arguments: JsonObject) -> JsonObject:
+        """Answer one MCP tool call with an MCP-AQL operation result."""
+        if tool == "mcp_aql" and "operations" in arguments:
+            return self._batch(arguments["operations"])
+        operation = arguments.get("operation")
+        params = arguments.get("params") or {}
+        if not isinstance(operation, str) or not operation:
+            return failure("VALIDATION_MISSING_PARAM", "Missing required field 'operation'.")
+        if not isinstance(params, dict):
+            return failure("VALIDATION_INVALID_TYPE", "Field 'params' must be an object.")
+        spec = self.operations.get(operation)
+        if spec is None:
+            return failure(
+                "NOT_FOUND_OPERATION", f"Unknown operation '{operation}'. Use introspect to list operations."
+            )
+        if tool != "mcp_aql" and tool != f"mcp_aql_{spec.endpoint}" and self.fault != "wrong-endpoint":
+            return failure(
+                "VALIDATION_WRONG_ENDPOINT",
+                f"Operation '{operation}' is a {spec.category} operation; call it through mcp_aql_{spec.endpoint}.",
+            )
+        problem = self._validate(spec, params)
+        return problem if problem is not None else spec.handler(self, params)
+
+    def _batch(self, items: Any) -> JsonObject:
+        if not isinstance(items, list) or not items:
+            return failure("VALIDATION_INVALID_TYPE", "Field 'operations' must be a non-empty array.")
+        results: list[JsonObject] = []
+        for index, item in enumerate(items):
+            item = item if isinstance(item, dict) else {}
+            results.append(
+                {"index": index, "operation": str(item.get("operation")), "result": self.handle("mcp_aql", item)}
+            )
+        succeeded = sum(1 for r in results if r["result"]["success"])
+        summary = {"total": len(results), "succeeded": succeeded, "failed": len(results) - succeeded}
+        return ok(None, results=results, summary=summary)
+
+    # --- validation ------------------------------------------------------------
+
+    def _validate(self, spec: Operation, params: JsonObject) -> JsonObject | None:
+        documented = {p.name for p in spec.params} | ({"priority"} if self._priority_accepted(spec) else set())
+        unknown = sorted(k for k in params if k not in documented and not k.startswith("_"))
+        if unknown and self.fault != "silent-unknown":
+            return failure(
+                "VALIDATION_UNKNOWN_PARAM",
+                f"Unknown parameter '{unknown[0]}' for operation '{spec.name}'. "
+                f"Valid parameters: {', '.join(p.name for p in spec.params)}.",
+                operation=spec.name,
+                unknown_params=unknown,
+                valid_params=[p.name for p in spec.params],
+            )
+        for param in spec.params:
+            if param.required and param.name not in params:
+                return self._error(
+                    "VALIDATION_MISSING_PARAM",
+                    f"Missing required parameter '{param.name}'. Expected: {param.type} ({param.description})",
+                    param_name=param.name,
+                    operation=spec.name,
+                )
+            if param.name in params and not _has_type(params[param.name], param.type):
+                return self._error(
+                    "VALIDATION_INVALID_TYPE",
+                    f"Parameter '{param.name}' must be of type {param.type}.",
+                    param_name=param.name,
+                )
+            if "enum" in param.extra and param.name in params and params[param.name] not in param.extra["enum"]:
+                allowed = ", ".join(map(str, param.extra["enum"]))
+                return self._error("VALIDATION_INVALID_VALUE", f"Parameter '{param.name}' must be one of: {allowed}.")
+        return None
+
+    def _priority_accepted(self, spec: Operation) -> bool:
+        return self.fault == "undocumented-param" and spec.name == "create_note"
+
+    def _error(self, code: str, message: str, **details: Any) -> JsonObject:
+        if self.fault == "leaky-errors":
+            message = f"TypeError: {message} at validate (/srv/demo/src/notes.ts:42:7)"
+        return failure(code, message, **details)
+
+    # --- store -------------------------------------------------------------------
+
+    def note(self, note_id: Any) -> JsonObject | None:
+        return self.notes.get(note_id) if isinstance(note_id, str) else None
+
+    def stamp(self) -> str:
+        return f"2026-01-01T00:00:{next(self._clock) % 60:02d}Z"
+
+    def new_id(self) -> str:
+        return f"note_{next(self._ids)}"
+
+
+def _has_type(value: Any, kind: str) -> bool:
+    checks: dict[str, Callable[[Any], bool]] = {
+        "string": lambda v: isinstance(v, str),
+        "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+        "object": lambda v: isinstance(v, dict),
+        "array": lambda v: isinstance(v, list),
+        "boolean": lambda v: isinstance(v, bool),
+    }
+    return checks.get(kind, lambda v: True)(value)
+
+
+def _select(note: JsonObject, fields: Any) -> JsonObject:
+    if not isinstance(fields, list) or not fields:
+        return copy.deepcopy(note)
+    return {key: copy.deepcopy(note[key]) for key in note if key in fields or key == "note_id"}
+
+
+# --- operation handlers ------------------------------------------------------------
+
+
+def _introspect(adapter: NotesAdapter, params: JsonObject) -> JsonObject:
+    single_only = adapter.mode == "single"
+    name = params.get("name")
+    if params["query"] == "types":
+        note_type = {"name": "Note", "kind": "object", "description": "A note with a title, a body and tags."}
+        if name is None:
+            return ok({"types": [note_type]})
+        return ok({"type": note_type if name == "Note" else None})
+    if name is None:
+        summaries = [
+            {"name": op.name, "semantic_category": op.category, "endpoint": op.endpoint, "description": op.description}
+            for op in adapter.operations.values()
+        ]
+        return ok({"operations": summaries})
+    spec = adapter.operations.get(name)
+    return ok({"operation": spec.details(single_only) if spec else None})
+
+
+def _create(adapter: NotesAdapter, params: JsonObject) -> JsonObject:
+    now = adapter.stamp()
+    tags = [] if adapter.fault == "lossy-round-trip" else list(params.get("tags", []))
+    note = {
+        "note_id": adapter.new_id(),
+        "title": params["title"],
+        "body": params.get("body", ""),
+        "tags": tags,
+        "created_at": now,
+        "updated_at": now,
+    }
+    adapter.notes[note["note_id"]] = note
+    return ok(copy.deepcopy(note))
+
+
+def _get(adapter: NotesAdapter, params: JsonObject) -> JsonObject:
+    note = adapter.note(params["note_id"])
+    if note is None:
+        return failure("NOT_FOUND_RESOURCE", f"No note with note_id '{params['note_id']}'.")
+    return ok(_select(note, params.get("fields")))
+
+
+def _list(adapter: NotesAdapter, params: JsonObject) -> JsonObject:
+    limit = params.get("limit", 20)
+    if not 1 <= limit <= 100:
+        return adapter._error("VALIDATION_INVALID_VALUE", "Parameter 'limit' must be between 1 and 100.")
+    items = [_select(note, params.get("fields")) for note in list(adapter.notes.values())[:limit]]
+    return ok({"items": items, "applied": {"limit": limit}})
+
+
+def _update(adapter: NotesAdapter, params: JsonObject) -> JsonObject:
+    note = adapter.note(params["note_id"])
+    if note is None:
+        return failure("NOT_FOUND_RESOURCE", f"No note with note_id '{params['note_id']}'.")
+    changes = params["input"]
+    for key in changes:
+        if key in ("note_id", "created_at", "updated_at"):
+            return failure("VALIDATION_READ_ONLY_FIELD", f"Field '{key}' is read-only and cannot be updated.")
+        if key not in NOTE_FIELDS:
+            return failure("VALIDATION_UNKNOWN_FIELD", f"Unknown field '{key}' in input. Updatable: title, body, tags.")
+    note.update(copy.deepcopy(changes))
+    note["updated_at"] = adapter.stamp()
+    return ok(copy.deepcopy(note))
+
+
+def _delete(adapter: NotesAdapter, params: JsonObject) -> JsonObject:
+    note = adapter.notes.pop(params["note_id"], None) if isinstance(params["note_id"], str) else None
+    if note is None:
+        return failure("NOT_FOUND_RESOURCE", f"No note with note_id '{params['note_id']}'.")
+    return ok({"deleted": note["note_id"]})
+
+
+def _reindex(adapter: NotesAdapter, params: JsonObject) -> JsonObject:
+    return ok({"job": "reindex", "scope": params["scope"], "status": "completed", "notes": len(adapter.notes)})
+
+
+OPERATIONS = (
+    Operation(
+        "introspect",
+        "READ",
+        "Discover operations and types.",
+        (
+            Param("query", "string", True, "What to list", {"enum": ["operations", "types"]}),
+            Param("name", "string", False, "One operation or type to describe"),
+        ),
+        _introspect,
+    ),
+    Operation(
+        "create_note",
+        "CREATE",
+        "Create a note.",
+        (
+            Param("title", "string", True, "Title of the note", {"minLength": 1, "maxLength": 200}),
+            Param("body", "string", False, "Text of the note", {"default": ""}),
+            Param("tags", "array", False, "Tags", {"default": [], "items": {"type": "string"}}),
+        ),
+        _create,
+    ),
+    Operation(
+        "get_note",
+        "READ",
+        "Read one note.",
+        (
+            Param("note_id", "string", True, "Identifier of the note"),
+            Param("fields", "array", False, "Fields to return (field selection)", {"items": {"type": "string"}}),
+        ),
+        _get,
+    ),
+    Operation(
+        "list_notes",
+        "READ",
+        "List notes.",
+        (
+            Param("limit", "integer", False, "Page size", {"default": 20, "minimum": 1, "maximum": 100}),
+            Param("fields", "array", False, "Fields to return (field selection)", {"items": {"type": "string"}}),
+        ),
+        _list,
+    ),
+    Operation(
+        "update_note",
+        "UPDATE",
+        "Update a note; note_id, created_at and updated_at are read-only.",
+        (
+            Param("note_id", "string", True, "Identifier of the note"),
+            Param("input", "object", True, "Fields to change: title, body, tags"),
+        ),
+        _update,
+    ),
+    Operation(
+        "delete_note",
+        "DELETE",
+        "Delete a note permanently.",
+        (Param("note_id", "string", True, "Identifier of the note"),),
+        _delete,
+    ),
+    Operation(
+        "reindex_notes",
+        "EXECUTE",
+        "Rebuild the search index (a runtime job).",
+        (Param("scope", "string", True, "What to reindex", {"enum": ["titles", "all"]}),),
+        _reindex,
+    ),
+)
