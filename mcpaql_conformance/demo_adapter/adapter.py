@@ -94,6 +94,7 @@ class NotesAdapter:
         self.mode = mode
         self.fault = fault
         self.notes: dict[str, JsonObject] = {}
+        self.passphrases: dict[str, str] = {}
         self._ids = itertools.count(1)
         self._clock = itertools.count(1)
         self.operations = {op.name: op for op in OPERATIONS}
@@ -239,6 +240,8 @@ def _create(adapter: NotesAdapter, params: JsonObject) -> JsonObject:
         "updated_at": now,
     }
     adapter.notes[note["note_id"]] = note
+    if "passphrase" in params:
+        adapter.passphrases[note["note_id"]] = params["passphrase"]  # kept apart: never echoed back
     return ok(copy.deepcopy(note))
 
 
@@ -302,6 +305,7 @@ OPERATIONS = (
             Param("title", "string", True, "Title of the note", {"minLength": 1, "maxLength": 200}),
             Param("body", "string", False, "Text of the note", {"default": ""}),
             Param("tags", "array", False, "Tags", {"default": [], "items": {"type": "string"}}),
+            Param("passphrase", "string", False, "Optional passphrase that locks the note", {"sensitive": True}),
         ),
         _create,
     ),

@@ -1,0 +1,246 @@
+"""Live capture against the demo adapter and misbehaving servers, through the real CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.acceptance.conftest import ROOT, run_cli
+
+PLAN = ROOT / "evidence" / "plans" / "demo-notes.json"
+SERVERS = Path(__file__).with_name("servers.py")
+DEMO = (sys.executable, "-m", "mcpaql_conformance.demo_adapter")
+SECRET = "correct-horse-battery-staple"
+ENV = {"DEMO_NOTES_PASSPHRASE": SECRET}
+
+
+def capture(tmp_path: Path, *server: str, extra: tuple[str, ...] = (), plan: bool = True) -> tuple[Any, Path]:
+    bundle = tmp_path / "bundle.json"
+    args = ["capture", "--bundle", str(bundle), "--capture-dir", str(tmp_path / "records"), "--timeout", "15", *extra]
+    if plan:
+        args += ["--plan", str(PLAN)]
+    result = run_cli(*args, "--", *server, env=ENV) if server else run_cli(*args, env=ENV)
+    return result, bundle
+
+
+def verdict(bundle: Path, level: str = "1") -> dict[str, Any]:
+    result = run_cli("test", str(bundle), "--level", level, "-f", "json")
+    report: dict[str, Any] = json.loads(result.stdout)
+    assert report["exitCode"] == result.returncode
+    return report
+
+
+def failing(report: dict[str, Any]) -> list[str]:
+    return [c["name"] for c in report["categories"] if c["result"] == "FAIL"]
+
+
+def test_conformant_demo_captures_into_a_level1_conformant_bundle(tmp_path):
+    result, bundle = capture(tmp_path, *DEMO, extra=("--allow-destructive",))
+    assert result.returncode == 0, result.stderr
+    assert "captured" in result.stderr and "next: mcpaql-conformance test" in result.stderr
+    report = verdict(bundle)
+    assert report["exitCode"] == 0 and report["conformanceLevel"] == 1
+    assert report["summary"]["failed"] == 0 and report["summary"]["warned"] == 0
+
+
+def test_conformant_demo_earns_level2_features_and_only_lacks_semantic_evidence(tmp_path):
+    _, bundle = capture(tmp_path, *DEMO, extra=("--allow-destructive",))
+    report = verdict(bundle, "2")
+    assert report["exitCode"] == 2 and report["conformanceLevel"] == 2
+    results = {c["name"]: c["result"] for c in report["categories"]}
+    assert results["Level 2 Features"] == "PASS" and results["Constraint Documentation"] == "PASS"
+    assert results["Semantic Evaluation"] == "WARN"
+
+
+@pytest.mark.parametrize(
+    ("fault", "category"),
+    [
+        ("leaky-errors", "Error Quality"),
+        ("silent-unknown", "Parameter Handling"),
+        ("lossy-round-trip", "Round-Trip Integrity"),
+        ("undocumented-param", "Introspection Fidelity"),
+        ("wrong-endpoint", "Introspection Fidelity"),
+    ],
+)
+def test_each_fault_mode_fails_its_category(tmp_path, fault, category):
+    result, bundle = capture(tmp_path, *DEMO, "--fault", fault, extra=("--allow-destructive",))
+    assert result.returncode == 0, result.stderr
+    report = verdict(bundle)
+    assert report["exitCode"] == 1
+    assert category in failing(report)
+
+
+def test_bundle_states_its_provenance_and_passes_our_schema(tmp_path):
+    _, bundle = capture(tmp_path, *DEMO, extra=("--allow-destructive",))
+    data = json.loads(bundle.read_text())
+    provenance = data["provenance"]
+    assert provenance["captured"] is True and provenance["transport"] == "stdio"
+    assert provenance["server"] == {"name": "mcpaql-demo-notes", "version": data["version"]}
+    assert provenance["tool"] == "mcpaql-conformance" and provenance["captured_at"]
+    assert data["endpoint_modes"] == ["crude", "single"]
+    from mcpaql_conformance.bundle import bundle_from_data
+
+    bundle_from_data(data)  # raises on a shape error
+
+
+def test_records_and_metrics_are_written_per_exchange(tmp_path):
+    capture(tmp_path, *DEMO, extra=("--allow-destructive",))
+    [run_folder] = list((tmp_path / "records").iterdir())
+    folder = run_folder / "mcpaql-demo-notes"
+    records = sorted(folder.glob("create_note-*.json"))
+    assert records, list(folder.iterdir())
+    record = json.loads(records[0].read_text())
+    assert set(record) >= {"operation", "tool", "index", "_description", "params", "response_time_ms", "timestamp"}
+    assert record["operation"] == "create_note" and record["tool"] == "mcp_aql_create"
+    metrics = json.loads((folder / "metrics.json").read_text())
+    calls = len(list(folder.glob("*-*.json")))
+    assert metrics["calls"] == calls and metrics["timeouts"] == 0
+    assert set(metrics["latency_ms"]) == {"p50", "p95", "max"} and metrics["latency_ms"]["max"] > 0
+
+
+def test_secrets_and_sensitive_parameters_are_redacted_everywhere(tmp_path):
+    _, bundle = capture(tmp_path, *DEMO, extra=("--allow-destructive",))
+    texts = [bundle.read_text()] + [p.read_text() for p in (tmp_path / "records").rglob("*.json")]
+    assert all(SECRET not in text for text in texts)
+    passphrase_records = [json.loads(p.read_text()) for p in (tmp_path / "records").rglob("create_note-*.json")]
+    sent = [r["params"]["passphrase"] for r in passphrase_records if "passphrase" in r["params"]]
+    assert sent and set(sent) == {"***"}
+
+
+def test_without_allow_destructive_no_complete_parameter_set_reaches_delete_or_execute(tmp_path):
+    result, bundle = capture(tmp_path, *DEMO)
+    assert result.returncode == 0, result.stderr
+    for path in (tmp_path / "records").rglob("*.json"):
+        record = json.loads(path.read_text())
+        if record.get("operation") == "delete_note":
+            assert "note_id" not in record["params"], record
+        if record.get("operation") == "reindex_notes":
+            assert "scope" not in record["params"], record
+    report = run_cli("test", str(bundle))
+    assert "Not probed during capture" in report.stdout
+    assert "reindex_notes: example: not sent: destructive operation (pass --allow-destructive)" in report.stdout
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_capture_over_streamable_http(tmp_path):
+    port = free_port()
+    server = subprocess.Popen([*DEMO, "--http", str(port)], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with socket.socket() as sock:
+                if sock.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.2)
+        result, bundle = capture(tmp_path, extra=("--allow-destructive", "--url", f"http://127.0.0.1:{port}/mcp"))
+        assert result.returncode == 0, result.stderr
+        assert json.loads(bundle.read_text())["provenance"]["transport"] == "streamable-http"
+        assert verdict(bundle)["exitCode"] == 0
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def leftover_children(marker: str) -> list[str]:
+    out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True, check=False).stdout
+    return [line for line in out.splitlines() if marker in line and "ps -eo" not in line]
+
+
+@pytest.mark.parametrize(
+    ("server", "message"),
+    [
+        (("definitely-not-a-command-xyz",), "cannot start the server: command not found: definitely-not-a-command-xyz"),
+        ((sys.executable, str(SERVERS), "exit"), "the server closed the connection before the capture could run"),
+        ((sys.executable, str(SERVERS), "hang"), "the server did not answer initialize within 3 s"),
+        (
+            (sys.executable, str(SERVERS), "no-aql"),
+            "the server exposes no MCP-AQL tool (mcp_aql or mcp_aql_*); its tools: hello",
+        ),
+        ((sys.executable, str(SERVERS), "no-introspect"), "the server has no working introspect {query: operations}"),
+    ],
+)
+def test_server_faults_are_one_line_errors_with_exit_3_and_no_leftovers(tmp_path, server, message):
+    bundle = tmp_path / "bundle.json"
+    bundle.write_text("previous bundle")
+    result = run_cli(
+        "capture", "--bundle", str(bundle), "--timeout", "3", "--capture-dir", str(tmp_path / "r"), "--", *server
+    )
+    assert result.returncode == 3, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], lines
+    assert "Traceback" not in result.stderr
+    assert bundle.read_text() == "previous bundle"  # nothing half-written replaced it
+    if len(server) > 1:
+        assert leftover_children(f"{SERVERS} {server[-1]}") == []
+
+
+def test_an_imperfect_server_is_captured_faithfully_and_judged_by_test(tmp_path):
+    result, bundle = capture(tmp_path, sys.executable, str(SERVERS), "odd", plan=False)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(bundle.read_text())
+    missing = data["parameter_tests"]["missing_required"][0]["response"]
+    assert missing == {"_raw_text": "error: thing_id missing", "_is_error": False}
+    assert data["introspection"]["types_list"] == {"ok": True, "typeList": []}
+    report = verdict(bundle)
+    assert report["exitCode"] == 1
+    assert {"Introspection Fidelity", "Parameter Handling", "Error Quality"} <= set(failing(report))
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((), "give either --url URL or a server command after --"),
+        (("--url", "http://127.0.0.1:9/mcp", "--", "x"), "give either --url URL or a server command after --"),
+        (("--timeout", "0", "--", "x"), "--timeout must be positive"),
+        (("--plan", "nope.json", "--", "x"), "plan not found: nope.json"),
+    ],
+)
+def test_capture_usage_errors_exit_3(tmp_path, args, message):
+    result = run_cli("capture", "--bundle", str(tmp_path / "b.json"), *args)
+    assert result.returncode == 3
+    assert message in result.stderr
+
+
+def test_plan_errors_name_their_json_path(tmp_path):
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"create_read": [{"name": "c", "create": {"operation": 3}}]}))
+    result = run_cli("capture", "--plan", str(plan), "--bundle", str(tmp_path / "b.json"), "--", "x")
+    assert result.returncode == 3
+    assert "$.create_read[0].create: expected a step {operation, params}" in result.stderr
+
+
+def test_a_plan_env_variable_that_is_not_set_is_a_configuration_error(tmp_path):
+    environment = {k: v for k, v in os.environ.items() if k != "DEMO_NOTES_PASSPHRASE"}
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mcpaql_conformance",
+            "capture",
+            "--plan",
+            str(PLAN),
+            "--bundle",
+            str(tmp_path / "b.json"),
+            "--",
+            *DEMO,
+        ],
+        capture_output=True,
+        text=True,
+        env=environment,
+        check=False,
+    )
+    assert result.returncode == 3
+    assert "$.env.create_note.passphrase: environment variable DEMO_NOTES_PASSPHRASE is not set" in result.stderr
