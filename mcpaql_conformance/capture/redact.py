@@ -5,6 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 MASK = "***"
+# Secrets shorter than this are masked only where a whole string equals them: masking
+# them inside other text would corrupt it ("x" inside "index") and reveal little.
+MIN_EMBEDDED = 6
 
 
 class Redactor:
@@ -27,8 +30,11 @@ class Redactor:
         if not self.secrets:
             return value
         if isinstance(value, str):
+            if value in self.secrets:
+                return MASK
             for secret in self.secrets:
-                value = value.replace(secret, MASK)
+                if len(secret) >= MIN_EMBEDDED:
+                    value = value.replace(secret, MASK)
             return value
         if isinstance(value, dict):
             return {self.value(key): self.value(item) for key, item in value.items()}

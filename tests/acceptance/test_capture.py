@@ -244,3 +244,29 @@ def test_a_plan_env_variable_that_is_not_set_is_a_configuration_error(tmp_path):
     )
     assert result.returncode == 3
     assert "$.env.create_note.passphrase: environment variable DEMO_NOTES_PASSPHRASE is not set" in result.stderr
+
+
+@pytest.mark.parametrize(("mode", "modes"), [("single", ["single"]), ("crude", ["crude"])])
+def test_one_endpoint_mode_is_level1_conformant_but_earns_no_level2(tmp_path, mode, modes):
+    result, bundle = capture(tmp_path, *DEMO, "--mode", mode, extra=("--allow-destructive",))
+    assert result.returncode == 0, result.stderr
+    assert json.loads(bundle.read_text())["endpoint_modes"] == modes
+    assert verdict(bundle)["exitCode"] == 0
+    level2 = verdict(bundle, "2")
+    assert level2["exitCode"] == 2 and level2["conformanceLevel"] == 1
+
+
+def test_shipped_demo_evidence_is_a_captured_level1_conformant_bundle():
+    evidence = ROOT / "evidence" / "demo-notes.json"
+    data = json.loads(evidence.read_text())
+    assert data["provenance"]["captured"] is True
+    assert data["provenance"]["server"]["name"] == "mcpaql-demo-notes"
+    assert verdict(evidence)["exitCode"] == 0
+
+
+def test_readme_shows_the_command_that_captures_and_tests_the_demo():
+    readme = (ROOT / "README.md").read_text()
+    assert (
+        "capture --plan evidence/plans/demo-notes.json --allow-destructive --bundle evidence/demo-notes.json" in readme
+    )
+    assert "test evidence/demo-notes.json --level 1" in readme

@@ -1,0 +1,109 @@
+"""Capture building blocks: value synthesis, plans, redaction, records."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mcpaql_conformance.capture.plan import load_plan, substitute
+from mcpaql_conformance.capture.records import Exchange, RecordWriter, safe_name
+from mcpaql_conformance.capture.redact import MASK, Redactor
+from mcpaql_conformance.capture.values import matches_type, synthesise
+from mcpaql_conformance.errors import ConfigError
+
+
+@pytest.mark.parametrize(
+    ("parameter", "value"),
+    [
+        ({"type": "string", "default": "d"}, "d"),
+        ({"type": "string", "enum": ["a", "b"]}, "a"),
+        ({"type": "integer", "minimum": 5}, 5),
+        ({"type": "number"}, 1.0),
+        ({"type": "boolean"}, False),
+        ({"type": "array"}, []),
+        ({"type": "object"}, {}),
+        ({"type": "string", "format": "email"}, "probe@example.org"),
+        ({"type": "string", "minLength": 8}, "probexxx"),
+        ({"type": "string", "maxLength": 3}, "pro"),
+        ({"type": "AdapterType"}, "probe"),
+    ],
+)
+def test_values_are_synthesised_from_introspection(parameter, value):
+    assert synthesise(parameter) == value
+
+
+def test_plan_values_are_checked_against_the_introspected_type():
+    assert matches_type(3, {"type": "integer"})
+    assert not matches_type(True, {"type": "integer"})
+    assert not matches_type("c", {"type": "string", "enum": ["a", "b"]})
+    assert matches_type({"x": 1}, {"type": "CustomType"})
+
+
+def test_a_short_secret_is_masked_only_as_a_whole_value():
+    redactor = Redactor()
+    redactor.add_secret("x")
+    redactor.add_secret("long-secret-value")
+    masked = redactor.value({"index": "x", "text": "index has an x", "note": "key=long-secret-value;"})
+    assert masked == {"index": MASK, "text": "index has an x", "note": f"key={MASK};"}
+
+
+def test_sensitive_parameters_are_masked_by_operation():
+    redactor = Redactor()
+    redactor.sensitive.add(("login", "password"))
+    assert redactor.params("login", {"user": "u", "password": "p"}) == {"user": "u", "password": MASK}
+    assert redactor.params("other", {"password": "p"}) == {"password": "p"}
+
+
+def test_substitution_takes_values_from_the_create_answer():
+    created = {"success": True, "data": {"note_id": "n7"}}
+    params = {"note_id": "${create.data.note_id}", "input": {"ref": "${create.data.note_id}"}, "x": "${create.nope}"}
+    assert substitute(params, created) == {"note_id": "n7", "input": {"ref": "n7"}, "x": None}
+
+
+def test_plan_shapes_are_checked_with_json_paths(tmp_path: Path):
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps({"examples": [{"params": {}}]}))
+    with pytest.raises(ConfigError, match=r"\$\.examples\[0\]: expected a step"):
+        load_plan(path)
+    path.write_text(
+        json.dumps({"update_read": [{"name": "u", "create": {"operation": "c"}, "read": {"operation": "r"}}]})
+    )
+    with pytest.raises(ConfigError, match=r"\$\.update_read\[0\]\.update: expected a step"):
+        load_plan(path)
+
+
+def test_plan_env_values_become_secrets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("PLAN_TEST_KEY", "k-123456")
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps({"env": {"api_key": "PLAN_TEST_KEY"}, "values": {"op.limit": 3}}))
+    plan = load_plan(path)
+    assert plan.value_for("any_op", "api_key") == "k-123456"
+    assert plan.value_for("op", "limit") == 3
+
+
+def test_records_are_named_per_operation_and_metrics_have_percentiles(tmp_path: Path):
+    writer = RecordWriter(tmp_path, "20260101T000000Z", "my/server")
+    for index, ms in enumerate([10.0, 20.0, 30.0, 40.0]):
+        writer.add(
+            Exchange(
+                index, "get_x", "mcp_aql_read", "probe", "d", {}, {"success": True, "data": 1}, ms, "t", "answered"
+            )
+        )
+    writer.write_metrics()
+    folder = tmp_path / "20260101T000000Z" / "my_server"
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "get_x-1.json",
+        "get_x-2.json",
+        "get_x-3.json",
+        "get_x-4.json",
+        "metrics.json",
+    ]
+    metrics = json.loads((folder / "metrics.json").read_text())
+    assert metrics["calls"] == 4 and metrics["latency_ms"] == {"p50": 30.0, "p95": 40.0, "max": 40.0}
+
+
+def test_server_supplied_names_cannot_escape_the_capture_folder():
+    assert safe_name("../../etc/passwd") == "etc_passwd"
+    assert safe_name("") == "unnamed"
