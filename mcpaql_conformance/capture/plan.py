@@ -13,7 +13,11 @@ A plan is JSON::
     }
 
 A step is ``{"operation": NAME, "params": {...}}``; a string "${create.data.note_id}"
-inside a later step's params is replaced by that path of the create step's answer.
+inside a later step's params is replaced by that path of the named earlier step's
+answer. Any cycle may start with a "setup" step (e.g. create what a copy operation
+copies) and may give its own "expected_fields"; otherwise the fields expected back
+are the create step's parameters (create_read) or those the update did not touch
+(update_read).
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.values import MISSING, resolve_path
 
 JsonObject = dict[str, Any]
-_REFERENCE = re.compile(r"^\$\{create\.([A-Za-z0-9_.]+)\}$")
+_REFERENCE = re.compile(r"^\$\{([a-z]+)\.([A-Za-z0-9_.]+)\}$")
 _STEP_KEYS = {"create_read": ("create", "read"), "update_read": ("create", "update", "read")}
 
 
@@ -76,23 +80,25 @@ def load_plan(path: Path | None) -> Plan:
             where = f"$.{key}[{index}]"
             if not isinstance(cycle, dict) or not isinstance(cycle.get("name"), str):
                 raise ConfigError(f"{source}: {where}: expected an object with a string 'name'")
-            for step in steps:
+            for step in ("setup", *steps) if "setup" in cycle else steps:
                 _step(cycle.get(step), f"{where}.{step}", source)
+            if not isinstance(cycle.get("expected_fields", {}), dict):
+                raise ConfigError(f"{source}: {where}.expected_fields: expected an object")
             cycles.append(cycle)
         setattr(plan, key, cycles)
     return plan
 
 
-def substitute(params: JsonObject, created: Any) -> JsonObject:
-    """Replace "${create.path}" strings by values from the create step's answer."""
+def substitute(params: JsonObject, answers: dict[str, Any]) -> JsonObject:
+    """Replace "${step.path}" strings by values from that earlier step's answer."""
     result: JsonObject = {}
     for key, value in params.items():
         match = _REFERENCE.match(value) if isinstance(value, str) else None
         if match:
-            found = resolve_path(created, match.group(1))
+            found = resolve_path(answers.get(match.group(1)), match.group(2))
             value = None if found is MISSING else found
         elif isinstance(value, dict):
-            value = substitute(value, created)
+            value = substitute(value, answers)
         result[key] = value
     return result
 

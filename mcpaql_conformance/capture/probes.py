@@ -299,7 +299,9 @@ class Prober:
             steps = await self._steps(details, cycle, ("create", "read"))
             if steps is not None:
                 read = steps[-1]
-                fields = {f"data.{k}": v for k, v in cycle["create"].get("params", {}).items()}
+                fields = cycle.get("expected_fields") or {
+                    f"data.{k}": v for k, v in cycle["create"].get("params", {}).items()
+                }
                 self.evidence.round_trip_tests.append(
                     {
                         "name": cycle["name"],
@@ -312,7 +314,9 @@ class Prober:
             steps = await self._steps(details, cycle, ("create", "update", "read"))
             if steps is not None:
                 changed = set(cycle["update"].get("params", {}).get("input", {}))
-                kept = {f"data.{k}": v for k, v in cycle["create"].get("params", {}).items() if k not in changed}
+                kept = cycle.get("expected_fields") or {
+                    f"data.{k}": v for k, v in cycle["create"].get("params", {}).items() if k not in changed
+                }
                 self.evidence.update_preservation_tests.append(
                     {
                         "name": cycle["name"],
@@ -331,6 +335,7 @@ class Prober:
     async def _steps(
         self, details: dict[str, JsonObject], cycle: JsonObject, names: tuple[str, ...]
     ) -> list[Any] | None:
+        names = ("setup", *names) if "setup" in cycle else names
         for step in names:
             detail = details.get(cycle[step]["operation"])
             if detail is None:
@@ -339,12 +344,12 @@ class Prober:
             if self.destructive(detail) and not self.allow_destructive:
                 self.note(detail["name"], cycle["name"], "destructive step: cycle skipped (pass --allow-destructive)")
                 return None
-        answers: list[Any] = []
+        answers: dict[str, Any] = {}
         for step in names:
             detail = details[cycle[step]["operation"]]
-            params = substitute(cycle[step].get("params", {}), answers[0] if answers else None)
-            answers.append(await self.op(detail, params, cycle["name"], f"{cycle['name']}: {step}"))
-        return answers
+            params = substitute(cycle[step].get("params", {}), answers)
+            answers[step] = await self.op(detail, params, cycle["name"], f"{cycle['name']}: {step}")
+        return list(answers.values())
 
     async def probe_batch(self) -> None:
         if "mcp_aql" not in self.conn.tools:

@@ -282,6 +282,36 @@ def _delete(adapter: NotesAdapter, params: JsonObject) -> JsonObject:
     return ok({"deleted": note["note_id"]})
 
 
+def _duplicate(adapter: NotesAdapter, params: JsonObject) -> JsonObject:
+    note = adapter.note(params["note_id"])
+    if note is None:
+        return failure("NOT_FOUND_RESOURCE", f"No note with note_id '{params['note_id']}'.")
+    return _create(adapter, {"title": f"{note['title']} (copy)", "body": note["body"], "tags": note["tags"]})
+
+
+def _tag(adapter: NotesAdapter, params: JsonObject) -> JsonObject:
+    tags = params["input"].get("tags")
+    if set(params["input"]) != {"tags"} or not isinstance(tags, list):
+        return failure("VALIDATION_INVALID_VALUE", "Field 'input' must be {tags: [...]} for tag_note.")
+    return _update(adapter, params)
+
+
+def _delete_tag(adapter: NotesAdapter, params: JsonObject) -> JsonObject:
+    touched = 0
+    for note in adapter.notes.values():
+        if params["tag"] in note["tags"]:
+            note["tags"] = [tag for tag in note["tags"] if tag != params["tag"]]
+            touched += 1
+    return ok({"tag": params["tag"], "notes_changed": touched})
+
+
+def _export(adapter: NotesAdapter, params: JsonObject) -> JsonObject:
+    lines = [
+        f"# {note['title']}" if params["format"] == "markdown" else note["title"] for note in adapter.notes.values()
+    ]
+    return ok({"job": "export", "format": params["format"], "status": "completed", "lines": len(lines)})
+
+
 def _reindex(adapter: NotesAdapter, params: JsonObject) -> JsonObject:
     return ok({"job": "reindex", "scope": params["scope"], "status": "completed", "notes": len(adapter.notes)})
 
@@ -308,6 +338,13 @@ OPERATIONS = (
             Param("passphrase", "string", False, "Optional passphrase that locks the note", {"sensitive": True}),
         ),
         _create,
+    ),
+    Operation(
+        "duplicate_note",
+        "CREATE",
+        "Create a copy of a note.",
+        (Param("note_id", "string", True, "Identifier of the note to copy"),),
+        _duplicate,
     ),
     Operation(
         "get_note",
@@ -340,11 +377,35 @@ OPERATIONS = (
         _update,
     ),
     Operation(
+        "tag_note",
+        "UPDATE",
+        "Replace the tags of a note.",
+        (
+            Param("note_id", "string", True, "Identifier of the note"),
+            Param("input", "object", True, "The new tags: {tags: [...]}"),
+        ),
+        _tag,
+    ),
+    Operation(
         "delete_note",
         "DELETE",
         "Delete a note permanently.",
         (Param("note_id", "string", True, "Identifier of the note"),),
         _delete,
+    ),
+    Operation(
+        "delete_tag",
+        "DELETE",
+        "Remove a tag from every note.",
+        (Param("tag", "string", True, "The tag to remove"),),
+        _delete_tag,
+    ),
+    Operation(
+        "export_notes",
+        "EXECUTE",
+        "Export all notes (a runtime job).",
+        (Param("format", "string", True, "Export format", {"enum": ["text", "markdown"]}),),
+        _export,
     ),
     Operation(
         "reindex_notes",

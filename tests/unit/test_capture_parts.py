@@ -59,7 +59,7 @@ def test_sensitive_parameters_are_masked_by_operation():
 def test_substitution_takes_values_from_the_create_answer():
     created = {"success": True, "data": {"note_id": "n7"}}
     params = {"note_id": "${create.data.note_id}", "input": {"ref": "${create.data.note_id}"}, "x": "${create.nope}"}
-    assert substitute(params, created) == {"note_id": "n7", "input": {"ref": "n7"}, "x": None}
+    assert substitute(params, {"create": created}) == {"note_id": "n7", "input": {"ref": "n7"}, "x": None}
 
 
 def test_plan_shapes_are_checked_with_json_paths(tmp_path: Path):
