@@ -15,9 +15,11 @@ import click
 
 from mcpaql_conformance import SPEC_VERSION, __version__
 from mcpaql_conformance.errors import ConfigError
+from mcpaql_conformance.render import FORMATS
 
 EXIT_CONFIG = 3
-FORMAT_CHOICE = click.Choice(["text", "json", "markdown"], case_sensitive=False)
+FORMAT_CHOICE = click.Choice(list(FORMATS), case_sensitive=False)
+BADGE_CHOICE = click.Choice(["svg", "json", "markdown"], case_sensitive=False)
 TIER_CHOICE = click.Choice(["1", "2", "both"], case_sensitive=False)
 LEVEL_CHOICE = click.Choice(["1", "2"])
 
@@ -106,7 +108,14 @@ def cli() -> None:
 @click.option("--format", "-f", "fmt", type=FORMAT_CHOICE, default="text", show_default=True, help="Report format.")
 @click.option("--output", "-o", type=click.Path(path_type=Path), help="Write the report to FILE (atomically).")
 @click.option("--category", "-c", metavar="NAME", help="Run one category only (name matched case-insensitively).")
-def test(bundle: Path, level: str, tier: str, fmt: str, output: Path | None, category: str | None) -> int:
+@click.option(
+    "--baseline",
+    type=click.Path(path_type=Path),
+    help="Expected failures (JSON): listed failures do not fail the run; stale entries do.",
+)
+def test(
+    bundle: Path, level: str, tier: str, fmt: str, output: Path | None, category: str | None, baseline: Path | None
+) -> int:
     """Run the conformance tests on an evidence BUNDLE (JSON)."""
     from mcpaql_conformance.bundle import load_bundle
     from mcpaql_conformance.render import renderer
@@ -114,9 +123,34 @@ def test(bundle: Path, level: str, tier: str, fmt: str, output: Path | None, cat
 
     if category is not None:
         select_category(int(level), category)  # reject a bad name before reading the bundle
+    entries = None
+    if baseline is not None:
+        from mcpaql_conformance.baseline import load_baseline
+
+        entries = load_baseline(baseline)  # a bad baseline is a configuration error before any work
     report = evaluate(load_bundle(bundle), int(level), tier.lower(), category)
+    if entries is not None:
+        from mcpaql_conformance.baseline import apply_baseline
+        from mcpaql_conformance.sanitize import plain
+
+        report = apply_baseline(report, entries, plain(str(baseline)))
     _emit(renderer(fmt.lower())(report, _use_color(output)), output, f"{fmt.lower()} report")
+    _append_step_summary(report)
     return report.exit_code
+
+
+def _append_step_summary(report: Any) -> None:
+    """On GitHub Actions, add the markdown report to the job summary as well."""
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not summary:
+        return
+    from mcpaql_conformance.render import renderer
+
+    try:
+        with open(summary, "a", encoding="utf-8") as handle:
+            handle.write(renderer("markdown")(report, False) + "\n")
+    except OSError as exc:
+        raise ConfigError(f"GITHUB_STEP_SUMMARY={summary}: cannot append the report: {exc.strerror}") from None
 
 
 @cli.command("verify-fixtures")
@@ -159,6 +193,31 @@ def report(results: Path, fmt: str, output: Path | None) -> int:
 
     loaded = load_report(results)
     _emit(renderer(fmt.lower())(loaded, _use_color(output)), output, f"{fmt.lower()} report")
+    return 0
+
+
+@cli.command()
+@click.argument("results", type=click.Path(path_type=Path))
+@click.option("--format", "-f", "fmt", type=BADGE_CHOICE, default="svg", show_default=True, help="Badge format.")
+@click.option("--output", "-o", type=click.Path(path_type=Path), help="Write to FILE (atomically).")
+def badge(results: Path, fmt: str, output: Path | None) -> int:
+    """Make a conformance badge from a saved JSON report: an SVG drawn locally, a shields.io
+    endpoint JSON, or a markdown image line."""
+    import orjson
+
+    from mcpaql_conformance.render.badge import badge_status, badge_svg, endpoint_json
+    from mcpaql_conformance.render.markdown import badge_markdown
+    from mcpaql_conformance.reportio import load_report
+
+    loaded = load_report(results)
+    kind = fmt.lower()
+    if kind == "svg":
+        text = badge_svg(badge_status(loaded))
+    elif kind == "json":
+        text = orjson.dumps(endpoint_json(badge_status(loaded))).decode() + "\n"
+    else:
+        text = badge_markdown(loaded) + "\n"
+    _emit(text, output, f"{kind} badge")
     return 0
 
 

@@ -35,6 +35,12 @@ class TestResult:
     spec_ref: str = ""
     findings: tuple[str, ...] = ()
     tier: str | None = None
+    baselined: str | None = None  # the baseline's reason, when this failure is an expected one
+
+    @property
+    def failed(self) -> bool:
+        """A FAIL that counts: not an expected failure listed in the baseline."""
+        return self.result is Result.FAIL and self.baselined is None
 
 
 @dataclass(frozen=True)
@@ -54,9 +60,9 @@ def classify_category(required: bool, tests: tuple[TestResult, ...]) -> Result:
     A category is SKIP when it had no tests or none of its tests applied.
     """
     results = {test.result for test in tests}
-    if Result.FAIL in results:
+    if any(test.failed for test in tests):
         return Result.FAIL if required else Result.WARN
-    if Result.WARN in results:
+    if Result.WARN in results or Result.FAIL in results:  # a baselined failure still shows
         return Result.WARN
     if results <= {Result.SKIP}:
         return Result.SKIP  # no tests at all, or none applied
@@ -79,29 +85,33 @@ class Summary:
     warned: int
     failed: int
     skipped: int
+    baselined: int = 0  # expected failures listed in a baseline (not counted in ``failed``)
 
     @classmethod
     def of(cls, categories: tuple[CategoryResult, ...]) -> Summary:
-        counts = {result: 0 for result in Result}
-        for category in categories:
-            for test in category.tests:
-                counts[test.result] += 1
+        tests = [test for category in categories for test in category.tests]
+        counts = {result: sum(1 for t in tests if t.result is result) for result in Result}
+        baselined = sum(1 for t in tests if t.result is Result.FAIL and not t.failed)
         return cls(
-            total=sum(counts.values()),
+            total=len(tests),
             passed=counts[Result.PASS],
             warned=counts[Result.WARN],
-            failed=counts[Result.FAIL],
+            failed=counts[Result.FAIL] - baselined,
             skipped=counts[Result.SKIP],
+            baselined=baselined,
         )
 
     def as_dict(self) -> dict[str, int]:
-        return {
+        counts = {
             "total": self.total,
             "passed": self.passed,
             "warned": self.warned,
             "failed": self.failed,
             "skipped": self.skipped,
         }
+        if self.baselined:
+            counts["baselined"] = self.baselined
+        return counts
 
 
 @dataclass(frozen=True)
@@ -120,6 +130,8 @@ class Report:
     tool: str | None = None
     tool_version: str | None = None
     notes: tuple[str, ...] = ()  # probes a live capture did not send, and why
+    baseline: str | None = None  # the baseline file applied, if any
+    stale: tuple[str, ...] = ()  # baseline entries whose tests no longer fail (they fail the run)
 
     @property
     def summary(self) -> Summary:
@@ -131,8 +143,9 @@ class Report:
 
 
 def conformance_level(requested_level: int, categories: tuple[CategoryResult, ...]) -> int:
-    """The level actually earned: 0 if a MUST category failed, 1 if Level 2 features did not pass."""
-    if any(c.required and c.result is Result.FAIL for c in categories):
+    """The level actually earned: 0 if a MUST test failed (a baseline excuses the run, not the
+    implementation), 1 if Level 2 features did not pass."""
+    if any(c.required and any(t.result is Result.FAIL for t in c.tests) for c in categories):
         return 0
     if requested_level >= 2 and any(c.name == LEVEL2_FEATURES and c.result is not Result.PASS for c in categories):
         return 1  # Level 2 features not demonstrated (failed, or warned for lack of evidence)

@@ -7,7 +7,15 @@ from typing import Any
 
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.jsonio import load_json_file
-from mcpaql_conformance.model import CategoryResult, Report, Result, TestResult, conformance_level, exit_code_for
+from mcpaql_conformance.model import (
+    EXIT_MUST_FAILED,
+    CategoryResult,
+    Report,
+    Result,
+    TestResult,
+    conformance_level,
+    exit_code_for,
+)
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.schemas import json_path, report_schema
 from mcpaql_conformance.values import json_type
@@ -34,6 +42,7 @@ def report_from_data(data: Any, source: str = "<report>") -> Report:
     requested = data.get("requestedLevel")
     filtered = data.get("categoryFilter") is not None
     level = None if filtered or requested is None else conformance_level(requested, categories)
+    stale = (data.get("baseline") or {}).get("stale") or []
     return Report(
         implementation=data.get("implementation"),
         version=data.get("version"),
@@ -41,12 +50,14 @@ def report_from_data(data: Any, source: str = "<report>") -> Report:
         requested_level=requested,
         conformance_level=level,
         categories=categories,
-        exit_code=exit_code_for(categories),
+        exit_code=EXIT_MUST_FAILED if stale else exit_code_for(categories),
         tier=data.get("tier"),
         category_filter=data.get("categoryFilter"),
         tool=data.get("tool"),
         tool_version=data.get("toolVersion"),
         notes=tuple(data.get("captureNotes") or ()),
+        baseline=(data.get("baseline") or {}).get("file"),
+        stale=tuple((data.get("baseline") or {}).get("stale") or ()),
     )
 
 
@@ -59,4 +70,5 @@ def _test(entry: dict[str, Any]) -> TestResult:
         spec_ref=entry.get("specRef", ""),
         findings=tuple(entry.get("findings") or ()),
         tier=entry.get("tier"),
+        baselined=entry.get("baselined"),
     )

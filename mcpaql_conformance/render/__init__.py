@@ -2,28 +2,33 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from mcpaql_conformance.model import Report
+if TYPE_CHECKING:  # the CLI imports FORMATS at start-up: keep this module light
+    from mcpaql_conformance.model import Report
 
-Renderer = Callable[[Report, bool], str]
-FORMATS = ("text", "json", "markdown")
+Renderer = Callable[["Report", bool], str]
+
+# format -> (module, function). Modules are imported only when asked for: rich and
+# jinja2 are slow to import, and most runs need one format.
+_RENDERERS = {
+    "text": ("mcpaql_conformance.render.text", "render_text"),
+    "json": ("mcpaql_conformance.render.json", "render_json"),
+    "markdown": ("mcpaql_conformance.render.markdown", "render_markdown"),
+    "junit": ("mcpaql_conformance.render.junit", "render_junit"),
+    "html": ("mcpaql_conformance.render.html", "render_html"),
+}
+FORMATS = tuple(_RENDERERS)
 
 
 def renderer(name: str) -> Renderer:
-    """Import only the renderer asked for (rich and jinja2 are slow to import)."""
-    if name == "json":
-        from mcpaql_conformance.render.json import render_json
+    """The renderer for a format name."""
+    if name not in _RENDERERS:
+        from mcpaql_conformance.errors import ConfigError
 
-        return render_json
-    if name == "markdown":
-        from mcpaql_conformance.render.markdown import render_markdown
-
-        return render_markdown
-    if name == "text":
-        from mcpaql_conformance.render.text import render_text
-
-        return render_text
-    from mcpaql_conformance.errors import ConfigError
-
-    raise ConfigError(f"unknown format {name!r}; valid formats: {', '.join(FORMATS)}")
+        raise ConfigError(f"unknown format {name!r}; valid formats: {', '.join(FORMATS)}")
+    module, function = _RENDERERS[name]
+    rendered: Renderer = getattr(importlib.import_module(module), function)
+    return rendered

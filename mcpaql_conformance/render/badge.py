@@ -31,3 +31,28 @@ def badge_status(report: Report) -> BadgeStatus:
         return BadgeStatus(label, "not conformant", "red")
     warned = report.exit_code == 2 or report.has_warnings or level < (report.requested_level or level)
     return BadgeStatus(label, f"Level {level} conformant", "yellow" if warned else "brightgreen")
+
+
+COLORS = {"brightgreen": "#4c1", "yellow": "#dfb317", "red": "#e05d44", "lightgrey": "#9f9f9f"}
+
+
+def _text_width(text: str) -> int:
+    # Verdana 11px averages about 6.5 px a character; generous enough for our short texts.
+    return int(len(text) * 6.5) + 10
+
+
+def badge_svg(status: BadgeStatus) -> str:
+    """A flat badge drawn locally (no network), shields.io style."""
+    from mcpaql_conformance.render.templates import environment
+
+    left, right = _text_width(status.label), _text_width(status.message)
+    return (
+        environment("markup")
+        .get_template("badge.svg.j2")
+        .render(status=status, color=COLORS.get(status.color, COLORS["lightgrey"]), left=left, right=right)
+    )
+
+
+def endpoint_json(status: BadgeStatus) -> dict[str, object]:
+    """The shields.io endpoint badge document."""
+    return {"schemaVersion": 1, "label": status.label, "message": status.message, "color": status.color}

@@ -20,6 +20,8 @@ def test_dict(test: TestResult) -> dict[str, Any]:
         entry["tier"] = test.tier
     if test.findings:
         entry["findings"] = list(test.findings)
+    if test.baselined is not None:
+        entry["baselined"] = test.baselined
     return entry
 
 
@@ -48,6 +50,8 @@ def report_dict(report: Report) -> dict[str, Any]:
         data["categoryFilter"] = report.category_filter
     if report.notes:
         data["captureNotes"] = list(report.notes)
+    if report.baseline is not None:
+        data["baseline"] = {"file": report.baseline, "stale": list(report.stale)}
     if report.tool is not None:
         data["tool"] = report.tool
         data["toolVersion"] = report.tool_version

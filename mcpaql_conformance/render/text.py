@@ -46,9 +46,15 @@ def report_lines(report: Report) -> list[list[Span]]:
             ]
             if test.id:
                 row.append((f"  [{terminal(test.id)}]", "dim"))
+            if test.baselined is not None:
+                row.append((f"  (baselined: {terminal(test.baselined)})", "yellow"))
             lines.append(row)
             if test.detail:
                 lines.append([(f"        {terminal(test.detail)}", None)])
+    if report.stale:
+        lines.append([])
+        lines.append([(f"Stale baseline entries ({len(report.stale)}), which fail the run:", "bold red")])
+        lines += [[(f"  - {terminal(entry)}", None)] for entry in report.stale]
     lines.append([])
     lines.append([(verdict_line(report), EXIT_STYLES.get(report.exit_code, "bold red"))])
     return lines

@@ -186,7 +186,7 @@ def test_tier_2_failure_is_a_fail_whatever_tier_1_says(cli, write_bundle):
     ("args", "message"),
     [
         (("--level", "7"), "'7' is not one of '1', '2'"),
-        (("--format", "yaml"), "'yaml' is not one of 'text', 'json', 'markdown'"),
+        (("--format", "yaml"), "'yaml' is not one of 'text', 'json', 'markdown', 'junit', 'html'"),
         (("--tier", "3"), "'3' is not one of '1', '2', 'both'"),
         (("--category", "Nope"), "unknown category 'Nope'; valid categories at level 1: 'Introspection Fidelity'"),
         (("--category", "Semantic Evaluation"), "is a Level 2 category; add --level 2"),

@@ -54,17 +54,22 @@ def unescaped_pipes(line: str) -> int:
 # Renderer lookup
 
 
-def test_formats_are_text_json_and_markdown() -> None:
-    assert FORMATS == ("text", "json", "markdown")
+def test_formats_are_text_json_markdown_junit_and_html() -> None:
+    from mcpaql_conformance.render.html import render_html
+    from mcpaql_conformance.render.junit import render_junit
+
+    assert FORMATS == ("text", "json", "markdown", "junit", "html")
     assert renderer("json") is render_json
     assert renderer("markdown") is render_markdown
     assert renderer("text") is render_text
+    assert renderer("junit") is render_junit
+    assert renderer("html") is render_html
 
 
 def test_an_unknown_format_is_a_config_error_listing_the_valid_ones() -> None:
     with pytest.raises(ConfigError) as caught:
         renderer("yaml")
-    assert str(caught.value) == "unknown format 'yaml'; valid formats: text, json, markdown"
+    assert str(caught.value) == "unknown format 'yaml'; valid formats: text, json, markdown, junit, html"
 
 
 # Text

@@ -1,0 +1,93 @@
+"""Expected-failures baseline: listed failures no longer fail the run; new ones still do;
+entries that no longer fail are stale and fail the run, so the baseline cannot rot."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mcpaql_conformance.checks import CATEGORIES
+from mcpaql_conformance.errors import ConfigError
+from mcpaql_conformance.jsonio import load_json_file
+from mcpaql_conformance.model import EXIT_MUST_FAILED, CategoryResult, Report, Result, exit_code_for
+from mcpaql_conformance.sanitize import plain
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One expected failure: a test id or a whole category, with the reason it is accepted."""
+
+    target: str
+    is_category: bool
+    reason: str
+
+    def matches(self, category: CategoryResult, test_id: str) -> bool:
+        if self.is_category:
+            return category.name.casefold() == self.target.casefold()
+        return test_id == self.target
+
+
+def load_baseline(path: Path) -> list[Entry]:
+    """Read ``{"entries": [{"id" | "category": ..., "reason": ...}]}`` (or the bare list)."""
+    source = plain(str(path))
+    data = load_json_file(path, "baseline")
+    items = data.get("entries") if isinstance(data, dict) else data
+    if not isinstance(items, list):
+        raise ConfigError(f'{source}: $: expected {{"entries": [...]}} or a list of entries')
+    entries = [
+        _entry(item, f"$.entries[{index}]" if isinstance(data, dict) else f"$[{index}]", source)
+        for index, item in enumerate(items)
+    ]
+    known_ids = {check.id for category in CATEGORIES for check in category.checks}
+    known_categories = {category.name.casefold() for category in CATEGORIES}
+    for index, entry in enumerate(entries):
+        known = (
+            entry.target.casefold() in known_categories
+            if entry.is_category
+            else (entry.target in known_ids or entry.target.startswith("L2.semantic."))
+        )
+        if not known:
+            kind = "category" if entry.is_category else "test id"
+            raise ConfigError(f"{source}: entry {index}: unknown {kind} {plain(entry.target)!r}")
+    return entries
+
+
+def _entry(item: Any, where: str, source: str) -> Entry:
+    if not isinstance(item, dict):
+        raise ConfigError(f"{source}: {where}: expected an object with 'id' or 'category' and 'reason'")
+    reason = item.get("reason")
+    if not isinstance(reason, str) or not reason.strip():
+        raise ConfigError(f"{source}: {where}.reason: every entry needs a reason")
+    if isinstance(item.get("id"), str) == isinstance(item.get("category"), str):
+        raise ConfigError(f"{source}: {where}: give exactly one of 'id' or 'category'")
+    if isinstance(item.get("id"), str):
+        return Entry(item["id"], False, reason)
+    return Entry(item["category"], True, reason)
+
+
+def apply_baseline(report: Report, entries: list[Entry], source: str) -> Report:
+    """Mark listed failures as baselined; a listed entry with nothing failing is stale (exit 1)."""
+    used: set[Entry] = set()
+    matched: set[Entry] = set()
+    categories = []
+    for category in report.categories:
+        tests = []
+        for test in category.tests:
+            entry = next((e for e in entries if e.matches(category, test.id)), None)
+            if entry is not None:
+                matched.add(entry)
+                if test.result is Result.FAIL:
+                    used.add(entry)
+                    test = dataclasses.replace(test, baselined=entry.reason)
+            tests.append(test)
+        categories.append(CategoryResult(category.name, category.required, tuple(tests)))
+    result = tuple(categories)
+    stale = tuple(
+        f"{'category' if e.is_category else 'test'} {e.target}: no longer fails ({e.reason})"
+        for e in entries
+        if e in matched and e not in used
+    )
+    exit_code = EXIT_MUST_FAILED if stale else exit_code_for(result)
+    return dataclasses.replace(report, categories=result, exit_code=exit_code, baseline=source, stale=stale)

@@ -1,0 +1,19 @@
+"""A self-contained HTML report (inline CSS, inline badge, no external resources), autoescaped."""
+
+from __future__ import annotations
+
+from markupsafe import Markup
+
+from mcpaql_conformance.model import Report
+from mcpaql_conformance.render.badge import badge_status, badge_svg
+from mcpaql_conformance.render.common import verdict_line
+from mcpaql_conformance.render.templates import environment
+
+
+def render_html(report: Report, color: bool = False) -> str:
+    badge = Markup(badge_svg(badge_status(report)))  # our own SVG: its texts were escaped when it was drawn
+    return (
+        environment("markup")
+        .get_template("report.html.j2")
+        .render(report=report, summary=report.summary, badge=badge, verdict=verdict_line(report))
+    )

@@ -1,0 +1,38 @@
+"""The jinja2 environments: escaping is the environment's job, so no template can forget it."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from mcpaql_conformance.render.escape import markdown
+from mcpaql_conformance.sanitize import plain
+
+
+def _markup_safe(value: Any) -> Any:
+    # Autoescaping (HTML/XML) then handles < > & and quotes; plain() first removes what
+    # XML 1.0 cannot carry at all and what no reader should see (controls, escapes, bidi).
+    if value is None:
+        return ""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return plain(value, max_len=20000)
+    return value
+
+
+@functools.cache
+def environment(kind: str) -> jinja2.Environment:
+    """``markdown`` (finalize = markdown escape) or ``markup`` (HTML/XML autoescape)."""
+    loader = jinja2.PackageLoader("mcpaql_conformance.render", "templates")
+    options: dict[str, Any] = {
+        "loader": loader,
+        "trim_blocks": True,
+        "lstrip_blocks": True,
+        "keep_trailing_newline": True,
+        "undefined": jinja2.StrictUndefined,
+    }
+    if kind == "markdown":
+        return jinja2.Environment(autoescape=False, finalize=markdown, **options)
+    return jinja2.Environment(autoescape=True, finalize=_markup_safe, **options)

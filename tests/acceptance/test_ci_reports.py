@@ -1,0 +1,283 @@
+"""CI-grade outputs: JUnit XML, HTML (checked in headless Chromium), badges, the GitHub step
+summary, the expected-failures baseline, clean machine output and the example reports."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from tests.acceptance.conftest import ROOT, minimal_conformant_bundle
+from tests.acceptance.test_reports import hostile_bundle
+
+FIXTURES = ROOT / "fixtures"
+
+
+def failing_bundle() -> dict:
+    bundle = minimal_conformant_bundle()
+    bundle["error_tests"][0]["response"]["error"]["message"] = "TypeError: url is undefined"
+    return bundle
+
+
+# --- JUnit ---------------------------------------------------------------------------
+
+
+def test_junit_has_a_suite_per_category_a_case_per_test_and_counts_matching_json(cli, write_bundle):
+    path = str(write_bundle(failing_bundle()))
+    xml = cli("test", path, "-f", "junit")
+    summary = json.loads(cli("test", path, "-f", "json").stdout)["summary"]
+    assert xml.returncode == 1
+    root = ET.fromstring(xml.stdout)
+    suites = root.findall("testsuite")
+    assert [s.get("name") for s in suites] == [
+        "Introspection Fidelity",
+        "Parameter Handling",
+        "Error Quality",
+        "Round-Trip Integrity",
+    ]
+    cases = root.findall(".//testcase")
+    assert len(cases) == int(root.get("tests")) == summary["total"]
+    assert len(root.findall(".//failure")) == int(root.get("failures")) == summary["failed"] == 1
+    assert int(root.get("skipped")) == summary["skipped"]
+    failure_case = next(c for c in cases if c.find("failure") is not None)
+    assert failure_case.get("classname") == "L1.errors.no-leakage"
+    assert "exception class name 'TypeError'" in failure_case.find("failure").get("message")
+
+
+def test_junit_marks_skips_and_shows_warnings_as_system_out(cli):
+    root = ET.fromstring(cli("test", str(FIXTURES / "l1-warn-partial-evidence-tasks.json"), "-f", "junit").stdout)
+    outs = [c.find("system-out").text for c in root.iter("testcase") if c.find("system-out") is not None]
+    assert outs and all(text.startswith("WARN: ") for text in outs)
+    skipping = ET.fromstring(cli("test", str(FIXTURES / "diff-01-skip-read-only-weather.json"), "-f", "junit").stdout)
+    assert skipping.findall(".//skipped")
+
+
+def test_junit_escapes_hostile_bundle_text(cli, write_bundle):
+    result = cli("test", str(write_bundle(hostile_bundle())), "-f", "junit")
+    root = ET.fromstring(result.stdout)  # well-formed despite <, &, quotes and control characters
+    names = [c.get("name") for c in root.iter("testcase")]
+    assert "Error messages are actionable" in names
+    warn = next(c for c in root.iter("testcase") if c.get("name") == "Error messages are actionable")
+    assert "x # Heading <script>alert(1)</script>RED" in warn.find("system-out").text
+    assert "\x1b" not in result.stdout
+
+
+# --- HTML ------------------------------------------------------------------------------
+
+
+def chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+
+
+def rendered_dom(html: Path, fragment: str = "") -> str:
+    browser = chromium()
+    assert browser is not None
+    with tempfile.TemporaryDirectory() as profile:
+        result = subprocess.run(
+            [
+                browser,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                f"--user-data-dir={profile}",
+                "--dump-dom",
+                html.as_uri() + fragment,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result.stdout
+
+
+@pytest.mark.skipif(
+    chromium() is None, reason="headless Chromium is not installed (.ci/run installs Debian's chromium)"
+)
+def test_html_report_renders_hostile_text_as_text_and_filters_by_result(cli, write_bundle, tmp_path):
+    page = tmp_path / "report.html"
+    bundle = hostile_bundle()
+    bundle["error_tests"][0]["response"]["error"]["message"] = "TypeError: boom"
+    assert cli("test", str(write_bundle(bundle)), "-f", "html", "-o", str(page)).returncode == 1
+    source = page.read_text()
+    assert not re.search(r"(src|href)\s*=\s*[\"']?(https?:|//)", source)  # no external resources
+    assert "<link" not in source and "@import" not in source
+    dom = rendered_dom(page, "#FAIL")
+    from html.parser import HTMLParser
+
+    class Collect(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.scripts = 0
+            self.rows: list[tuple[str, bool]] = []
+            self.in_impl = False
+            self.impl = ""
+
+        def handle_starttag(self, tag, attrs):
+            attributes = dict(attrs)
+            self.scripts += tag == "script"
+            if tag == "tr" and attributes.get("class") == "test":
+                self.rows.append((attributes["data-result"], "hidden" in attributes))
+            self.in_impl = attributes.get("id") == "implementation"
+
+        def handle_data(self, data):
+            if self.in_impl:
+                self.impl += data
+
+        def handle_endtag(self, tag):
+            if tag == "td":
+                self.in_impl = False
+
+    collected = Collect()
+    collected.feed(dom)
+    assert collected.scripts == 1  # ours only: the bundle's <script> is text
+    assert "<script>alert(1)</script>" in collected.impl
+    assert ("FAIL", False) in collected.rows
+    assert all(hidden for result, hidden in collected.rows if result != "FAIL")
+
+
+# --- Badges ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fixture", "level", "color", "message"),
+    [
+        ("l1-conformant-notes.json", "1", "brightgreen", "Level 1 conformant"),
+        ("l1-warn-partial-evidence-tasks.json", "1", "yellow", "Level 1 conformant"),
+        ("diff-02-leak-stack-frame-notes.json", "1", "red", "not conformant"),
+    ],
+)
+def test_badges_in_three_formats_with_the_verdict_colour(cli, tmp_path, fixture, level, color, message):
+    saved = tmp_path / "r.json"
+    cli("test", str(FIXTURES / fixture), "-l", level, "-f", "json", "-o", str(saved))
+    endpoint = json.loads(cli("badge", str(saved), "-f", "json").stdout)
+    assert endpoint == {"schemaVersion": 1, "label": "MCP-AQL", "message": message, "color": color}
+    svg = ET.fromstring(cli("badge", str(saved)).stdout)
+    assert svg.tag == "{http://www.w3.org/2000/svg}svg"
+    assert [t.text for t in svg.iter("{http://www.w3.org/2000/svg}text")] == ["MCP-AQL", message]
+    markdown = cli("badge", str(saved), "-f", "markdown").stdout.strip()
+    assert markdown.startswith(f"![MCP-AQL: {message}](https://img.shields.io/badge/") and markdown.endswith(
+        f"-{color})"
+    )
+
+
+def test_badge_of_something_that_is_not_a_report_is_a_configuration_error(cli, write_bundle):
+    result = cli("badge", str(write_bundle({"implementation": "x"})))
+    assert result.returncode == 3 and "not a conformance report" in result.stderr
+
+
+# --- GitHub step summary ---------------------------------------------------------------------
+
+
+def test_step_summary_gets_the_markdown_report_appended(cli, tmp_path):
+    summary = tmp_path / "summary.md"
+    summary.write_text("earlier step\n")
+    env = {"GITHUB_STEP_SUMMARY": str(summary)}
+    result = cli("test", str(FIXTURES / "l1-conformant-notes.json"), "-f", "json", env=env)
+    json.loads(result.stdout)  # stdout stays pure JSON
+    cli("test", str(FIXTURES / "l1-conformant-notes.json"), env=env)
+    text = summary.read_text()
+    assert text.startswith("earlier step\n# MCP-AQL Conformance Report")
+    assert text.count("# MCP-AQL Conformance Report") == 2
+
+
+# --- Baseline ---------------------------------------------------------------------------------
+
+
+def write_baseline(tmp_path: Path, entries: list[dict]) -> Path:
+    path = tmp_path / "baseline.json"
+    path.write_text(json.dumps({"entries": entries}))
+    return path
+
+
+def test_a_baselined_failure_no_longer_fails_the_run_but_is_shown(cli, write_bundle, tmp_path):
+    baseline = write_baseline(tmp_path, [{"id": "L1.errors.no-leakage", "reason": "fix tracked in #12"}])
+    result = cli("test", str(write_bundle(failing_bundle())), "--baseline", str(baseline), "-f", "json")
+    report = json.loads(result.stdout)
+    assert result.returncode == 0
+    assert report["conformanceLevel"] == 0  # the baseline excuses the run, not the implementation
+    assert report["summary"]["baselined"] == 1 and report["summary"]["failed"] == 0
+    test = next(t for c in report["categories"] for t in c["tests"] if t["id"] == "L1.errors.no-leakage")
+    assert test["result"] == "FAIL" and test["baselined"] == "fix tracked in #12"
+    text = cli("test", str(write_bundle(failing_bundle())), "--baseline", str(baseline)).stdout
+    assert "(baselined: fix tracked in #12)" in text and "1 expected failure(s) baselined (exit 0)" in text
+
+
+def test_a_new_failure_still_fails_with_a_baseline(cli, write_bundle, tmp_path):
+    bundle = failing_bundle()
+    bundle["parameter_tests"]["missing_required"][0]["response"] = {"success": True, "data": {}}
+    baseline = write_baseline(tmp_path, [{"category": "error quality", "reason": "known leak"}])
+    assert cli("test", str(write_bundle(bundle)), "--baseline", str(baseline)).returncode == 1
+
+
+def test_a_stale_baseline_entry_fails_the_run(cli, tmp_path):
+    baseline = write_baseline(tmp_path, [{"id": "L1.params.unknown-explicit", "reason": "old bug"}])
+    result = cli("test", str(FIXTURES / "l1-conformant-notes.json"), "--baseline", str(baseline))
+    assert result.returncode == 1
+    assert "test L1.params.unknown-explicit: no longer fails (old bug)" in result.stdout
+    assert "1 stale baseline entry (exit 1)" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("entries", "message"),
+    [
+        ([{"id": "L1.nope", "reason": "r"}], "entry 0: unknown test id 'L1.nope'"),
+        ([{"category": "Nope", "reason": "r"}], "entry 0: unknown category 'Nope'"),
+        ([{"id": "L1.errors.no-leakage"}], "$.entries[0].reason: every entry needs a reason"),
+        (
+            [{"id": "L1.errors.no-leakage", "category": "Error Quality", "reason": "r"}],
+            "exactly one of 'id' or 'category'",
+        ),
+    ],
+)
+def test_bad_baselines_are_configuration_errors(cli, tmp_path, entries, message):
+    result = cli(
+        "test", str(FIXTURES / "l1-conformant-notes.json"), "--baseline", str(write_baseline(tmp_path, entries))
+    )
+    assert result.returncode == 3
+    assert message in result.stderr
+
+
+# --- Machine output and examples ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["json", "junit"])
+def test_machine_formats_keep_stdout_clean(cli, tmp_path, fmt):
+    baseline = write_baseline(tmp_path, [{"id": "L1.errors.no-leakage", "reason": "r"}])
+    env = {"GITHUB_STEP_SUMMARY": str(tmp_path / "s.md"), "FORCE_COLOR": "1"}
+    result = cli(
+        "test", str(FIXTURES / "diff-02-leak-stack-frame-notes.json"), "-f", fmt, "--baseline", str(baseline), env=env
+    )
+    if fmt == "json":
+        json.loads(result.stdout)
+    else:
+        ET.fromstring(result.stdout)
+    assert "\x1b" not in result.stdout
+
+
+def test_example_reports_match_what_the_documented_command_produces(tmp_path):
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "reports" / "generate.py"), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    produced = {p.name: p.read_text() for p in tmp_path.iterdir()}
+    committed = {name: (ROOT / "reports" / name).read_text() for name in produced}
+    assert produced == committed, "reports/ drifted: run python reports/generate.py"
+    assert {Path(n).suffix for n in produced} >= {".md", ".html", ".xml", ".svg"}
+    assert "reports/generate.py" in (ROOT / "README.md").read_text()
