@@ -273,7 +273,7 @@ def capture(
     result = run_capture(options)
     notes = result.bundle.get("capture_notes") or []
     click.echo(
-        f"captured {result.metrics['calls']} call(s) from {target.describe()} over {target.transport}; "
+        f"captured {result.metrics['calls']} call(s) from {result.source} over {target.transport}; "
         f"bundle: {click.format_filename(bundle_path)}; records: {result.records}; "
         f"{len(notes)} probe(s) not sent (listed in capture_notes)",
         err=True,

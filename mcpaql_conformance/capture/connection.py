@@ -121,6 +121,8 @@ async def connect(target: Target, timeout: float) -> AsyncIterator[Connection]:
             raise
         except Exception as exc:  # the SDK wraps transport faults in exception groups
             leaf = _leaf(exc)
+            if isinstance(leaf, CaptureError):
+                raise leaf from None
             if in_body and not isinstance(leaf, OSError | EOFError | anyio.BrokenResourceError):
                 raise leaf from None  # the capture's own error, not the transport's
             raise CaptureError(_explain(target, exc, _tail(errlog))) from None

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcpaql_conformance.capture.connection import Connection
+from mcpaql_conformance.capture.connection import Answer, CaptureError, Connection
 from mcpaql_conformance.capture.plan import Plan, substitute
 from mcpaql_conformance.capture.records import Exchange, RecordWriter
 from mcpaql_conformance.capture.redact import Redactor
@@ -16,6 +17,7 @@ from mcpaql_conformance.values import MISSING
 JsonObject = dict[str, Any]
 CRUDE = ("create", "read", "update", "delete", "execute")
 UNKNOWN_PROBE = "zz_conformance_probe"
+SENSITIVE_PROBE = "conformance-probe-secret-value"
 # Parameters adapters commonly accept without documenting them (Introspection Completeness).
 CROSS_CUTTING = ("fields", "limit", "offset", "cursor", "sort", "filter", "query", "include_deleted", "priority")
 
@@ -63,9 +65,24 @@ class Prober:
         self.evidence.notes.append({"operation": operation, "probe": probe, "reason": reason})
 
     async def send(self, tool: str, arguments: JsonObject, operation: str, probe: str, description: str) -> Any:
-        """One call, recorded (redacted); returns the redacted response."""
-        answer = await self.conn.call(tool, arguments)
+        """One call, recorded (redacted); returns the redacted response. A timeout is recorded
+        before it ends the capture."""
         params = arguments.get("params", arguments)
+        if isinstance(params, dict):  # a server may echo a sensitive value: mask it wherever it shows
+            for key, value in params.items():
+                if (operation, key) in self.redactor.sensitive and isinstance(value, str):
+                    self.redactor.add_secret(value)
+        started = time.perf_counter()
+        try:
+            answer = await self.conn.call(tool, arguments)
+        except CaptureError as exc:
+            answer = Answer({"_timeout": str(exc)}, "timeout", (time.perf_counter() - started) * 1000)
+            self.record(tool, params, operation, probe, description, answer)
+            raise
+        return self.record(tool, params, operation, probe, description, answer)
+
+    def record(self, tool: str, params: Any, operation: str, probe: str, description: str, answer: Answer) -> Any:
+        """Add one exchange (redacted) to the records; returns the redacted response."""
         params = self.redactor.params(operation, params) if isinstance(params, dict) else params
         response = self.redactor.value(answer.response)
         self.writer.add(
@@ -152,13 +169,24 @@ class Prober:
     # --- per-operation probes ------------------------------------------------------
 
     def destructive(self, detail: JsonObject) -> bool:
-        permissions = detail.get("permissions")
-        flagged = isinstance(permissions, dict) and permissions.get("destructive") is True
-        return flagged or detail.get("semantic_category") in ("DELETE", "EXECUTE")
+        """Fail safe: destructive unless the operation is clearly a READ, CREATE or UPDATE that
+        does not say destructive, on an endpoint that is not delete or execute."""
+        permissions: JsonObject = detail["permissions"] if isinstance(detail.get("permissions"), dict) else {}
+        category = str(detail.get("semantic_category", "")).upper()
+        endpoint = str(detail.get("endpoint", "")).lower()
+        if permissions.get("destructive") is True or category in ("DELETE", "EXECUTE"):
+            return True
+        if endpoint in ("delete", "execute") or self.tool_for(detail) in ("mcp_aql_delete", "mcp_aql_execute"):
+            return True
+        return category not in ("READ", "CREATE", "UPDATE") and permissions.get("readOnly") is not True
 
     def value(self, detail: JsonObject, parameter: JsonObject) -> Any:
         planned = self.plan.value_for(detail["name"], parameter["name"])
-        return synthesise(parameter) if planned is MISSING else planned
+        if planned is not MISSING:
+            return planned
+        if parameter.get("sensitive") is True:
+            return SENSITIVE_PROBE  # distinctive, so that masking it cannot hit other text
+        return synthesise(parameter)
 
     def required_params(self, detail: JsonObject) -> JsonObject:
         return {p["name"]: self.value(detail, p) for p in _params(detail) if p.get("required") is True}
@@ -218,16 +246,18 @@ class Prober:
         if params is not None:
             response = await self.op(detail, params, "accepted_parameters", "every documented parameter")
             accepted += [p for p in params if not _rejects_as_unknown(response, p)]
-            accepted += [p for p in documented if p not in params]  # withheld for safety: not refused
-        for extra in (p for p in CROSS_CUTTING if p not in documented):
-            params = self.safe(
-                detail, {**self.required_params(detail), extra: _cross_value(extra)}, "accepted_parameters"
-            )
-            if params is None:
-                break
-            response = await self.op(detail, params, "accepted_parameters", f"undocumented {extra}")
-            if _accepted(response, extra):
-                accepted.append(extra)
+            # A parameter withheld for safety is a required one: the missing-parameter probe
+            # shows the server knows it.
+            accepted += [p for p in documented if p not in params]
+        if self.destructive(detail) and not self.allow_destructive:
+            self.note(name, "accepted_parameters", "undocumented parameters not probed: a destructive operation "
+                      "only gets incomplete requests (pass --allow-destructive)")
+        else:
+            for extra in (p for p in CROSS_CUTTING if p not in documented):
+                extra_params = {**self.required_params(detail), extra: _cross_value(extra)}
+                response = await self.op(detail, extra_params, "accepted_parameters", f"undocumented {extra}")
+                if _accepted(response, extra):
+                    accepted.append(extra)
         self.evidence.accepted[name] = list(dict.fromkeys(accepted))
 
     async def probe_defaults(self, detail: JsonObject, base: JsonObject) -> None:
@@ -267,7 +297,9 @@ class Prober:
         )
         if wrong is None:
             return
-        params = base if not self.destructive(detail) else {}
+        params = self.safe(detail, dict(base), "routing")
+        if params is None:
+            return
         response = await self.op(detail, params, "routing", f"send to the wrong endpoint {wrong}", tool=wrong)
         self.evidence.routing_tests.append({"operation": detail["name"], "tool": wrong, "response": response})
 
@@ -300,7 +332,7 @@ class Prober:
             if steps is not None:
                 read = steps[-1]
                 fields = cycle.get("expected_fields") or {
-                    f"data.{k}": v for k, v in cycle["create"].get("params", {}).items()
+                    f"data.{k}": v for k, v in self.echoed(cycle["create"]).items()
                 }
                 self.evidence.round_trip_tests.append(
                     {
@@ -315,7 +347,7 @@ class Prober:
             if steps is not None:
                 changed = set(cycle["update"].get("params", {}).get("input", {}))
                 kept = cycle.get("expected_fields") or {
-                    f"data.{k}": v for k, v in cycle["create"].get("params", {}).items() if k not in changed
+                    f"data.{k}": v for k, v in self.echoed(cycle["create"]).items() if k not in changed
                 }
                 self.evidence.update_preservation_tests.append(
                     {
@@ -331,6 +363,11 @@ class Prober:
                 self.evidence.constraint_tests.append(
                     {"name": cycle["name"], "documented": cycle.get("documented") is True, "response": steps[-1]}
                 )
+
+    def echoed(self, step: JsonObject) -> JsonObject:
+        """A step's parameters a read is expected to give back: not the sensitive ones."""
+        operation = step["operation"]
+        return {k: v for k, v in step.get("params", {}).items() if (operation, k) not in self.redactor.sensitive}
 
     async def _steps(
         self, details: dict[str, JsonObject], cycle: JsonObject, names: tuple[str, ...]

@@ -79,11 +79,14 @@ class RecordWriter:
     def metrics(self) -> dict[str, Any]:
         times = sorted(e.milliseconds for e in self.exchanges)
         outcomes = Counter(e.outcome for e in self.exchanges)
+        refused = sum(1 for e in self.exchanges if isinstance(e.response, dict) and e.response.get("success") is False)
         return {
             "calls": len(self.exchanges),
             "by_probe": dict(Counter(e.probe for e in self.exchanges)),
             "by_operation": dict(Counter(e.operation for e in self.exchanges)),
-            "errors": outcomes["error"],
+            "errors": refused + outcomes["error"],  # MCP-AQL error answers and MCP-level errors
+            "error_answers": refused,
+            "mcp_errors": outcomes["error"],
             "timeouts": outcomes["timeout"],
             "latency_ms": {
                 "p50": _percentile(times, 0.50),

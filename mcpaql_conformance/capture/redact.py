@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 MASK = "***"
-# Secrets shorter than this are masked only where a whole string equals them: masking
-# them inside other text would corrupt it ("x" inside "index") and reveal little.
+# Secrets shorter than this are masked only as whole words: masking them inside other
+# words would corrupt the evidence ("x" inside "index").
 MIN_EMBEDDED = 6
 
 
@@ -35,6 +36,8 @@ class Redactor:
             for secret in self.secrets:
                 if len(secret) >= MIN_EMBEDDED:
                     value = value.replace(secret, MASK)
+                elif secret in value:
+                    value = re.sub(rf"(?<![A-Za-z0-9_]){re.escape(secret)}(?![A-Za-z0-9_])", MASK, value)
             return value
         if isinstance(value, dict):
             return {self.value(key): self.value(item) for key, item in value.items()}

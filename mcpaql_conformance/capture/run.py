@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from mcpaql_conformance.capture.probes import Evidence, Prober
 from mcpaql_conformance.capture.records import RecordWriter
 from mcpaql_conformance.capture.redact import Redactor
 from mcpaql_conformance.jsonio import write_atomic
+from mcpaql_conformance.sanitize import plain
 
 OVERALL_FACTOR = 30  # the whole capture may take this many per-call timeouts
 
@@ -36,6 +38,7 @@ class CaptureResult:
     bundle: dict[str, Any]
     metrics: dict[str, Any]
     records: Path | None
+    source: str  # what was captured (command or URL), secrets masked
 
 
 def capture(options: CaptureOptions) -> CaptureResult:
@@ -43,8 +46,7 @@ def capture(options: CaptureOptions) -> CaptureResult:
     if options.timeout <= 0:
         raise CaptureError(f"--timeout must be positive, not {options.timeout:g}")
     plan = load_plan(options.plan)
-    if not options.bundle.parent.is_dir() and str(options.bundle.parent):
-        raise CaptureError(f"cannot write the bundle: folder {options.bundle.parent} does not exist")
+    _check_outputs(options)
     result: list[CaptureResult] = []
 
     async def main() -> None:
@@ -60,6 +62,18 @@ def capture(options: CaptureOptions) -> CaptureResult:
     return result[0]
 
 
+def _check_outputs(options: CaptureOptions) -> None:
+    """Refuse unusable output paths before any server is started."""
+    bundle = options.bundle
+    if bundle.is_dir():
+        raise CaptureError(f"--bundle {plain(str(bundle))}: is a directory, expected a file")
+    if not bundle.parent.is_dir():
+        raise CaptureError(f"--bundle {plain(str(bundle))}: folder {plain(str(bundle.parent))} does not exist")
+    records = options.capture_dir
+    if records is not None and records.exists() and not records.is_dir():
+        raise CaptureError(f"--capture-dir {plain(str(records))}: exists and is not a folder")
+
+
 async def _capture(options: CaptureOptions, plan: Plan) -> CaptureResult:
     started = dt.datetime.now(dt.UTC)
     redactor = Redactor()
@@ -67,14 +81,18 @@ async def _capture(options: CaptureOptions, plan: Plan) -> CaptureResult:
         redactor.add_secret(secret)
     async with connect(options.target, options.timeout) as connection:
         implementation = plan.implementation or str(connection.server.get("name") or "server")
-        writer = RecordWriter(options.capture_dir, started.strftime("%Y%m%dT%H%M%SZ"), implementation)
+        # Milliseconds and the process id keep concurrent or quick successive runs apart.
+        stamp = f"{started.strftime('%Y%m%dT%H%M%S')}{started.microsecond // 1000:03d}Z-{os.getpid()}"
+        writer = RecordWriter(options.capture_dir, stamp, implementation)
         prober = Prober(connection, plan, writer, redactor, options.allow_destructive)
-        await prober.run()
+        try:
+            await prober.run()
+        finally:
+            writer.write_metrics()  # also when the capture fails: what happened until then
         server = dict(connection.server)
     bundle = assemble(prober, server, implementation, options, started)
     write_atomic(options.bundle, orjson.dumps(bundle, option=orjson.OPT_INDENT_2).decode() + "\n")
-    writer.write_metrics()
-    return CaptureResult(bundle, writer.metrics(), writer.folder)
+    return CaptureResult(bundle, writer.metrics(), writer.folder, redactor.value(options.target.describe()))
 
 
 def assemble(
@@ -91,7 +109,9 @@ def assemble(
         "implementation": implementation,
         "version": str(server.get("version") or ""),
         "spec_version": SPEC_VERSION,
-        "description": f"Captured from {options.target.describe()} by mcpaql-conformance {__version__}.",
+        "description": prober.redactor.value(
+            f"Captured from {options.target.describe()} by mcpaql-conformance {__version__}."
+        ),
         "provenance": {
             "captured": True,
             "tool": "mcpaql-conformance",

@@ -24,7 +24,8 @@ def synthesise(parameter: JsonObject) -> Any:
         return parameter["enum"][0]
     kind = str(parameter.get("type", "string")).lower()
     if kind in ("integer", "number"):
-        value = parameter.get("minimum", 1)
+        minimum = parameter.get("minimum")
+        value = minimum if isinstance(minimum, int | float) and not isinstance(minimum, bool) else 1
         return int(value) if kind == "integer" else float(value)
     if kind == "boolean":
         return False
@@ -33,13 +34,22 @@ def synthesise(parameter: JsonObject) -> Any:
     if kind == "object":
         return {}
     text = _FORMATS.get(str(parameter.get("format", "")), "probe")
-    minimum = int(parameter.get("minLength", 0) or 0)
-    maximum = parameter.get("maxLength")
+    minimum = _length(parameter.get("minLength"), 0) or 0
+    maximum = _length(parameter.get("maxLength"), None)
     if len(text) < minimum:
         text = text + "x" * (minimum - len(text))
     if isinstance(maximum, int) and len(text) > maximum:
         text = text[: max(maximum, minimum)]
     return text
+
+
+MAX_LENGTH = 4096  # a server cannot make us build gigabyte strings
+
+
+def _length(value: Any, fallback: int | None) -> int | None:
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return min(value, MAX_LENGTH)
+    return fallback
 
 
 def matches_type(value: Any, parameter: JsonObject) -> bool:

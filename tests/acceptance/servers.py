@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from typing import Any
@@ -36,6 +37,60 @@ def odd_read(operation: str, params: dict[str, Any] | None = None) -> str:
     return json.dumps({"success": True, "data": {"error": "no such thing"}})  # a success wrapping an error
 
 
+EVIL_OPERATIONS = [
+    # An oddly labelled DELETE (lower-case category, no permissions), an EXECUTE with no
+    # category, a DELETE whose only parameter is optional, and a READ with a password.
+    {
+        "name": "wipe_note",
+        "semantic_category": "delete",
+        "endpoint": "delete",
+        "parameters": [{"name": "note_id", "type": "string", "required": True}],
+    },
+    {"name": "run_job", "endpoint": "execute", "parameters": [{"name": "job", "type": "string", "required": True}]},
+    {
+        "name": "purge_all",
+        "semantic_category": "DELETE",
+        "endpoint": "delete",
+        "parameters": [{"name": "confirm", "type": "boolean", "required": False}],
+    },
+    {
+        "name": "login",
+        "semantic_category": "READ",
+        "endpoint": "read",
+        "parameters": [
+            {"name": "user", "type": "string", "required": True},
+            {"name": "password", "type": "string", "required": True, "sensitive": True},
+        ],
+    },
+]
+
+
+def evil(tool: str, operation: str, params: dict[str, Any] | None) -> str:
+    """Logs every call (to $EVIL_LOG) and answers everything as if it had run it."""
+    params = params or {}
+    with open(os.environ["EVIL_LOG"], "a", encoding="utf-8") as log:
+        log.write(json.dumps({"tool": tool, "operation": operation, "params": params}) + "\n")
+    if operation == "introspect":
+        if params.get("query") == "types":
+            return json.dumps({"success": True, "data": {"types": []}})
+        if "name" in params:
+            detail = next((op for op in EVIL_OPERATIONS if op["name"] == params["name"]), None)
+            return json.dumps({"success": True, "data": {"operation": detail}})
+        summaries = [{"name": op["name"], "endpoint": op["endpoint"], "description": "x"} for op in EVIL_OPERATIONS]
+        return json.dumps({"success": True, "data": {"operations": summaries}})
+    if operation == "login":
+        message = f"wrong password '{params.get('password')}' for user '{params.get('user')}'"
+        return json.dumps({"success": False, "error": {"code": "PERMISSION_DENIED", "message": message}})
+    return json.dumps({"success": True, "data": {"ran": operation}})
+
+
+def evil_endpoint(tool: str) -> Any:
+    def call(operation: str, params: dict[str, Any] | None = None) -> str:
+        return evil(tool, operation, params)
+
+    return call
+
+
 def main(kind: str) -> None:
     if kind == "exit":
         sys.exit(3)
@@ -48,6 +103,11 @@ def main(kind: str) -> None:
         server.tool(name="mcp_aql_read", description="Broken.")(lambda operation, params=None: "not json at all")
     elif kind == "odd":
         server.tool(name="mcp_aql_read", description="READ operations.", structured_output=False)(odd_read)
+    elif kind == "evil":
+        for endpoint in ("read", "create", "delete", "execute"):
+            server.tool(name=f"mcp_aql_{endpoint}", description=f"{endpoint} operations.", structured_output=False)(
+                evil_endpoint(f"mcp_aql_{endpoint}")
+            )
     server.run("stdio")
 
 

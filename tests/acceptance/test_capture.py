@@ -164,7 +164,7 @@ def leftover_children(marker: str) -> list[str]:
     [
         (("definitely-not-a-command-xyz",), "cannot start the server: command not found: definitely-not-a-command-xyz"),
         ((sys.executable, str(SERVERS), "exit"), "the server closed the connection before the capture could run"),
-        ((sys.executable, str(SERVERS), "hang"), "the server did not answer initialize within 3 s"),
+        ((sys.executable, str(SERVERS), "hang"), "error: the server did not answer initialize within 3 s"),
         (
             (sys.executable, str(SERVERS), "no-aql"),
             "the server exposes no MCP-AQL tool (mcp_aql or mcp_aql_*); its tools: hello",
@@ -270,3 +270,61 @@ def test_readme_shows_the_command_that_captures_and_tests_the_demo():
         "capture --plan evidence/plans/demo-notes.json --allow-destructive --bundle evidence/demo-notes.json" in readme
     )
     assert "test evidence/demo-notes.json --level 1" in readme
+
+
+def test_oddly_labelled_destructive_operations_never_get_a_complete_request(tmp_path):
+    log = tmp_path / "calls.jsonl"
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"env": {"user": "EVIL_USER"}}))
+    env = {"EVIL_LOG": str(log), "EVIL_USER": "abc"}
+    bundle = tmp_path / "b.json"
+    result = run_cli(
+        "capture",
+        "--plan",
+        str(plan),
+        "--bundle",
+        str(bundle),
+        "--capture-dir",
+        str(tmp_path / "r"),
+        "--",
+        sys.executable,
+        str(SERVERS),
+        "evil",
+        env=env,
+    )
+    assert result.returncode == 0, result.stderr
+    calls = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [c for c in calls if c["operation"] == "wipe_note" and "note_id" in c["params"]] == []
+    assert [c for c in calls if c["operation"] == "run_job" and "job" in c["params"]] == []
+    assert [c for c in calls if c["operation"] == "purge_all"] == []  # nothing can be withheld: not called
+    notes = json.loads(bundle.read_text())["capture_notes"]
+    assert any(n["operation"] == "purge_all" and "pass --allow-destructive" in n["reason"] for n in notes)
+    texts = [bundle.read_text()] + [p.read_text() for p in (tmp_path / "r").rglob("*.json")]
+    assert all("conformance-probe-secret-value" not in text for text in texts)  # the echoed password
+    assert all("user 'abc'" not in text for text in texts)  # a short environment secret, as a word
+
+
+def test_metrics_count_error_answers(tmp_path):
+    capture(tmp_path, *DEMO, extra=("--allow-destructive",))
+    [metrics_file] = list((tmp_path / "records").rglob("metrics.json"))
+    metrics = json.loads(metrics_file.read_text())
+    assert metrics["error_answers"] > 0 and metrics["errors"] == metrics["error_answers"] + metrics["mcp_errors"]
+
+
+def test_bad_output_paths_are_refused_before_any_server_starts(tmp_path):
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    as_dir = run_cli("capture", "--bundle", str(folder), "--", "definitely-not-a-command-xyz")
+    assert as_dir.returncode == 3 and "is a directory, expected a file" in as_dir.stderr
+    as_file = run_cli(
+        "capture",
+        "--bundle",
+        str(tmp_path / "b.json"),
+        "--capture-dir",
+        str(afile),
+        "--",
+        "definitely-not-a-command-xyz",
+    )
+    assert as_file.returncode == 3 and "exists and is not a folder" in as_file.stderr

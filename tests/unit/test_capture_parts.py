@@ -41,12 +41,12 @@ def test_plan_values_are_checked_against_the_introspected_type():
     assert matches_type({"x": 1}, {"type": "CustomType"})
 
 
-def test_a_short_secret_is_masked_only_as_a_whole_value():
+def test_secrets_are_masked_inside_text_and_short_ones_only_as_words():
     redactor = Redactor()
     redactor.add_secret("x")
     redactor.add_secret("long-secret-value")
     masked = redactor.value({"index": "x", "text": "index has an x", "note": "key=long-secret-value;"})
-    assert masked == {"index": MASK, "text": "index has an x", "note": f"key={MASK};"}
+    assert masked == {"index": MASK, "text": f"index has an {MASK}", "note": f"key={MASK};"}
 
 
 def test_sensitive_parameters_are_masked_by_operation():
@@ -107,3 +107,24 @@ def test_records_are_named_per_operation_and_metrics_have_percentiles(tmp_path: 
 def test_server_supplied_names_cannot_escape_the_capture_folder():
     assert safe_name("../../etc/passwd") == "etc_passwd"
     assert safe_name("") == "unnamed"
+
+
+@pytest.mark.parametrize(
+    "parameter",
+    [
+        {"type": "integer", "minimum": None},
+        {"type": "integer", "minimum": "one"},
+        {"type": "string", "minLength": "5 chars"},
+        {"type": "string", "minLength": 300_000_000},
+        {"type": "string", "maxLength": -3},
+    ],
+)
+def test_odd_introspection_bounds_never_crash_or_explode(parameter):
+    value = synthesise(parameter)
+    assert value is not None and len(str(value)) <= 4096
+
+
+def test_a_short_secret_is_masked_as_a_whole_word_but_not_inside_words():
+    redactor = Redactor()
+    redactor.add_secret("abc")
+    assert redactor.value("user 'abc' tried abcdef") == f"user '{MASK}' tried abcdef"
