@@ -196,6 +196,60 @@ def report(results: Path, fmt: str, output: Path | None) -> int:
     return 0
 
 
+@cli.command("validate")
+@click.argument("bundles", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--format", "-f", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--strict", is_flag=True, help="Exit 2 when there are warnings (and no errors).")
+def validate_command(bundles: tuple[Path, ...], fmt: str, strict: bool) -> int:
+    """Check evidence bundles without running the tests: coded diagnostics with fix hints.
+
+    Exit 1 on any error diagnostic, 2 with --strict on warnings only, else 0; 3 when a file
+    cannot be read or parsed.
+    """
+    import orjson
+
+    from mcpaql_conformance.jsonio import load_json_file
+    from mcpaql_conformance.sanitize import plain
+    from mcpaql_conformance.validate import ERROR, WARNING, validate
+
+    results = {path: validate(load_json_file(path, "bundle")) for path in bundles}
+    found = [d for diagnostics in results.values() for d in diagnostics]
+    if fmt == "json":
+        payload = [
+            {
+                "file": str(path),
+                "code": d.code,
+                "severity": d.severity,
+                "path": d.path,
+                "message": d.message,
+                "hint": d.hint,
+            }
+            for path, diagnostics in results.items()
+            for d in diagnostics
+        ]
+        sys.stdout.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        for path, diagnostics in results.items():
+            click.echo(f"{plain(str(path))}: {len(diagnostics)} diagnostic(s)")
+            for diagnostic in diagnostics:
+                click.echo(f"  {plain(diagnostic.line(), max_len=4000)}")
+        counts = {s: sum(1 for d in found if d.severity == s) for s in (ERROR, WARNING, "info")}
+        click.echo(
+            f"{counts[ERROR]} error(s), {counts[WARNING]} warning(s), {counts['info']} info in {len(results)} bundle(s)"
+        )
+    if any(d.severity == ERROR for d in found):
+        return 1
+    return 2 if strict and any(d.severity == WARNING for d in found) else 0
+
+
+@cli.command("schema")
+def schema_command() -> None:
+    """Print the evidence-bundle JSON Schema (draft 2020-12), for editors and validators."""
+    from mcpaql_conformance.schemas import _HERE
+
+    sys.stdout.write((_HERE / "bundle.schema.json").read_text(encoding="utf-8"))
+
+
 @cli.command()
 @click.argument("results", type=click.Path(path_type=Path))
 @click.option("--format", "-f", "fmt", type=BADGE_CHOICE, default="svg", show_default=True, help="Badge format.")

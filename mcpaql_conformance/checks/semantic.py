@@ -81,8 +81,9 @@ def _unique_id(base: str, used: set[str]) -> str:
 
 def evaluate(ctx: Context) -> list[TestResult]:
     cases = ctx.bundle.cases("semantic_tests")
-    if not cases:
-        outcome = no_evidence(SHOULD, "no semantic_tests")
+    agents = ctx.bundle.cases("agent_tests")
+    if not cases and not agents:
+        outcome = no_evidence(SHOULD, "no semantic_tests or agent_tests")
         name = "Semantic evidence is present"
         return [TestResult("L2.semantic.evidence", name, outcome.result, outcome.detail, SPEC_REF)]
     results: list[TestResult] = []
@@ -94,7 +95,37 @@ def evaluate(ctx: Context) -> list[TestResult]:
         result, detail = _verdict(ctx.tier, t1, t2, missed1, missed2)
         test_id = _unique_id(f"L2.semantic.{_slug(case['name'])}", used)
         results.append(TestResult(test_id, case["name"], result, detail, SPEC_REF, tier=ctx.tier))
+    for agent in agents:
+        result, detail = _agent_verdict(ctx, agent)
+        test_id = _unique_id(f"L2.semantic.agent-{_slug(agent['_description'])}", used)
+        results.append(TestResult(test_id, agent["_description"], result, detail, SPEC_REF))
     return results
+
+
+def tool_id(ctx: Context, call: JsonObject) -> str:
+    """``endpoint/operation`` of an observed call (endpoint from the call, else introspection)."""
+    operation = str(call.get("operation", ""))
+    endpoint = str(call.get("endpoint") or "").removeprefix("mcp_aql_")
+    if endpoint in ("", "mcp_aql"):
+        detail = ctx.details_by_name.get(operation) or ctx.listed_operations.get(operation) or {}
+        endpoint = str(detail.get("endpoint", "?"))
+    return f"{endpoint}/{operation}"
+
+
+def _agent_verdict(ctx: Context, agent: JsonObject) -> tuple[Result, str]:
+    """Tool usage is checked deterministically; the answer's content is an assertion."""
+    expected = agent.get("expectedTools") or []
+    if not expected:
+        return Result.WARN, "no evidence: no expectedTools to check the agent's tool use against"
+    used = {tool_id(ctx, call) for call in agent.get("tool_calls") or [] if isinstance(call, dict)}
+    missing_tools = [tool for tool in expected if tool not in used]
+    answer = (agent.get("response_text") or "").casefold()
+    missing_content = [text for text in agent.get("expectedContent") or [] if text.casefold() not in answer]
+    problems = [f"did not call {', '.join(missing_tools)}"] * bool(missing_tools)
+    problems += [f"answer lacks {', '.join(repr(t) for t in missing_content)}"] * bool(missing_content)
+    if problems:
+        return Result.FAIL, "; ".join(problems) + f" (called: {', '.join(sorted(used)) or 'nothing'})"
+    return Result.PASS, f"Called {', '.join(expected)} and answered with the expected content."
 
 
 SEMANTIC = Category("Semantic Evaluation", required=False, level=2, expand=evaluate)

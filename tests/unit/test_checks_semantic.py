@@ -43,7 +43,7 @@ def test_no_semantic_tests_warn_for_lack_of_evidence(bundle: Bundle) -> None:
     result = only_result(bundle)
     assert result.id == "L2.semantic.evidence"
     assert result.result is Result.WARN
-    assert result.detail == "no evidence: no semantic_tests"
+    assert result.detail == "no evidence: no semantic_tests or agent_tests"
 
 
 def test_each_case_is_its_own_test_named_after_it(bundle: Bundle) -> None:
@@ -249,3 +249,44 @@ def test_semantic_test_ids_stay_unique_whatever_the_names() -> None:
         "L2.semantic.find-notes-2",
         "L2.semantic.find-notes-2-2",
     ]
+
+
+def agent_bundle(**agent: Any) -> dict[str, Any]:
+    from bundle_builders import conformant_bundle
+
+    data = conformant_bundle()
+    data["agent_tests"] = [
+        {
+            "_description": "Find a widget",
+            "input": "Show me widget w1",
+            "expectedTools": ["read/get_widget"],
+            "expectedContent": ["Widget One"],
+            "tool_calls": [{"endpoint": "mcp_aql_read", "operation": "get_widget", "params": {"widget_id": "w1"}}],
+            "response_text": "Here it is: widget one, created today.",
+            **agent,
+        }
+    ]
+    return data
+
+
+def agent_result(data: dict[str, Any]) -> Verdict:
+    tests = report(data, level=2, category="Semantic Evaluation").categories[0].tests
+    return next(t for t in tests if t.id.startswith("L2.semantic.agent-"))
+
+
+def test_an_agent_test_passes_on_the_expected_tools_and_content_case_insensitively() -> None:
+    test = agent_result(agent_bundle())
+    assert test.result is Result.PASS and test.id == "L2.semantic.agent-find-a-widget"
+    assert test.detail == "Called read/get_widget and answered with the expected content."
+
+
+def test_an_agent_that_used_other_tools_fails_deterministically() -> None:
+    test = agent_result(agent_bundle(tool_calls=[{"operation": "introspect", "params": {}}]))
+    assert test.result is Result.FAIL
+    assert test.detail == "did not call read/get_widget (called: read/introspect)"
+
+
+def test_an_agent_answer_without_the_expected_content_fails() -> None:
+    test = agent_result(agent_bundle(response_text="I could not find it."))
+    assert test.result is Result.FAIL
+    assert "answer lacks 'Widget One'" in test.detail
