@@ -113,14 +113,44 @@ def cli() -> None:
     type=click.Path(path_type=Path),
     help="Expected failures (JSON): listed failures do not fail the run; stale entries do.",
 )
+@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Suites: parallel processes (default: cores).")
+@click.pass_context
 def test(
-    bundle: Path, level: str, tier: str, fmt: str, output: Path | None, category: str | None, baseline: Path | None
+    ctx: click.Context,
+    bundle: Path,
+    level: str,
+    tier: str,
+    fmt: str,
+    output: Path | None,
+    category: str | None,
+    baseline: Path | None,
+    jobs: int | None,
 ) -> int:
-    """Run the conformance tests on an evidence BUNDLE (JSON)."""
-    from mcpaql_conformance.bundle import load_bundle
+    """Run the conformance tests on an evidence BUNDLE (JSON), or on every member of a suite
+    file ({"name", "bundles": [paths or globs], "level", "tier"})."""
+    from mcpaql_conformance.bundle import bundle_from_data
+    from mcpaql_conformance.jsonio import load_json_file
     from mcpaql_conformance.render import renderer
     from mcpaql_conformance.runner import evaluate, select_category
+    from mcpaql_conformance.sanitize import plain
+    from mcpaql_conformance.suite import is_suite
 
+    data = load_json_file(bundle, "bundle")
+    if is_suite(data):
+        if category is not None or baseline is not None:
+            raise ConfigError("--category and --baseline apply to one bundle, not to a suite")
+        explicit = {
+            name: ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE for name in ("level", "tier")
+        }
+        return _test_suite(
+            data,
+            bundle,
+            int(level) if explicit["level"] else None,
+            tier.lower() if explicit["tier"] else None,
+            fmt.lower(),
+            output,
+            jobs,
+        )
     if category is not None:
         select_category(int(level), category)  # reject a bad name before reading the bundle
     entries = None
@@ -128,15 +158,36 @@ def test(
         from mcpaql_conformance.baseline import load_baseline
 
         entries = load_baseline(baseline)  # a bad baseline is a configuration error before any work
-    report = evaluate(load_bundle(bundle), int(level), tier.lower(), category)
+    report = evaluate(bundle_from_data(data, plain(str(bundle))), int(level), tier.lower(), category)
     if entries is not None:
         from mcpaql_conformance.baseline import apply_baseline
-        from mcpaql_conformance.sanitize import plain
 
         report = apply_baseline(report, entries, plain(str(baseline)))
     _emit(renderer(fmt.lower())(report, _use_color(output)), output, f"{fmt.lower()} report")
     _append_step_summary(report)
     return report.exit_code
+
+
+def _test_suite(
+    data: dict[str, Any],
+    path: Path,
+    level: int | None,
+    tier: str | None,
+    fmt: str,
+    output: Path | None,
+    jobs: int | None,
+) -> int:
+    import dataclasses
+
+    from mcpaql_conformance.parallel import default_jobs
+    from mcpaql_conformance.render.suite import render_suite
+    from mcpaql_conformance.suite import load_suite, run_suite
+
+    suite = load_suite(data, path)
+    suite = dataclasses.replace(suite, level=level or suite.level, tier=tier or suite.tier)
+    result = run_suite(suite, jobs or default_jobs())
+    _emit(render_suite(result, fmt), output, f"{fmt} suite report")
+    return result.exit_code
 
 
 def _append_step_summary(report: Any) -> None:
@@ -156,7 +207,8 @@ def _append_step_summary(report: Any) -> None:
 @cli.command("verify-fixtures")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--tier", type=TIER_CHOICE, default="both", show_default=True, help="Semantic evaluation tier.")
-def verify_fixtures(paths: tuple[Path, ...], tier: str) -> int:
+@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Parallel processes (default: the number of cores).")
+def verify_fixtures(paths: tuple[Path, ...], tier: str, jobs: int | None) -> int:
     """Check bundles against their declared expected_exit_code.
 
     PATHS are bundle files or folders of *.json bundles (default: fixtures/).
@@ -167,7 +219,9 @@ def verify_fixtures(paths: tuple[Path, ...], tier: str) -> int:
     from mcpaql_conformance.verify import verify
 
     matched = mismatched = 0
-    for outcome in verify(paths or (Path("fixtures"),), tier.lower()):
+    from mcpaql_conformance.parallel import default_jobs
+
+    for outcome in verify(paths or (Path("fixtures"),), tier.lower(), jobs or default_jobs()):
         click.echo(outcome.line())
         if outcome.matches:
             matched += 1

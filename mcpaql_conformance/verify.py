@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,6 +74,8 @@ def verify_one(path: Path, tier: str = "both") -> FixtureOutcome:
     return FixtureOutcome(path, expected, report.exit_code, report=report)
 
 
-def verify(paths: Iterable[Path], tier: str = "both") -> Iterator[FixtureOutcome]:
-    for path in bundle_paths(paths):
-        yield verify_one(path, tier)
+def verify(paths: Iterable[Path], tier: str = "both", jobs: int = 1) -> list[FixtureOutcome]:
+    """Every bundle's outcome, in path order (judged in ``jobs`` processes)."""
+    from mcpaql_conformance.parallel import run_all
+
+    return run_all(verify_one, bundle_paths(paths), tier, jobs=jobs, label="verifying bundles")

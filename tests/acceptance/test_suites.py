@@ -1,0 +1,103 @@
+"""Suites and parallel verification, through the real CLI."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from tests.acceptance.conftest import ROOT
+
+FIXTURES = ROOT / "fixtures"
+
+
+@pytest.fixture
+def suite_dir(tmp_path: Path) -> Path:
+    members = tmp_path / "members"
+    members.mkdir()
+    for name in ("l1-conformant-notes.json", "l2-conformant-bookmarks.json", "diff-02-leak-stack-frame-notes.json"):
+        shutil.copy(FIXTURES / name, members / name)
+    return tmp_path
+
+
+def write_suite(folder: Path, **fields: object) -> Path:
+    suite = {"name": "adapters", "description": "Our adapters", "bundles": ["members/l*-conformant-*.json"], "level": 1}
+    suite.update(fields)
+    path = folder / "suite.json"
+    path.write_text(json.dumps(suite))
+    return path
+
+
+def test_a_suite_judges_every_member_and_aggregates(cli, suite_dir):
+    path = write_suite(
+        suite_dir, bundles=["members/l*-conformant-*.json", "members/diff-02-leak-stack-frame-notes.json"]
+    )
+    result = cli("test", str(path))
+    assert result.returncode == 1  # the worst member's exit code
+    lines = result.stdout.splitlines()
+    assert lines[0] == "Suite: adapters: Our adapters"
+    assert lines[-1] == "2/3 bundles conformant (exit 1)"
+    members = [line for line in lines if line.startswith(("|-- ", "`-- "))]
+    assert [m.split()[-3].rsplit("/", 1)[-1] for m in members] == [
+        "l1-conformant-notes.json",
+        "l2-conformant-bookmarks.json",
+        "diff-02-leak-stack-frame-notes.json",
+    ]
+    assert "FAIL Error Quality [MUST]" in result.stdout
+
+
+def test_suite_json_markdown_and_junit(cli, suite_dir):
+    path = str(write_suite(suite_dir))
+    data = json.loads(cli("test", path, "-f", "json").stdout)
+    assert data["summary"] == {"bundles": 2, "conformant": 2} and data["exitCode"] == 0
+    assert data["aggregate"] == "2/2 bundles conformant"
+    assert [m["report"]["implementation"] for m in data["members"]] == ["quill-notes-adapter", "linkshelf-aql"]
+    markdown = cli("test", path, "-f", "markdown").stdout
+    assert markdown.startswith("# MCP-AQL Conformance Suite: adapters") and "**2/2 bundles conformant**" in markdown
+    root = ET.fromstring(cli("test", path, "-f", "junit").stdout)
+    assert len(root.findall("testsuite")) == 8  # two members x four Level 1 categories
+
+
+def test_the_command_line_level_overrides_the_suite_level(cli, suite_dir):
+    data = json.loads(cli("test", str(write_suite(suite_dir)), "--level", "2", "-f", "json").stdout)
+    assert data["level"] == 2
+    assert data["members"][0]["report"]["requestedLevel"] == 2
+
+
+@pytest.mark.parametrize(
+    ("bundles", "message"),
+    [
+        (["members/nope.json"], "$.bundles[0]: member 'members/nope.json' not found"),
+        (["members/*.yaml"], "$.bundles[0]: 'members/*.yaml' matches no file"),
+        ([], "$.bundles: expected a non-empty array of paths or globs"),
+    ],
+)
+def test_unresolvable_members_are_configuration_errors(cli, suite_dir, bundles, message):
+    result = cli("test", str(write_suite(suite_dir, bundles=bundles)))
+    assert result.returncode == 3
+    assert message in result.stderr
+
+
+def test_an_invalid_member_makes_the_suite_exit_3_and_is_reported(cli, suite_dir):
+    (suite_dir / "members" / "broken.json").write_text('{"error_tests": 3}')
+    result = cli("test", str(write_suite(suite_dir, bundles=["members/*.json"])), "-f", "json")
+    data = json.loads(result.stdout)
+    assert result.returncode == 3 and data["exitCode"] == 3
+    broken = next(m for m in data["members"] if m["bundle"].endswith("broken.json"))
+    assert broken["exitCode"] == 3 and "$.error_tests: expected an array, got integer" in broken["error"]
+
+
+def test_category_and_baseline_do_not_apply_to_suites(cli, suite_dir):
+    result = cli("test", str(write_suite(suite_dir)), "--category", "Error Quality")
+    assert result.returncode == 3 and "not to a suite" in result.stderr
+
+
+def test_parallel_and_serial_verification_agree_line_for_line(cli):
+    serial = cli("verify-fixtures", "--jobs", "1")
+    parallel = cli("verify-fixtures", "--jobs", "2")
+    assert serial.returncode == parallel.returncode == 0
+    assert serial.stdout == parallel.stdout
+    assert parallel.stderr == ""  # no progress bar when not on a terminal
