@@ -50,9 +50,10 @@ class _progress:
 
     def __enter__(self) -> Callable[[], None]:
         if sys.stderr.isatty() and not os.environ.get("CI") and self.total > 1:
+            from rich.console import Console
             from rich.progress import Progress
 
-            self.bar = Progress(transient=True)
+            self.bar = Progress(console=Console(stderr=True), transient=True)
             self.bar.start()
             task = self.bar.add_task(self.label, total=self.total)
             return lambda: self.bar.advance(task)

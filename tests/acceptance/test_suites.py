@@ -101,3 +101,35 @@ def test_parallel_and_serial_verification_agree_line_for_line(cli):
     assert serial.returncode == parallel.returncode == 0
     assert serial.stdout == parallel.stdout
     assert parallel.stderr == ""  # no progress bar when not on a terminal
+
+
+def test_a_progress_bar_is_drawn_on_a_terminal(tmp_path):
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    primary, secondary = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "NO_COLOR")}
+    env["COLUMNS"] = "100"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mcpaql_conformance", "verify-fixtures", str(FIXTURES), "--jobs", "2"],
+        stdout=subprocess.DEVNULL,
+        stderr=secondary,
+        env=env,
+        cwd=ROOT,
+    )
+    os.close(secondary)
+    output = b""
+    while True:
+        try:
+            chunk = os.read(primary, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        output += chunk
+    process.wait(timeout=120)
+    os.close(primary)
+    assert process.returncode == 0
+    assert b"verifying bundles" in output
