@@ -84,6 +84,10 @@ def apply_baseline(report: Report, entries: list[Entry], source: str) -> Report:
             tests.append(test)
         categories.append(CategoryResult(category.name, category.required, tuple(tests)))
     result = tuple(categories)
+    semantic_run = any(c.name == "Semantic Evaluation" for c in result)
+    for entry in entries:
+        if semantic_run and not entry.is_category and entry.target.startswith("L2.semantic.") and entry not in matched:
+            raise ConfigError(f"{source}: unknown test id {plain(entry.target)!r}: no such semantic test in this run")
     stale = tuple(
         f"{'category' if e.is_category else 'test'} {e.target}: no longer fails ({e.reason})"
         for e in entries

@@ -164,7 +164,7 @@ def test(
 
         report = apply_baseline(report, entries, plain(str(baseline)))
     _emit(renderer(fmt.lower())(report, _use_color(output)), output, f"{fmt.lower()} report")
-    _append_step_summary(report)
+    _append_step_summary(lambda: renderer("markdown")(report, False))
     return report.exit_code
 
 
@@ -180,28 +180,30 @@ def _test_suite(
     import dataclasses
 
     from mcpaql_conformance.parallel import default_jobs
-    from mcpaql_conformance.render.suite import render_suite
+    from mcpaql_conformance.render.suite import SUITE_FORMATS, render_suite
     from mcpaql_conformance.suite import load_suite, run_suite
 
+    if fmt not in SUITE_FORMATS:
+        raise ConfigError(f"format {fmt!r} is not available for suites; use one of: {', '.join(SUITE_FORMATS)}")
     suite = load_suite(data, path)
     suite = dataclasses.replace(suite, level=level or suite.level, tier=tier or suite.tier)
     result = run_suite(suite, jobs or default_jobs())
     _emit(render_suite(result, fmt), output, f"{fmt} suite report")
+    _append_step_summary(lambda: render_suite(result, "markdown"))
     return result.exit_code
 
 
-def _append_step_summary(report: Any) -> None:
-    """On GitHub Actions, add the markdown report to the job summary as well."""
+def _append_step_summary(markdown: Any) -> None:
+    """On GitHub Actions, add the markdown report to the job summary as well. The verdict is
+    already out, so a summary that cannot be written is a warning, not a new exit code."""
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if not summary:
         return
-    from mcpaql_conformance.render import renderer
-
     try:
         with open(summary, "a", encoding="utf-8") as handle:
-            handle.write(renderer("markdown")(report, False) + "\n")
+            handle.write(markdown() + "\n")
     except OSError as exc:
-        raise ConfigError(f"GITHUB_STEP_SUMMARY={summary}: cannot append the report: {exc.strerror}") from None
+        click.echo(f"warning: GITHUB_STEP_SUMMARY={summary}: cannot append the report: {exc.strerror}", err=True)
 
 
 @cli.command("verify-fixtures")

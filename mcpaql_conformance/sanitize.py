@@ -18,9 +18,11 @@ _ANSI = re.compile(
     r"|\x9b[0-?]{0,64}[ -/]{0,16}[@-~]"
 )
 # C0 and C1 controls (tab/newline handled separately), DEL, bidi controls,
-# zero-width joiners used for spoofing, line/paragraph separators.
+# zero-width joiners used for spoofing, line/paragraph separators, and what XML
+# 1.0 cannot carry at all (U+FFFE, U+FFFF, lone surrogates).
 _CONTROL = re.compile(
-    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069\ufeff]"
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069\ufeff"
+    r"\ufffe\uffff\ud800-\udfff]"
 )
 _SPACES = re.compile(r"[\t\n\r]+")
 

@@ -78,15 +78,16 @@ def load_suite(data: dict[str, Any], path: Path) -> Suite:
     if not isinstance(bundles, list) or not bundles or not all(isinstance(b, str) for b in bundles):
         raise ConfigError(f"{source}: $.bundles: expected a non-empty array of paths or globs")
     level, tier = data.get("level", 1), data.get("tier", "both")
-    if level not in (1, 2):
+    if type(level) is not int or level not in (1, 2):
         raise ConfigError(f"{source}: $.level: must be 1 or 2")
     if tier not in ("1", "2", "both"):
         raise ConfigError(f'{source}: $.tier: must be "1", "2" or "both"')
     description = data.get("description", "")
-    return Suite(name, str(description), _resolve(bundles, path.parent, source), level, tier, source)
+    return Suite(name, str(description), _resolve(bundles, path, source), level, tier, source)
 
 
-def _resolve(entries: list[str], base: Path, source: str) -> tuple[Path, ...]:
+def _resolve(entries: list[str], suite_file: Path, source: str) -> tuple[Path, ...]:
+    base = suite_file.parent
     members: list[Path] = []
     for index, entry in enumerate(entries):
         pattern = entry if Path(entry).is_absolute() else str(base / entry)
@@ -97,18 +98,31 @@ def _resolve(entries: list[str], base: Path, source: str) -> tuple[Path, ...]:
             members += found
         elif Path(pattern).is_file():
             members.append(Path(pattern))
+        elif Path(pattern).is_dir():
+            raise ConfigError(f"{source}: $.bundles[{index}]: member {plain(entry)!r} is a folder; use a glob")
         else:
             raise ConfigError(f"{source}: $.bundles[{index}]: member {plain(entry)!r} not found")
-    return tuple(dict.fromkeys(members))
+    # One member per file, however it was written; never the suite file itself.
+    seen = {suite_file.resolve()}
+    unique: list[Path] = []
+    for member in members:
+        if member.resolve() not in seen:
+            seen.add(member.resolve())
+            unique.append(member)
+    return tuple(unique)
 
 
 def judge_member(path: Path, level: int, tier: str) -> Member:
     """One member's verdict; an invalid member is exit 3 with its error, not a crash of the suite."""
-    from mcpaql_conformance.bundle import load_bundle
+    from mcpaql_conformance.bundle import bundle_from_data
+    from mcpaql_conformance.jsonio import load_json_file
     from mcpaql_conformance.runner import evaluate
 
     try:
-        report = evaluate(load_bundle(path), level, tier)
+        data = load_json_file(path, "bundle")
+        if is_suite(data):
+            raise ConfigError(f"{plain(str(path))}: is a suite; suites cannot contain suites")
+        report = evaluate(bundle_from_data(data, plain(str(path))), level, tier)
     except ConfigError as exc:
         return Member(path, EXIT_CONFIG_ERROR, error=str(exc))
     return Member(path, report.exit_code, report=report)

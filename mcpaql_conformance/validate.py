@@ -108,7 +108,9 @@ def _parameters(data: JsonObject) -> dict[str, dict[str, JsonObject]]:
     found: dict[str, dict[str, JsonObject]] = {}
     for detail in (data.get("introspection") or {}).get("operation_details") or []:
         if isinstance(detail.get("name"), str) and isinstance(detail.get("parameters"), list):
-            found[detail["name"]] = {p["name"]: p for p in detail["parameters"] if isinstance(p, dict) and "name" in p}
+            found[detail["name"]] = {
+                p["name"]: p for p in detail["parameters"] if isinstance(p, dict) and isinstance(p.get("name"), str)
+            }
     return found
 
 
@@ -155,7 +157,9 @@ def _no_detail(data: JsonObject) -> Iterator[tuple[str, str]]:
     listed = ((data.get("introspection") or {}).get("operations_list") or {}).get("data")
     operations = listed.get("operations") if isinstance(listed, dict) else None
     documented = _parameters(data).keys() | {
-        d.get("name") for d in (data.get("introspection") or {}).get("operation_details") or []
+        d["name"]
+        for d in (data.get("introspection") or {}).get("operation_details") or []
+        if isinstance(d.get("name"), str)
     }
     for index, entry in enumerate(operations if isinstance(operations, list) else []):
         if isinstance(entry, dict) and isinstance(entry.get("name"), str) and entry["name"] not in documented:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from mcpaql_conformance.model import Report
+from mcpaql_conformance.model import Report, exit_code_for
 
 
 @dataclass(frozen=True)
@@ -22,14 +22,20 @@ class BadgeStatus:
 
 
 def badge_status(report: Report) -> BadgeStatus:
-    """green: requested level achieved without warnings; yellow: with warnings; red: not conformant."""
+    """green: requested level achieved without warnings; yellow: with warnings; red: not conformant
+    (or not at the requested level)."""
     label = "MCP-AQL"
     level = report.conformance_level
     if level is None:
         return BadgeStatus(label, "partial run (category filter)", "lightgrey")
-    if report.exit_code == 1 or level == 0:
+    # The implementation's verdict, not the run's: a stale baseline fails the run, not the adapter.
+    exit_code = exit_code_for(report.categories)
+    if exit_code == 1 or level == 0:
         return BadgeStatus(label, "not conformant", "red")
-    warned = report.exit_code == 2 or report.has_warnings or level < (report.requested_level or level)
+    requested = report.requested_level or level
+    if level < requested:
+        return BadgeStatus(label, f"Level {level} conformant, Level {requested} not met", "red")
+    warned = exit_code == 2 or report.has_warnings
     return BadgeStatus(label, f"Level {level} conformant", "yellow" if warned else "brightgreen")
 
 

@@ -63,7 +63,11 @@ def report_dict(report: Report) -> dict[str, Any]:
 _INVISIBLE = re.compile("[\u0080-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
-def render_json(report: Report, color: bool = False) -> str:
-    """Exact strings, but with invisible controls written as \\u escapes (same JSON value)."""
-    text = orjson.dumps(report_dict(report), option=orjson.OPT_INDENT_2).decode()
+def dumps(data: Any) -> str:
+    """Indented JSON with exact strings, invisible controls written as \\u escapes (same value)."""
+    text = orjson.dumps(data, option=orjson.OPT_INDENT_2).decode()
     return _INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
+
+
+def render_json(report: Report, color: bool = False) -> str:
+    return dumps(report_dict(report))

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.render.common import verdict_line
 from mcpaql_conformance.render.escape import terminal
-from mcpaql_conformance.render.json import report_dict
+from mcpaql_conformance.render.json import dumps, report_dict
 from mcpaql_conformance.render.templates import environment
 from mcpaql_conformance.suite import SuiteReport
 
@@ -20,7 +18,7 @@ def render_suite(result: SuiteReport, fmt: str) -> str:
     if fmt == "text":
         return _text(result)
     if fmt == "json":
-        return orjson.dumps(suite_dict(result), option=orjson.OPT_INDENT_2).decode() + "\n"
+        return dumps(suite_dict(result))
     if fmt in ("markdown", "junit"):
         template = "suite.md.j2" if fmt == "markdown" else "suite.junit.xml.j2"
         kind = "markdown" if fmt == "markdown" else "markup"

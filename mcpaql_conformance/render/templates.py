@@ -17,9 +17,9 @@ def _markup_safe(value: Any) -> Any:
     # XML 1.0 cannot carry at all and what no reader should see (controls, escapes, bidi).
     if value is None:
         return ""
-    if isinstance(value, str) and not isinstance(value, Markup):
-        return plain(value, max_len=20000)
-    return value
+    if isinstance(value, Markup) or (isinstance(value, int | float) and not isinstance(value, bool)):
+        return value
+    return plain(str(value), max_len=20000)  # strings, paths and anything else a template shows
 
 
 @functools.cache

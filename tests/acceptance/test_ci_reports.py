@@ -281,3 +281,43 @@ def test_example_reports_match_what_the_documented_command_produces(tmp_path):
     assert produced == committed, "reports/ drifted: run python reports/generate.py"
     assert {Path(n).suffix for n in produced} >= {".md", ".html", ".xml", ".svg"}
     assert "reports/generate.py" in (ROOT / "README.md").read_text()
+
+
+# --- regressions from review -------------------------------------------------------------------
+
+
+def test_junit_stays_well_formed_with_characters_xml_cannot_carry(cli, write_bundle):
+    bundle = hostile_bundle()
+    bundle["error_tests"][0]["name"] = "bad \uffff name \ufffe"
+    ET.fromstring(cli("test", str(write_bundle(bundle)), "-f", "junit").stdout)
+
+
+def test_a_baselined_should_failure_does_not_make_the_run_warn(cli, tmp_path):
+    fixture = FIXTURES / "cat-semantic-tier2-fail-contacts.json"
+    report = json.loads(cli("test", str(fixture), "-l", "2", "-f", "json").stdout)
+    failing = next(t["id"] for c in report["categories"] for t in c["tests"] if t["result"] == "FAIL")
+    baseline = write_baseline(tmp_path, [{"id": failing, "reason": "prompt being reworded"}])
+    result = cli("test", str(fixture), "-l", "2", "--baseline", str(baseline), "-f", "json")
+    assert result.returncode == 0
+    assert json.loads(result.stdout)["summary"]["baselined"] == 1
+
+
+def test_a_misspelled_semantic_id_in_a_baseline_is_a_configuration_error(cli, tmp_path):
+    baseline = write_baseline(tmp_path, [{"id": "L2.semantic.no-such-test", "reason": "r"}])
+    result = cli("test", str(FIXTURES / "l2-conformant-bookmarks.json"), "-l", "2", "--baseline", str(baseline))
+    assert result.returncode == 3
+    assert "unknown test id 'L2.semantic.no-such-test'" in result.stderr
+
+
+def test_a_stale_baseline_does_not_turn_the_badge_red(cli, tmp_path):
+    baseline = write_baseline(tmp_path, [{"id": "L1.params.unknown-explicit", "reason": "old bug"}])
+    saved = tmp_path / "r.json"
+    cli("test", str(FIXTURES / "l1-conformant-notes.json"), "--baseline", str(baseline), "-f", "json", "-o", str(saved))
+    assert json.loads(cli("badge", str(saved), "-f", "json").stdout)["color"] == "brightgreen"
+
+
+def test_a_summary_that_cannot_be_written_warns_without_changing_the_verdict(cli, tmp_path):
+    env = {"GITHUB_STEP_SUMMARY": str(tmp_path / "missing" / "summary.md")}
+    result = cli("test", str(FIXTURES / "l1-conformant-notes.json"), env=env)
+    assert result.returncode == 0
+    assert result.stderr.startswith("warning: GITHUB_STEP_SUMMARY=")

@@ -133,3 +133,32 @@ def test_a_progress_bar_is_drawn_on_a_terminal(tmp_path):
     os.close(primary)
     assert process.returncode == 0
     assert b"verifying bundles" in output
+
+
+def test_members_are_deduplicated_and_the_suite_file_is_never_its_own_member(cli, suite_dir):
+    path = write_suite(
+        suite_dir,
+        bundles=[
+            "*.json",
+            "members/l1-conformant-notes.json",
+            "members/../members/l1-conformant-notes.json",
+            str(suite_dir / "members" / "l1-conformant-notes.json"),
+        ],
+    )
+    data = json.loads(cli("test", str(path), "-f", "json").stdout)
+    assert [Path(m["bundle"]).name for m in data["members"]] == ["l1-conformant-notes.json"]
+
+
+def test_a_nested_suite_member_is_an_invalid_member(cli, suite_dir):
+    (suite_dir / "members" / "inner.json").write_text(json.dumps({"name": "inner", "bundles": ["x.json"]}))
+    data = json.loads(cli("test", str(write_suite(suite_dir, bundles=["members/inner.json"])), "-f", "json").stdout)
+    assert data["exitCode"] == 3
+    assert "is a suite; suites cannot contain suites" in data["members"][0]["error"]
+
+
+def test_suites_write_the_step_summary_and_refuse_html_before_judging(cli, suite_dir):
+    summary = suite_dir / "summary.md"
+    cli("test", str(write_suite(suite_dir)), env={"GITHUB_STEP_SUMMARY": str(summary)})
+    assert summary.read_text().startswith("# MCP-AQL Conformance Suite: adapters")
+    html = cli("test", str(write_suite(suite_dir)), "-f", "html")
+    assert html.returncode == 3 and "not available for suites" in html.stderr

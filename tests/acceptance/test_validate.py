@@ -148,3 +148,10 @@ def test_schema_prints_a_draft_2020_12_schema_describing_every_field(cli):
     walk(schema, "$")
     assert undocumented == []
     assert "$schema" in schema["properties"]
+
+
+def test_odd_names_that_pass_the_schema_do_not_crash_validate(cli, write_bundle):
+    bundle = base()
+    bundle["introspection"]["operation_details"].append({"name": {}, "parameters": [{"name": {"a": 1}}]})
+    result = cli("validate", str(write_bundle(bundle)))
+    assert result.returncode in (0, 1) and "internal error" not in result.stderr

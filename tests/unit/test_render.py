@@ -300,7 +300,7 @@ def test_badge_is_yellow_when_should_categories_warned(bundle: Bundle) -> None:
 def test_badge_shows_the_earned_level_when_level2_features_failed(bundle: Bundle) -> None:
     bundle["endpoint_modes"] = ["crude"]
     status = badge_status(report(bundle, level=2))
-    assert (status.message, status.color) == ("Level 1 conformant", "yellow")
+    assert (status.message, status.color) == ("Level 1 conformant, Level 2 not met", "red")
 
 
 def test_badge_is_red_when_a_must_category_failed(bundle: Bundle) -> None:
