@@ -135,6 +135,14 @@ def test(
     from mcpaql_conformance.sanitize import plain
     from mcpaql_conformance.suite import is_suite
 
+    # Bad option values are configuration errors before any file is read.
+    if category is not None:
+        select_category(int(level), category)
+    entries = None
+    if baseline is not None:
+        from mcpaql_conformance.baseline import load_baseline
+
+        entries = load_baseline(baseline)
     data = load_json_file(bundle, "bundle")
     if is_suite(data):
         if category is not None or baseline is not None:
@@ -151,13 +159,6 @@ def test(
             output,
             jobs,
         )
-    if category is not None:
-        select_category(int(level), category)  # reject a bad name before reading the bundle
-    entries = None
-    if baseline is not None:
-        from mcpaql_conformance.baseline import load_baseline
-
-        entries = load_baseline(baseline)  # a bad baseline is a configuration error before any work
     report = evaluate(bundle_from_data(data, plain(str(bundle))), int(level), tier.lower(), category)
     if entries is not None:
         from mcpaql_conformance.baseline import apply_baseline
