@@ -189,14 +189,14 @@ class Prober:
         return synthesise(parameter)
 
     def required_params(self, detail: JsonObject) -> JsonObject:
-        return {p["name"]: self.value(detail, p) for p in _params(detail) if p.get("required") is True}
+        return {p["name"]: self.value(detail, p) for p in _required(detail)}
 
     def safe(self, detail: JsonObject, params: JsonObject, probe: str) -> JsonObject | None:
         """``params`` if they may be sent; for a destructive operation without permission,
         the set minus one required parameter (so nothing can run), or None."""
         if self.allow_destructive or not self.destructive(detail):
             return params
-        required = [p["name"] for p in _params(detail) if p.get("required") is True and p["name"] in params]
+        required = [p["name"] for p in _required(detail) if p["name"] in params]
         if not required:
             self.note(
                 detail["name"],
@@ -209,7 +209,7 @@ class Prober:
     async def probe_operation(self, detail: JsonObject) -> None:
         name = detail["name"]
         base = self.required_params(detail)
-        for parameter in [p for p in _params(detail) if p.get("required") is True]:
+        for parameter in _required(detail):
             params = {k: v for k, v in base.items() if k != parameter["name"]}
             response = await self.op(detail, params, "missing_required", f"omit required {parameter['name']}")
             case = {"operation": name, "parameter": parameter["name"], "response": response}
@@ -429,6 +429,10 @@ def _params(detail: JsonObject) -> list[JsonObject]:
     if not isinstance(parameters, list):
         return []
     return [p for p in parameters if isinstance(p, dict) and isinstance(p.get("name"), str)]
+
+
+def _required(detail: JsonObject) -> list[JsonObject]:
+    return [p for p in _params(detail) if p.get("required") is True]
 
 
 def _error_text(response: Any) -> str:
