@@ -11,7 +11,7 @@ from typing import Any
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.jsonio import load_json_file
 from mcpaql_conformance.sanitize import plain
-from mcpaql_conformance.schemas import bundle_schema, json_path
+from mcpaql_conformance.schemas import bundle_schema
 from mcpaql_conformance.values import json_type
 
 JsonObject = dict[str, Any]
@@ -147,9 +147,7 @@ def bundle_from_data(data: Any, source: str = "<bundle>") -> Bundle:
     """Shape-check already-parsed JSON as a bundle."""
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: $: expected a JSON object (the evidence bundle), got {json_type(data)}")
-    schema = bundle_schema()
-    if not schema.is_valid(data):
-        error = schema.first_error(data)
-        where, message = (json_path(error[0]), error[1]) if error else ("$", "invalid bundle")
-        raise ConfigError(f"{source}: {plain(where, max_len=300)}: {plain(message, max_len=300)}")
+    reason = bundle_schema().shape_error(data)
+    if reason is not None:
+        raise ConfigError(f"{source}: {reason}")
     return Bundle(data=data, source=source)

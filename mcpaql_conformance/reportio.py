@@ -17,7 +17,7 @@ from mcpaql_conformance.model import (
     exit_code_for,
 )
 from mcpaql_conformance.sanitize import plain
-from mcpaql_conformance.schemas import json_path, report_schema
+from mcpaql_conformance.schemas import report_schema
 from mcpaql_conformance.values import json_type
 
 
@@ -30,11 +30,8 @@ def report_from_data(data: Any, source: str = "<report>") -> Report:
     recomputed from the tests, so a hand-edited or inconsistent report cannot claim more."""
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: $: expected a JSON object (a conformance report), got {json_type(data)}")
-    schema = report_schema()
-    if not schema.is_valid(data):
-        error = schema.first_error(data)
-        where, message = (json_path(error[0]), error[1]) if error else ("$", "invalid report")
-        reason = f"{plain(where, max_len=300)}: {plain(message, max_len=300)}"
+    reason = report_schema().shape_error(data)
+    if reason is not None:
         raise ConfigError(f"{source}: {reason} (not a conformance report)")
     categories = tuple(
         CategoryResult(c["name"], c["required"], tuple(_test(t) for t in c["tests"])) for c in data["categories"]

@@ -80,11 +80,16 @@ class CompiledSchema:
         reasons = [f"{json_path(e.absolute_path)}: {describe_error(e)}" for e in errors]
         return list(dict.fromkeys(reasons))[:limit]
 
-    def first_error(self, instance: Any) -> tuple[Sequence[str | int], str] | None:
-        """The first violation as (path, message), computed by the fast validator."""
+    def shape_error(self, instance: Any) -> str | None:
+        """``$.path: message`` of the first violation (fast validator, terminal-safe), or None."""
+        from mcpaql_conformance.sanitize import plain
+
+        if self.is_valid(instance):
+            return None
         for error in self._fast.iter_errors(instance):
-            return list(error.instance_path), _describe_fast(error, instance)
-        return None
+            where = json_path(list(error.instance_path))
+            return f"{plain(where, max_len=300)}: {plain(_describe_fast(error, instance), max_len=300)}"
+        return "$: invalid"
 
 
 def describe_error(error: Any) -> str:

@@ -113,16 +113,13 @@ def test_all_valid_answers_for_a_whole_list() -> None:
     assert schema.all_valid([])
 
 
-def test_first_error_gives_the_path_of_the_first_violation() -> None:
-    error = bundle_schema().first_error({"introspection": {"operation_details": [{}, 1]}})
-    assert error is not None
-    path, message = error
-    assert list(path) == ["introspection", "operation_details", 1]
-    assert message == "expected an object, got integer"
+def test_shape_error_gives_the_path_of_the_first_violation() -> None:
+    error = bundle_schema().shape_error({"introspection": {"operation_details": [{}, 1]}})
+    assert error == "$.introspection.operation_details[1]: expected an object, got integer"
 
 
-def test_first_error_of_a_valid_instance_is_none() -> None:
-    assert bundle_schema().first_error({}) is None
+def test_shape_error_of_a_valid_instance_is_none() -> None:
+    assert bundle_schema().shape_error({}) is None
 
 
 # Introspection shapes
