@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from mcpaql_conformance import __version__
 from mcpaql_conformance.bundle import Bundle
 from mcpaql_conformance.checks import CATEGORIES, Category, Context
@@ -58,3 +60,18 @@ def evaluate(bundle: Bundle, level: int = 1, tier: str = "both", category: str |
             for note in bundle.cases("capture_notes")
         ),
     )
+
+
+def judge_safely(data: Any, source: str, level: int | None, tier: str) -> tuple[Report | None, str | None]:
+    """``(report, None)``, or ``(None, error)`` when the bundle is invalid or a bug of ours
+    raised: one bundle of many never stops the others. ``level`` None: the bundle's
+    expected_level (default 1)."""
+    from mcpaql_conformance.bundle import bundle_from_data
+
+    try:
+        bundle = bundle_from_data(data, source)
+        return evaluate(bundle, level or bundle.expected_level or 1, tier), None
+    except ConfigError as exc:
+        return None, str(exc)
+    except Exception as exc:
+        return None, f"internal error ({type(exc).__name__}): {exc}; please report it"

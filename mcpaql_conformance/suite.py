@@ -114,17 +114,18 @@ def _resolve(entries: list[str], suite_file: Path, source: str) -> tuple[Path, .
 
 def judge_member(path: Path, level: int, tier: str) -> Member:
     """One member's verdict; an invalid member is exit 3 with its error, not a crash of the suite."""
-    from mcpaql_conformance.bundle import bundle_from_data
     from mcpaql_conformance.jsonio import load_json_file
-    from mcpaql_conformance.runner import evaluate
+    from mcpaql_conformance.runner import judge_safely
 
     try:
         data = load_json_file(path, "bundle")
-        if is_suite(data):
-            raise ConfigError(f"{plain(str(path))}: is a suite; suites cannot contain suites")
-        report = evaluate(bundle_from_data(data, plain(str(path))), level, tier)
     except ConfigError as exc:
         return Member(path, EXIT_CONFIG_ERROR, error=str(exc))
+    if is_suite(data):
+        return Member(path, EXIT_CONFIG_ERROR, error=f"{plain(str(path))}: is a suite; suites cannot contain suites")
+    report, error = judge_safely(data, plain(str(path)), level, tier)
+    if report is None:
+        return Member(path, EXIT_CONFIG_ERROR, error=error)
     return Member(path, report.exit_code, report=report)
 
 

@@ -6,11 +6,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcpaql_conformance.bundle import bundle_from_data
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.jsonio import load_json_file
 from mcpaql_conformance.model import EXIT_CONFIG_ERROR, Report
-from mcpaql_conformance.runner import evaluate
+from mcpaql_conformance.runner import judge_safely
 from mcpaql_conformance.sanitize import plain
 
 
@@ -62,15 +61,9 @@ def verify_one(path: Path, tier: str = "both") -> FixtureOutcome:
     except ConfigError as exc:
         return FixtureOutcome(path, None, EXIT_CONFIG_ERROR, error=str(exc))
     expected = _declared_exit_code(data)
-    try:
-        bundle = bundle_from_data(data, plain(str(path)))
-        level = bundle.expected_level or 1
-        report = evaluate(bundle, level, tier)
-    except ConfigError as exc:
-        return FixtureOutcome(path, expected, EXIT_CONFIG_ERROR, error=str(exc))
-    except Exception as exc:  # a bug of ours must not stop the other bundles from being verified
-        message = f"internal error ({type(exc).__name__}): {exc}; please report it"
-        return FixtureOutcome(path, expected, EXIT_CONFIG_ERROR, error=message)
+    report, error = judge_safely(data, plain(str(path)), None, tier)
+    if report is None:
+        return FixtureOutcome(path, expected, EXIT_CONFIG_ERROR, error=error)
     return FixtureOutcome(path, expected, report.exit_code, report=report)
 
 

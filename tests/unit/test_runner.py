@@ -115,3 +115,17 @@ def test_a_category_run_still_gives_its_exit_code() -> None:
 
 def test_select_category_returns_the_registered_category() -> None:
     assert select_category(2, "level 2 features").name == "Level 2 Features"
+
+
+def test_judge_safely_turns_invalid_bundles_and_our_bugs_into_errors(monkeypatch) -> None:
+    import mcpaql_conformance.runner as runner
+
+    report, error = runner.judge_safely({"error_tests": 3}, "b.json", 1, "both")
+    assert report is None and error == "b.json: $.error_tests: expected an array, got integer"
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setattr(runner, "evaluate", boom)
+    report, error = runner.judge_safely({}, "b.json", None, "both")
+    assert report is None and error == "internal error (RuntimeError): simulated bug; please report it"
