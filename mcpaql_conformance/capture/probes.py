@@ -12,10 +12,10 @@ from mcpaql_conformance.capture.plan import Plan, substitute
 from mcpaql_conformance.capture.records import Exchange, RecordWriter
 from mcpaql_conformance.capture.redact import Redactor
 from mcpaql_conformance.capture.values import matches_type, synthesise
+from mcpaql_conformance.checks.base import CRUDE_ENDPOINTS as CRUDE
 from mcpaql_conformance.values import MISSING
 
 JsonObject = dict[str, Any]
-CRUDE = ("create", "read", "update", "delete", "execute")
 UNKNOWN_PROBE = "zz_conformance_probe"
 SENSITIVE_PROBE = "conformance-probe-secret-value"
 # Parameters adapters commonly accept without documenting them (Introspection Completeness).
