@@ -8,6 +8,7 @@ from mcpaql_conformance import __version__
 from mcpaql_conformance.bundle import Bundle
 from mcpaql_conformance.checks import CATEGORIES, Category, Context
 from mcpaql_conformance.errors import ConfigError
+from mcpaql_conformance.jsonio import gc_paused
 from mcpaql_conformance.model import CategoryResult, Report, conformance_level, exit_code_for
 from mcpaql_conformance.sanitize import plain
 
@@ -42,7 +43,8 @@ def evaluate(bundle: Bundle, level: int = 1, tier: str = "both", category: str |
         raise ConfigError(f"invalid tier {tier!r}; valid tiers: 1, 2, both")
     selected = (select_category(level, category),) if category else categories_for(level)
     ctx = Context(bundle=bundle, tier=tier)
-    results = tuple(CategoryResult(c.name, c.required, tuple(c.evaluate(ctx))) for c in selected)
+    with gc_paused(freeze=False):
+        results = tuple(CategoryResult(c.name, c.required, tuple(c.evaluate(ctx))) for c in selected)
     return Report(
         implementation=bundle.implementation,
         version=bundle.version,

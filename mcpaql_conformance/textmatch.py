@@ -6,6 +6,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import repeat
 
 _IDENT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -25,6 +26,25 @@ def mentions_identifier(text: str, name: str) -> bool:
             return True
         start = text.find(name, start + 1)
     return False
+
+
+# Every ASCII character that cannot be part of an identifier, as a space.
+_SEPARATORS_TO_SPACE = str.maketrans({chr(c): " " for c in range(128) if chr(c) not in _IDENT_CHARS})
+_PADDED = " {} ".format
+
+
+def mentions_identifier_each(texts: list[str], names: list[str]) -> list[bool]:
+    """``mentions_identifier`` of each (text, name) pair, mostly in C-level passes: with ASCII
+    separators turned into spaces, `` name `` inside `` text `` proves a whole-identifier
+    mention. Only pairs that test proves nothing about are judged one by one."""
+    joined = "".join(names)
+    if not all(names) or " " in joined or joined.translate(_SEPARATORS_TO_SPACE) != joined:
+        return list(map(mentions_identifier, texts, names))  # an empty name, or one with separators
+    spaced = map(_PADDED, map(str.translate, texts, repeat(_SEPARATORS_TO_SPACE)))
+    found = list(map(str.__contains__, spaced, map(_PADDED, names)))
+    if not all(found):
+        found = [yes or mentions_identifier(text, name) for yes, text, name in zip(found, texts, names, strict=True)]
+    return found
 
 
 def mentions(text: str, fragment: str) -> bool:
@@ -71,7 +91,18 @@ def is_snake_case(name: str) -> bool:
     return _SNAKE.fullmatch(name) is not None
 
 
+def all_snake_case(names: list[str]) -> bool:
+    """``all(map(is_snake_case, names))`` in one regex pass over the joined names.
+
+    A name with a line break cannot hide in the joined text: it would add a line."""
+    if not names:
+        return True
+    joined = "\n".join(names)
+    return joined.count("\n") == len(names) - 1 and _SNAKE_LINES.fullmatch(joined) is not None
+
+
 _SNAKE = re.compile(r"[a-z][a-z0-9_]*")
+_SNAKE_LINES = re.compile(r"[a-z][a-z0-9_]*(?:\n[a-z][a-z0-9_]*)*")
 
 # Artifacts of an implementation leaking through an error message. Each rule
 # names a real artifact, never plain English ("must be at least 3" is fine).
@@ -156,17 +187,17 @@ def find_leak(message: str) -> str | None:
 
 
 def find_leaks(messages: list[str]) -> list[tuple[int, str]]:
-    """(index, artifact) of every leaking message. Rules whose literals appear nowhere
-    in the whole batch are dropped after one substring scan each."""
-    joined = "\n".join(messages)
+    """(index, artifact) of every leaking message. Servers repeat their messages, so each
+    distinct text is judged once; rules whose literals appear nowhere in the whole batch
+    are dropped after one substring scan each."""
+    distinct = list(dict.fromkeys(messages))
+    joined = "\n".join(distinct)
     active = [rule for rule in LEAK_RULES if rule.appears_in(joined)]
-    found: list[tuple[int, str]] = []
-    if not active:
-        return found
-    for index, message in enumerate(messages):
-        for rule in active:
-            leak = rule.find(message)
-            if leak is not None:
-                found.append((index, leak))
-                break
-    return found
+    leaking: dict[str, str] = {}
+    for message in distinct if active else ():
+        leak = next((found for rule in active if (found := rule.find(message)) is not None), None)
+        if leak is not None:
+            leaking[message] = leak
+    if not leaking:
+        return []
+    return [(index, leaking[message]) for index, message in enumerate(messages) if message in leaking]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import orjson
@@ -29,6 +30,31 @@ def resolve_path(document: Any, path: str) -> Any:
         else:
             return MISSING
     return current
+
+
+def resolve_each(documents: list[Any], paths: list[str]) -> list[Any]:
+    """``resolve_path`` of each (document, path) pair. When every pair shares one path that
+    exists in every document, the path is followed in C-level passes (one per segment)."""
+    if paths and paths.count(paths[0]) == len(paths):
+        try:
+            values = documents
+            for segment in paths[0].split("."):
+                values = list(map(operator.itemgetter(segment), values))
+            return values
+        except (KeyError, TypeError):  # a missing segment, or a list to index: the general rules
+            pass
+    return list(map(resolve_path, documents, paths))
+
+
+_PLAIN_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def json_equal_each(lefts: list[Any], rights: list[Any]) -> list[bool]:
+    """``json_equal`` of each pair; plain scalars of the same type compare at C speed."""
+    types = list(map(type, lefts))
+    if types == list(map(type, rights)) and _PLAIN_SCALARS.issuperset(types):
+        return list(map(operator.eq, lefts, rights))
+    return list(map(json_equal, lefts, rights))
 
 
 def json_equal(left: Any, right: Any) -> bool:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterator
+from itertools import compress
 from typing import Any
 
 from mcpaql_conformance.bundle import response_path
@@ -23,6 +25,10 @@ from mcpaql_conformance.textmatch import find_leaks, mentions
 ERRORS = Category("Error Quality", required=True, level=1)
 MUST = Requirement.MUST
 _MAX_DEPTH = 16
+_SUCCESS = operator.itemgetter("success")
+_ERROR = operator.itemgetter("error")
+_MESSAGE = operator.itemgetter("message")
+_NESTED_TEXTS = frozenset({"warnings", "results"})
 
 
 @ERRORS.check(
@@ -124,14 +130,13 @@ def _simple_error_texts(ctx: Context) -> list[str] | None:
     messages (None when some response needs the full walk). Locations are only worked
     out when a leak is found."""
     texts: list[str] = []
-    for group in ctx.bundle.response_groups:
-        for response in group[1]:
-            if "warnings" in response or "results" in response:
-                return None
-        failures = [r["error"] for r in group[1] if r["success"] is False]
-        if any("details" in error for error in failures):
+    for _, group in ctx.bundle.response_groups:
+        if not _NESTED_TEXTS.isdisjoint(set().union(*group)):  # every key of every response
             return None
-        texts += [error["message"] for error in failures]
+        errors = list(map(_ERROR, compress(group, map(operator.not_, map(_SUCCESS, group)))))
+        if "details" in set().union(*errors):
+            return None
+        texts += map(_MESSAGE, errors)
     return texts
 
 

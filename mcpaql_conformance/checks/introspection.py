@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import operator
 from collections import Counter
+from itertools import chain
 from typing import Any
 
 from mcpaql_conformance.bundle import JsonObject
@@ -13,15 +15,18 @@ from mcpaql_conformance.checks.base import (
     Category,
     Context,
     Outcome,
+    ParameterIndex,
     describe_failure,
     error_of,
     judge,
     no_evidence,
     single,
+    string_names,
+    uncovered_names,
 )
 from mcpaql_conformance.model import Requirement
 from mcpaql_conformance.schemas import introspection_schema
-from mcpaql_conformance.textmatch import is_snake_case
+from mcpaql_conformance.textmatch import all_snake_case, is_snake_case
 
 INTROSPECTION = Category("Introspection Fidelity", required=True, level=1)
 MUST = Requirement.MUST
@@ -77,7 +82,8 @@ def operations_query(ctx: Context) -> Outcome:
     if data is not None:
         operations = data["operations"]
         count = len(operations)
-        failures += _naming_failures(operations, "listed") + _reserved_failures(operations)
+        names = _names(operations, ctx.listed_operations)
+        failures += _naming_failures(names, "listed") + _reserved_failures(operations)
         if not operations:
             failures.append("the operations list is empty")
     passed = f"introspect {{query: operations}} answered {count} operation(s) in the documented shape."
@@ -104,32 +110,13 @@ def types_query(ctx: Context) -> Outcome:
 )
 def operation_details(ctx: Context) -> Outcome:
     details = ctx.bundle.operation_details
-    schema = introspection_schema("OperationDetails")
-    failures: list[str] = []
-    warnings: list[str] = []
-    valid: list[JsonObject] = []
-    all_valid = ctx.all_details_valid
-    for index, detail in enumerate(details):
-        if all_valid or schema.is_valid(detail):
-            valid.append(detail)
-        else:
-            name = detail.get("name")
-            where = name if isinstance(name, str) else f"$.introspection.operation_details[{index}]"
-            failures.append(f"{where}: {'; '.join(schema.explain(detail))}")
-    failures += _naming_failures(details, "documented")
+    failures, valid = _schema_failures(ctx, details)
+    failures += _naming_failures(_names(details, ctx.details_by_name), "documented")
     failures += _listing_failures(ctx, valid)
     failures += _reserved_failures(valid) + _routing_evidence_failures(ctx)
-    shape_findings: dict[tuple[Any, ...], tuple[list[str], list[str]]] = {}
-    for detail in valid:
-        # Thousands of operations share a handful of shapes: judge each shape once.
-        shape = _shape(detail)
-        findings = shape_findings.get(shape)
-        if findings is None:
-            findings = shape_findings[shape] = _shape_findings(ctx, *shape)
-        if findings[0] or findings[1]:
-            failures += [f"{detail['name']}: {text}" for text in findings[0]]
-            warnings += [f"{detail['name']}: {text}" for text in findings[1]]
-    uncovered = [name for name in ctx.listed_operations if name not in ctx.details_by_name]
+    shape_failures, warnings = _shape_failures(ctx, valid)
+    failures += shape_failures
+    uncovered = uncovered_names(ctx.listed_operations, ctx.details_by_name)
     return judge(
         MUST,
         judged=len(details),
@@ -142,18 +129,42 @@ def operation_details(ctx: Context) -> Outcome:
     )
 
 
-def _naming_failures(entries: list[JsonObject], how: str) -> list[str]:
+def _schema_failures(ctx: Context, details: list[JsonObject]) -> tuple[list[str], list[JsonObject]]:
+    """Failures of the details that do not match OperationDetails, and the valid details."""
+    if ctx.all_details_valid:
+        return [], details
+    schema = introspection_schema("OperationDetails")
+    failures: list[str] = []
+    valid: list[JsonObject] = []
+    for index, detail in enumerate(details):
+        if schema.is_valid(detail):
+            valid.append(detail)
+        else:
+            name = detail.get("name")
+            where = name if isinstance(name, str) else f"$.introspection.operation_details[{index}]"
+            failures.append(f"{where}: {'; '.join(schema.explain(detail))}")
+    return failures, valid
+
+
+def _names(entries: list[JsonObject], index: dict[str, JsonObject]) -> list[str]:
+    """The string names of the entries: the keys of their index when every entry is in it."""
+    return list(index) if len(index) == len(entries) else string_names(entries)
+
+
+def _naming_failures(names: list[str], how: str) -> list[str]:
     """Operation names must be snake_case and unique (``how``: "listed" or "documented")."""
-    names = [entry["name"] for entry in entries if isinstance(entry.get("name"), str)]
-    failures = [f"{name}: operation name is not snake_case" for name in names if not is_snake_case(name)]
-    failures += [f"{name}: operation {how} {n} times" for name, n in Counter(names).items() if n > 1]
+    failures: list[str] = []
+    if not all_snake_case(names):
+        failures += [f"{name}: operation name is not snake_case" for name in names if not is_snake_case(name)]
+    if len(set(names)) != len(names):
+        failures += [f"{name}: operation {how} {n} times" for name, n in Counter(names).items() if n > 1]
     return failures
 
 
 def _listing_failures(ctx: Context, valid: list[JsonObject]) -> list[str]:
     """Details and the operations list must describe the same operations the same way."""
     listed = ctx.listed_operations
-    if not listed:
+    if not listed or _same_listing(valid, listed):
         return []
     failures: list[str] = []
     for detail in valid:
@@ -167,6 +178,19 @@ def _listing_failures(ctx: Context, valid: list[JsonObject]) -> list[str]:
                     f"{detail['name']}: {key} is {entry[key]!r} in the list but {detail[key]!r} in the detail"
                 )
     return failures
+
+
+_LISTING_KEYS = operator.itemgetter("name", "semantic_category", "endpoint")
+
+
+def _same_listing(valid: list[JsonObject], listed: dict[str, JsonObject]) -> bool:
+    """The common case in one C-level pass: every detail's (name, category, endpoint) is
+    exactly a listed entry's (listed names are unique here, so that entry is its own)."""
+    try:
+        documented, listing = list(map(_LISTING_KEYS, valid)), list(map(_LISTING_KEYS, listed.values()))
+        return documented == listing or set(documented) <= set(listing)
+    except (KeyError, TypeError):  # a listed entry without those keys, or with odd values
+        return False
 
 
 _PARAMETER_CODES = ("VALIDATION_MISSING_PARAM", "VALIDATION_UNKNOWN_PARAM", "VALIDATION_INVALID_TYPE")
@@ -197,17 +221,37 @@ def _reserved_failures(entries: list[JsonObject]) -> list[str]:
 
 
 Shape = tuple[str, str, str, bool, bool]  # category, endpoint, mcpTool, readOnly, destructive
+_CATEGORY = operator.itemgetter("semantic_category")
+_ENDPOINT = operator.itemgetter("endpoint")
+_TOOL = operator.itemgetter("mcpTool")
+_PERMISSIONS = operator.itemgetter("permissions")
+_READ_ONLY = operator.itemgetter("readOnly")
+_DESTRUCTIVE = operator.itemgetter("destructive")
 
 
-def _shape(detail: JsonObject) -> Shape:
-    permissions = detail["permissions"]
-    return (
-        detail["semantic_category"],
-        detail["endpoint"],
-        detail["mcpTool"],
-        permissions["readOnly"],
-        permissions["destructive"],
+def _shape_failures(ctx: Context, valid: list[JsonObject]) -> tuple[list[str], list[str]]:
+    """(failures, warnings) of routing and permissions. Thousands of operations share a
+    handful of shapes: each shape is judged once, operations are named only when it fails."""
+    permissions = list(map(_PERMISSIONS, valid))
+    shapes: list[Shape] = list(
+        zip(
+            map(_CATEGORY, valid),
+            map(_ENDPOINT, valid),
+            map(_TOOL, valid),
+            map(_READ_ONLY, permissions),
+            map(_DESTRUCTIVE, permissions),
+            strict=True,
+        )
     )
+    findings = {shape: _shape_findings(ctx, *shape) for shape in set(shapes)}
+    failures: list[str] = []
+    warnings: list[str] = []
+    if any(severe or mild for severe, mild in findings.values()):
+        for detail, shape in zip(valid, shapes, strict=True):
+            severe, mild = findings[shape]
+            failures += [f"{detail['name']}: {text}" for text in severe]
+            warnings += [f"{detail['name']}: {text}" for text in mild]
+    return failures, warnings
 
 
 def _shape_findings(ctx: Context, *shape: Any) -> tuple[list[str], list[str]]:
@@ -262,6 +306,15 @@ def _permission_findings(category: str, read_only: bool, destructive: bool) -> t
     ]
 
 
+def _all_documented_exactly(accepted: dict[str, list[str]], index: ParameterIndex) -> bool:
+    """The common case in C-level passes: the same operations in the same order, each
+    accepting exactly its documented parameter names in the documented order."""
+    if list(accepted) != list(index.by_operation):
+        return False
+    same_lengths = list(map(len, accepted.values())) == list(map(len, index.by_operation.values()))
+    return same_lengths and list(chain.from_iterable(accepted.values())) == index.names
+
+
 def _refused_valid_requests(ctx: Context) -> list[str]:
     """Requests built only from introspection must not be refused as invalid (Parameter Accuracy)."""
     failures = []
@@ -282,18 +335,21 @@ def completeness(ctx: Context) -> Outcome:
     accepted = ctx.bundle.accepted_parameters or {}
     failures: list[str] = []
     warnings: list[str] = []
-    for operation, parameters in accepted.items():
-        if operation not in ctx.details_by_name:
-            failures.append(f"{operation}: accepts {', '.join(parameters) or 'calls'} but has no introspection detail")
-            continue
-        names = ctx.parameter_index.names.get(operation, [])
-        if parameters == names:
-            continue  # the common case, decided without building sets or messages
-        documented, seen = set(names), set(parameters)
-        failures += [f"{operation}.{p}: accepted but not documented" for p in parameters if p not in documented]
-        warnings += [f"{operation}.{p}: documented but not accepted" for p in documented if p not in seen]
+    if not _all_documented_exactly(accepted, ctx.parameter_index):
+        for operation, parameters in accepted.items():
+            if operation not in ctx.details_by_name:
+                failures.append(
+                    f"{operation}: accepts {', '.join(parameters) or 'calls'} but has no introspection detail"
+                )
+                continue
+            names = ctx.parameter_index.names_of(operation)
+            if parameters == names:
+                continue  # the common case, decided without building sets or messages
+            documented, seen = set(names), set(parameters)
+            failures += [f"{operation}.{p}: accepted but not documented" for p in parameters if p not in documented]
+            warnings += [f"{operation}.{p}: documented but not accepted" for p in documented if p not in seen]
     failures += _refused_valid_requests(ctx)
-    uncovered = [name for name in ctx.details_by_name if name not in accepted]
+    uncovered = uncovered_names(ctx.details_by_name, accepted)
     return judge(
         MUST,
         judged=len(accepted),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import operator
+from itertools import compress
 from typing import Any
 
 from mcpaql_conformance.bundle import JsonObject
@@ -11,14 +13,17 @@ from mcpaql_conformance.checks.base import (
     Category,
     Context,
     Outcome,
+    all_succeeded,
     describe_failure,
     error_of,
+    failure_fields,
     judge,
     skip,
+    uncovered_names,
 )
 from mcpaql_conformance.model import Requirement
-from mcpaql_conformance.textmatch import is_snake_case, mentions_identifier
-from mcpaql_conformance.values import MISSING, json_equal, resolve_path, show
+from mcpaql_conformance.textmatch import is_snake_case, mentions_identifier, mentions_identifier_each
+from mcpaql_conformance.values import MISSING, json_equal, json_equal_each, resolve_each, resolve_path, show
 
 PARAMETERS = Category("Parameter Handling", required=True, level=1)
 MUST = Requirement.MUST
@@ -37,27 +42,39 @@ def required_enforced(ctx: Context) -> Outcome:
         return skip("No documented operation has a required parameter.")
     failures: list[str] = []
     warnings: list[str] = []
-    for case in cases:  # every case is judged, even several for the same parameter
-        if _clearly_missing(case):
-            continue
+    for case in _unclear_missing(ctx, cases):  # every case is judged, even several for the same parameter
         failure, warning = _judge_missing(case["operation"], case["parameter"], case["response"])
         failures += failure
         warnings += warning
-    covered = {(case["operation"], case["parameter"]) for case in cases}
     return judge(
         MUST,
         judged=len(cases),
         failures=failures,
         warnings=warnings,
-        uncovered=[f"{op}.{p}" for op, p in applicable if (op, p) not in covered],
+        uncovered=applicable.uncovered_by(cases),
         uncovered_label="required parameters without missing-parameter evidence",
         passed=f"{len(cases)} omitted required parameter(s) each failed with an error naming the parameter.",
         no_evidence="no parameter_tests.missing_required",
     )
 
 
+_RESPONSE = operator.itemgetter("response")
+_PARAMETER = operator.itemgetter("parameter")
+
+
+def _unclear_missing(ctx: Context, cases: list[JsonObject]) -> list[JsonObject]:
+    """The cases that are not plainly a VALIDATION_MISSING_PARAM error naming the parameter
+    (those need judging one by one; usually none)."""
+    fields = failure_fields(ctx, list(map(_RESPONSE, cases)))
+    if fields is None:
+        return [case for case in cases if not _clearly_missing(case)]
+    codes, messages = fields
+    named = mentions_identifier_each(messages, list(map(_PARAMETER, cases)))
+    clear = map(operator.and_, map(MISSING_PARAM_CODE.__eq__, codes), named)
+    return list(compress(cases, map(operator.not_, clear)))
+
+
 def _clearly_missing(case: JsonObject) -> bool:
-    """The common case, decided inline: a VALIDATION_MISSING_PARAM error naming the parameter."""
     error = case["response"].get("error")
     return (
         isinstance(error, dict)
@@ -92,19 +109,32 @@ def unknown_explicit(ctx: Context) -> Outcome:
     cases = ctx.bundle.parameter_cases("unknown_parameter")
     failures = [
         f"{case['operation']}.{case['parameter']}: {reason}"
-        for case in cases
+        for case in _unclear_unknown(ctx, cases)
         if (reason := _silent_reason(case["parameter"], case["response"])) is not None
     ]
-    covered = {case["operation"] for case in cases}
+    covered = set(map(_OPERATION, cases))
     return judge(
         MUST,
         judged=len(cases),
         failures=failures,
-        uncovered=[name for name in ctx.operation_names if name not in covered],
+        uncovered=uncovered_names(ctx.operation_names, covered),
         uncovered_label="operations without unknown-parameter evidence",
         passed=f"{len(cases)} unknown parameter(s) each met an error or warning naming it.",
         no_evidence="no parameter_tests.unknown_parameter",
     )
+
+
+_OPERATION = operator.itemgetter("operation")
+_NAME = operator.itemgetter("name")
+
+
+def _unclear_unknown(ctx: Context, cases: list[JsonObject]) -> list[JsonObject]:
+    """The cases whose answer is not plainly an error naming the parameter (usually none)."""
+    fields = failure_fields(ctx, list(map(_RESPONSE, cases)))
+    if fields is None:
+        return cases
+    named = mentions_identifier_each(fields[1], list(map(_PARAMETER, cases)))
+    return list(compress(cases, map(operator.not_, named)))
 
 
 def _silent_reason(parameter: str, response: Any) -> str | None:
@@ -149,17 +179,30 @@ def defaults(ctx: Context) -> Outcome:
     applicable = ctx.parameter_index.defaults
     if not applicable and not cases and ctx.details_by_name:
         return skip("No documented parameter declares a default.")
-    covered = {(case["operation"], case["parameter"]) for case in cases}
-    failures = [reason for case in cases if (reason := _default_mismatch(case)) is not None]
+    failures = [reason for case in _unclear_defaults(ctx, cases) if (reason := _default_mismatch(case)) is not None]
     return judge(
         MUST,
         judged=len(cases),
         failures=failures,
-        uncovered=[f"{op}.{p}" for op, p in applicable if (op, p) not in covered],
+        uncovered=applicable.uncovered_by(cases),
         uncovered_label="documented defaults without evidence",
         passed=f"{len(cases)} documented default(s) observed in the responses.",
         no_evidence="no parameter_tests.optional_defaults",
     )
+
+
+_PATH = operator.itemgetter("expected_value_path")
+_EXPECTED = operator.itemgetter("expected_value")
+
+
+def _unclear_defaults(ctx: Context, cases: list[JsonObject]) -> list[JsonObject]:
+    """The cases whose success does not plainly show the expected value (usually none)."""
+    responses = list(map(_RESPONSE, cases))
+    if not all_succeeded(ctx, responses):
+        return cases
+    actual = resolve_each(responses, list(map(_PATH, cases)))
+    shown = json_equal_each(actual, list(map(_EXPECTED, cases)))  # MISSING equals no JSON value
+    return list(compress(cases, map(operator.not_, shown)))
 
 
 def _default_mismatch(case: JsonObject) -> str | None:
@@ -186,7 +229,7 @@ def snake_case(ctx: Context) -> Outcome:
     judged = sum(map(len, by_operation.values())) + sum(map(len, accepted.values()))
     if ctx.details_by_name and not judged:
         return skip("No operation documents or accepts a parameter.")
-    names = {p["name"] for params in by_operation.values() for p in params}.union(*accepted.values())
+    names = set(ctx.parameter_index.names).union(*accepted.values())
     bad = {name for name in names if not is_snake_case(name)}
     failures: list[str] = []
     if bad:

@@ -9,12 +9,17 @@ from bundle_builders import context, fail, ok
 from mcpaql_conformance.checks import CATEGORIES
 from mcpaql_conformance.checks.base import (
     MAX_FINDINGS,
+    Pairs,
+    all_succeeded,
     describe_failure,
     error_message,
     error_of,
+    failure_fields,
     judge,
     listing,
     skip,
+    string_names,
+    uncovered_names,
 )
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.model import EXIT_CONFIG_ERROR, Requirement, Result
@@ -210,3 +215,75 @@ def test_context_modes_are_a_set_or_none(bundle: dict[str, Any]) -> None:
     assert context(bundle).modes == {"crude", "single"}
     del bundle["endpoint_modes"]
     assert context(bundle).modes is None
+
+
+# indexes and bulk helpers: the C-level fast paths agree with the per-entry rules
+
+
+def test_required_and_default_pairs_follow_the_document_order(bundle: dict[str, Any]) -> None:
+    index = context(bundle).parameter_index
+    assert list(index.required) == [(op, p) for op, ps in index.by_operation.items() for p in _required_names(ps)]
+    assert ("introspect", "query") in list(index.required)
+    assert list(index.defaults) == [
+        (op, p["name"]) for op, ps in index.by_operation.items() for p in ps if "default" in p
+    ]
+    assert index.names == [p["name"] for ps in index.by_operation.values() for p in ps]
+
+
+def _required_names(parameters: list[dict[str, Any]]) -> list[str]:
+    return [p["name"] for p in parameters if p.get("required") is True]
+
+
+def test_required_pairs_of_invalid_details_skip_entries_without_the_flag(bundle: dict[str, Any]) -> None:
+    bundle["introspection"]["operation_details"][4]["parameters"].append({"name": "loose"})
+    pairs = list(context(bundle).parameter_index.required)
+    assert ("delete_widget", "id") in pairs
+    assert ("delete_widget", "loose") not in pairs
+
+
+def test_pairs_uncovered_by_cases_in_any_order() -> None:
+    pairs = Pairs(["a", "a", "b"], ["x", "y", "z"])
+    cases = [{"operation": o, "parameter": p} for o, p in pairs]
+    assert pairs.uncovered_by(cases) == []
+    assert pairs.uncovered_by(list(reversed(cases))) == []
+    assert pairs.uncovered_by([*cases, {"operation": "c", "parameter": "w"}]) == []
+    assert pairs.uncovered_by(cases[1:]) == ["a.x"]
+    assert pairs.uncovered_by([]) == ["a.x", "a.y", "b.z"]
+
+
+def test_uncovered_names_keeps_the_order() -> None:
+    assert uncovered_names(["a", "b", "c"], {"b"}) == ["a", "c"]
+    assert uncovered_names({"a": 1, "b": 2}, {"a": 0, "b": 0, "c": 0}) == []
+
+
+def test_string_names_skip_entries_without_a_string_name() -> None:
+    assert string_names([{"name": "a"}, {"name": "b"}]) == ["a", "b"]
+    assert string_names([{"name": "a"}, {}, {"name": 3}, {"name": "c"}]) == ["a", "c"]
+
+
+def test_listed_operations_keep_the_first_entry_of_each_name(bundle: dict[str, Any]) -> None:
+    operations = bundle["introspection"]["operations_list"]["data"]["operations"]
+    operations.append(dict(operations[1], description="second copy"))
+    operations.extend([{"name": 5}, "odd", {"description": "no name"}])
+    listed = context(bundle).listed_operations
+    assert list(listed) == [entry["name"] for entry in operations[:-4]]
+    assert listed[operations[1]["name"]] is operations[1]
+
+
+def test_failure_fields_only_when_every_response_is_a_valid_failure(bundle: dict[str, Any]) -> None:
+    ctx = context(bundle)
+    failures = [fail("VALIDATION_MISSING_PARAM", "id is missing"), fail("NOT_FOUND", "no such widget")]
+    assert failure_fields(ctx, failures) == (
+        ["VALIDATION_MISSING_PARAM", "NOT_FOUND"],
+        ["id is missing", "no such widget"],
+    )
+    assert failure_fields(ctx, [*failures, ok()]) is None
+    assert all_succeeded(ctx, [ok(), ok({"a": 1})])
+    assert not all_succeeded(ctx, [ok(), failures[0]])
+
+
+def test_bulk_helpers_refuse_when_some_response_is_not_a_valid_result(bundle: dict[str, Any]) -> None:
+    bundle["error_tests"][0]["response"] = {"success": "no"}
+    ctx = context(bundle)
+    assert failure_fields(ctx, [fail("X_Y", "m")]) is None
+    assert not all_succeeded(ctx, [ok()])

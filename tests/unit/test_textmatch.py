@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import random
 import time
 
 import pytest
 
 from mcpaql_conformance.textmatch import (
+    all_snake_case,
     contains_phrase,
     find_leak,
     find_leaks,
     is_snake_case,
     mentions,
     mentions_identifier,
+    mentions_identifier_each,
     normalize_words,
 )
 
@@ -324,3 +327,50 @@ def test_phrases_match_in_any_script(message: str, phrase: str) -> None:
 
 def test_a_phrase_does_not_match_inside_a_longer_word_with_accents() -> None:
     assert not contains_phrase(normalize_words("Café au lait"), "caf")
+
+
+# bulk forms (the hot paths of 100,000-operation bundles) agree with the one-by-one rules
+
+
+def test_all_snake_case_agrees_with_is_snake_case_on_each_name() -> None:
+    assert all_snake_case(["get_widget", "a", "x_1"])
+    assert all_snake_case([])
+    assert not all_snake_case(["get_widget", "getWidget"])
+    assert not all_snake_case(["", "a"])
+
+
+def test_all_snake_case_is_not_fooled_by_a_line_break_inside_a_name() -> None:
+    # Joined with line breaks, "ab\ncd" would read as two good names.
+    assert not all_snake_case(["ab\ncd"])
+    assert not all_snake_case(["ok", "ab\n"])
+
+
+def _random_texts(rng: random.Random, alphabet: str, count: int, longest: int) -> list[str]:
+    return ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, longest))) for _ in range(count)]
+
+
+def test_mentions_identifier_each_agrees_with_mentions_identifier() -> None:
+    rng = random.Random(7)
+    alphabet = "ab_ -.\u00e9\n1Z'\x00"
+    for _ in range(3000):
+        count = rng.randint(1, 5)
+        texts = _random_texts(rng, alphabet, count, 10)
+        names = _random_texts(rng, alphabet, count, 3)
+        assert mentions_identifier_each(texts, names) == list(map(mentions_identifier, texts, names)), (texts, names)
+
+
+def test_mentions_identifier_each_common_cases() -> None:
+    texts = ["Missing required parameter 'record_id'.", "unknown widget_id", "bad id", "caf\u00e9id", "id"]
+    names = ["record_id", "id", "id", "id", ""]
+    assert mentions_identifier_each(texts, names) == [True, False, True, True, False]
+
+
+def test_find_leaks_reports_every_message_that_repeats_a_leak() -> None:
+    leak = "TypeError: x is undefined"
+    found = find_leaks(["fine", leak, "fine", leak])
+    assert [index for index, _ in found] == [1, 3]
+    assert all(artifact == "exception class name 'TypeError'" for _, artifact in found)
+
+
+def test_find_leaks_of_clean_repeated_messages_is_empty() -> None:
+    assert find_leaks(["Missing required parameter 'id'."] * 1000) == []

@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from mcpaql_conformance.values import MISSING, json_equal, json_type, resolve_path, show
+from mcpaql_conformance.values import (
+    MISSING,
+    json_equal,
+    json_equal_each,
+    json_type,
+    resolve_each,
+    resolve_path,
+    show,
+)
 
 DOCUMENT = {
     "data": {
@@ -200,3 +210,30 @@ def nested(depth: int, leaf: object) -> object:
 def test_json_equal_compares_values_nested_deeper_than_the_recursion_limit() -> None:
     assert json_equal(nested(5000, {"a": 1}), nested(5000, {"a": 1.0}))
     assert not json_equal(nested(5000, {"a": 1}), nested(5000, {"a": True}))
+
+
+# bulk forms used on 100,000-case bundles
+
+
+def test_resolve_each_follows_one_shared_path() -> None:
+    documents = [{"data": {"limit": 20}}, {"data": {"limit": None}}]
+    assert resolve_each(documents, ["data.limit", "data.limit"]) == [20, None]
+
+
+def test_resolve_each_falls_back_to_the_general_rules() -> None:
+    documents = [{"data": {"limit": 20}}, {"data": {}}, {"data": [{"id": 7}]}, "text"]
+    paths = ["data.limit", "data.limit", "data.0.id", "data"]
+    assert resolve_each(documents, paths) == [20, MISSING, 7, MISSING]
+
+
+def test_resolve_each_shared_path_with_a_list_index_or_a_gap() -> None:
+    documents = [{"data": [1, 2]}, {"data": [3]}]
+    assert resolve_each(documents, ["data.1", "data.1"]) == [2, MISSING]
+    assert resolve_each([], []) == []
+
+
+def test_json_equal_each_agrees_with_json_equal() -> None:
+    lefts: list[Any] = [1, True, 1.0, "a", None, {"a": [1]}, [True], MISSING, 0, False]
+    rights: list[Any] = [1.0, 1, 1, "a", None, {"a": [1.0]}, [1], None, False, False]
+    assert json_equal_each(lefts, rights) == list(map(json_equal, lefts, rights))
+    assert json_equal_each([True, 2, "x"], [True, 2, "y"]) == [True, True, False]
