@@ -400,5 +400,11 @@ def version() -> None:
 
 
 def main() -> None:
-    """Console-script entry point."""
-    cli(prog_name="mcpaql-conformance")
+    """Console-script entry point (ends fast after a large bundle: see ``lifetime``)."""
+    from mcpaql_conformance import lifetime
+
+    lifetime.enable_fast_exit()
+    try:
+        cli(prog_name="mcpaql-conformance")
+    except SystemExit as exc:
+        lifetime.finish(exc.code)

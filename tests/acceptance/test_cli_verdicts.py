@@ -219,3 +219,21 @@ def test_version_command_and_module_entry_point(cli):
     result = cli("version")
     assert result.returncode == 0
     assert result.stdout.strip() == f"mcpaql-conformance {__version__} (MCP-AQL spec 1.0.0-draft)"
+
+
+def test_a_large_bundle_ends_fast_with_its_full_report_and_exit_code(cli, write_bundle, tmp_path):
+    """Past 8 MB the process ends with os._exit after flushing: nothing may be lost."""
+    bundle = minimal_conformant_bundle()
+    bundle["provenance"] = {"padding": ["x" * 1000] * 9000}  # about 9 MB of free-form evidence
+    path = write_bundle(bundle)
+    assert path.stat().st_size > 8_000_000
+    run = cli("test", str(path), "--format", "json")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["exitCode"] == 0
+    out = tmp_path / "report.md"
+    run = cli("test", str(path), "--format", "markdown", "--output", str(out))
+    assert run.returncode == 0 and out.read_text(encoding="utf-8").startswith("#")
+    bundle["expected_level"] = 7  # invalid, found after the large file is parsed
+    run = cli("test", str(write_bundle(bundle, "bad.json")))
+    assert run.returncode == 3
+    assert run.stderr.strip().endswith("bad.json: $.expected_level: must be one of 1, 2")

@@ -179,6 +179,14 @@ def test_gc_paused_disables_collection_inside_and_restores_it() -> None:
     assert gc.isenabled()
 
 
+def test_gc_paused_without_freeze_leaves_new_objects_collectable() -> None:
+    frozen = gc.get_freeze_count()
+    with gc_paused(freeze=False):
+        made = [[] for _ in range(100)]
+    assert gc.get_freeze_count() == frozen
+    assert gc.is_tracked(made[0])
+
+
 # write_atomic
 
 
