@@ -10,6 +10,20 @@ from itertools import chain, compress, repeat
 from typing import Any
 
 from mcpaql_conformance.bundle import Bundle, JsonObject
+from mcpaql_conformance.checks.fields import (
+    CODE,
+    ERROR,
+    GET_CATEGORY,
+    GET_REQUIRED,
+    MESSAGE,
+    NAME,
+    OPERATION,
+    OPERATION_PARAMETER,
+    PARAMETER,
+    PARAMETERS,
+    REQUIRED,
+    SUCCESS,
+)
 from mcpaql_conformance.model import Requirement, Result, TestResult
 from mcpaql_conformance.schemas import introspection_schema, operation_result_schema
 
@@ -79,16 +93,6 @@ class Category:
 CRUDE_ENDPOINTS = ("create", "read", "update", "delete", "execute")
 
 
-_NAME = operator.itemgetter("name")
-_PARAMETERS = operator.itemgetter("parameters")
-_REQUIRED = operator.itemgetter("required")
-_GET_REQUIRED = operator.methodcaller("get", "required")
-_OPERATION = operator.itemgetter("operation")
-_PARAMETER = operator.itemgetter("parameter")
-_OPERATION_PARAMETER = operator.itemgetter("operation", "parameter")
-_CATEGORY = operator.methodcaller("get", "semantic_category")
-
-
 def _all_strings(values: list[Any]) -> bool:
     return set(map(type, values)) <= {str}
 
@@ -96,7 +100,7 @@ def _all_strings(values: list[Any]) -> bool:
 def string_names(entries: list[JsonObject]) -> list[str]:
     """The string ``name`` of each entry that has one, in order."""
     try:
-        names = list(map(_NAME, entries))
+        names = list(map(NAME, entries))
     except KeyError:
         return [entry["name"] for entry in entries if isinstance(entry.get("name"), str)]
     return names if _all_strings(names) else [name for name in names if isinstance(name, str)]
@@ -106,7 +110,7 @@ def _first_by_name(entries: list[Any]) -> dict[str, JsonObject] | None:
     """``{name: entry}`` when every entry is an object with a distinct string name (one
     C-level pass); None when the general, per-entry rules are needed."""
     try:
-        names = list(map(_NAME, entries))
+        names = list(map(NAME, entries))
     except (KeyError, TypeError):
         return None
     if not _all_strings(names) or set(map(type, entries)) != {dict}:
@@ -131,9 +135,9 @@ class Pairs:
     def uncovered_by(self, cases: list[JsonObject]) -> list[str]:
         """``operation.parameter`` of each pair no case names. Usually none, decided by one
         C-level comparison when the cases follow the documented order."""
-        if list(map(_OPERATION, cases)) == self.operations and list(map(_PARAMETER, cases)) == self.parameters:
+        if list(map(OPERATION, cases)) == self.operations and list(map(PARAMETER, cases)) == self.parameters:
             return []
-        covered = set(map(_OPERATION_PARAMETER, cases))
+        covered = set(map(OPERATION_PARAMETER, cases))
         return [f"{op}.{p}" for op, p in self if (op, p) not in covered]
 
 
@@ -148,7 +152,7 @@ class ParameterIndex:
         self.by_operation = by_operation
 
     def names_of(self, operation: str) -> list[str]:
-        return list(map(_NAME, self.by_operation.get(operation, [])))
+        return list(map(NAME, self.by_operation.get(operation, [])))
 
     @cached_property
     def _columns(self) -> tuple[list[str], list[JsonObject]]:
@@ -160,7 +164,7 @@ class ParameterIndex:
     @cached_property
     def names(self) -> list[str]:
         """Every documented parameter name, flattened in document order."""
-        return list(map(_NAME, self._columns[1]))
+        return list(map(NAME, self._columns[1]))
 
     def _pairs_where(self, flags: Iterable[bool]) -> Pairs:
         selected = list(flags)
@@ -170,9 +174,9 @@ class ParameterIndex:
     def required(self) -> Pairs:
         parameters = self._columns[1]
         try:
-            flags = list(map(_REQUIRED, parameters))
+            flags = list(map(REQUIRED, parameters))
         except KeyError:  # only in bundles with invalid details
-            flags = list(map(_GET_REQUIRED, parameters))
+            flags = list(map(GET_REQUIRED, parameters))
         return self._pairs_where(map(operator.is_, flags, repeat(True)))
 
     @cached_property
@@ -250,7 +254,7 @@ class Context:
         details, listed = self.details_by_name, self.listed_operations
         sources = (details,) if listed.keys() <= details.keys() and self.all_details_valid else (listed, details)
         for source in sources:
-            categories = list(map(_CATEGORY, source.values()))
+            categories = list(map(GET_CATEGORY, source.values()))
             if _all_strings(categories):
                 found.update(zip(source, categories, strict=True))
             else:
@@ -275,7 +279,7 @@ class Context:
         """Every documented parameter, indexed once."""
         details = self.details_by_name
         if self.all_details_valid:  # shapes are guaranteed: no per-item type checks
-            return ParameterIndex(dict(zip(details, map(_PARAMETERS, details.values()), strict=True)))
+            return ParameterIndex(dict(zip(details, map(PARAMETERS, details.values()), strict=True)))
         return ParameterIndex(
             {
                 operation: [p for p in parameters if isinstance(p, dict) and isinstance(p.get("name"), str)]
@@ -359,24 +363,18 @@ def skip(reason: str) -> Outcome:
     return Outcome(Result.SKIP, reason)
 
 
-_SUCCESS = operator.itemgetter("success")
-_ERROR = operator.itemgetter("error")
-_CODE = operator.itemgetter("code")
-_MESSAGE = operator.itemgetter("message")
-
-
 def failure_fields(ctx: Context, responses: list[JsonObject]) -> tuple[list[str], list[str]] | None:
     """(codes, messages) when every response is a valid failure result, read in C-level
     passes; None when some response succeeded or is not a valid result (judge one by one)."""
-    if not ctx.all_responses_valid or any(map(_SUCCESS, responses)):
+    if not ctx.all_responses_valid or any(map(SUCCESS, responses)):
         return None
-    errors = list(map(_ERROR, responses))
-    return list(map(_CODE, errors)), list(map(_MESSAGE, errors))
+    errors = list(map(ERROR, responses))
+    return list(map(CODE, errors)), list(map(MESSAGE, errors))
 
 
 def all_succeeded(ctx: Context, responses: list[JsonObject]) -> bool:
     """Whether every response is a valid success result (one C-level pass)."""
-    return ctx.all_responses_valid and all(map(_SUCCESS, responses))
+    return ctx.all_responses_valid and all(map(SUCCESS, responses))
 
 
 def error_of(response: Any) -> JsonObject | None:

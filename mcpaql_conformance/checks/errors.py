@@ -18,6 +18,7 @@ from mcpaql_conformance.checks.base import (
     error_of,
     judge,
 )
+from mcpaql_conformance.checks.fields import ERROR, MESSAGE, SUCCESS
 from mcpaql_conformance.model import Requirement
 from mcpaql_conformance.schemas import operation_result_schema
 from mcpaql_conformance.textmatch import find_leaks, mentions
@@ -25,9 +26,6 @@ from mcpaql_conformance.textmatch import find_leaks, mentions
 ERRORS = Category("Error Quality", required=True, level=1)
 MUST = Requirement.MUST
 _MAX_DEPTH = 16
-_SUCCESS = operator.itemgetter("success")
-_ERROR = operator.itemgetter("error")
-_MESSAGE = operator.itemgetter("message")
 _NESTED_TEXTS = frozenset({"warnings", "results"})
 
 
@@ -133,10 +131,10 @@ def _simple_error_texts(ctx: Context) -> list[str] | None:
     for _, group in ctx.bundle.response_groups:
         if not _NESTED_TEXTS.isdisjoint(set().union(*group)):  # every key of every response
             return None
-        errors = list(map(_ERROR, compress(group, map(operator.not_, map(_SUCCESS, group)))))
+        errors = list(map(ERROR, compress(group, map(operator.not_, map(SUCCESS, group)))))
         if "details" in set().union(*errors):
             return None
-        texts += map(_MESSAGE, errors)
+        texts += map(MESSAGE, errors)
     return texts
 
 

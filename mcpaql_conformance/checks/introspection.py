@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import operator
 from collections import Counter
 from itertools import chain
 from typing import Any
@@ -24,6 +23,7 @@ from mcpaql_conformance.checks.base import (
     string_names,
     uncovered_names,
 )
+from mcpaql_conformance.checks.fields import CATEGORY, DESTRUCTIVE, ENDPOINT, LISTING_KEYS, PERMISSIONS, READ_ONLY, TOOL
 from mcpaql_conformance.model import Requirement
 from mcpaql_conformance.schemas import introspection_schema
 from mcpaql_conformance.textmatch import all_snake_case, is_snake_case
@@ -180,14 +180,11 @@ def _listing_failures(ctx: Context, valid: list[JsonObject]) -> list[str]:
     return failures
 
 
-_LISTING_KEYS = operator.itemgetter("name", "semantic_category", "endpoint")
-
-
 def _same_listing(valid: list[JsonObject], listed: dict[str, JsonObject]) -> bool:
     """The common case in one C-level pass: every detail's (name, category, endpoint) is
     exactly a listed entry's (listed names are unique here, so that entry is its own)."""
     try:
-        documented, listing = list(map(_LISTING_KEYS, valid)), list(map(_LISTING_KEYS, listed.values()))
+        documented, listing = list(map(LISTING_KEYS, valid)), list(map(LISTING_KEYS, listed.values()))
         return documented == listing or set(documented) <= set(listing)
     except (KeyError, TypeError):  # a listed entry without those keys, or with odd values
         return False
@@ -221,25 +218,19 @@ def _reserved_failures(entries: list[JsonObject]) -> list[str]:
 
 
 Shape = tuple[str, str, str, bool, bool]  # category, endpoint, mcpTool, readOnly, destructive
-_CATEGORY = operator.itemgetter("semantic_category")
-_ENDPOINT = operator.itemgetter("endpoint")
-_TOOL = operator.itemgetter("mcpTool")
-_PERMISSIONS = operator.itemgetter("permissions")
-_READ_ONLY = operator.itemgetter("readOnly")
-_DESTRUCTIVE = operator.itemgetter("destructive")
 
 
 def _shape_failures(ctx: Context, valid: list[JsonObject]) -> tuple[list[str], list[str]]:
     """(failures, warnings) of routing and permissions. Thousands of operations share a
     handful of shapes: each shape is judged once, operations are named only when it fails."""
-    permissions = list(map(_PERMISSIONS, valid))
+    permissions = list(map(PERMISSIONS, valid))
     shapes: list[Shape] = list(
         zip(
-            map(_CATEGORY, valid),
-            map(_ENDPOINT, valid),
-            map(_TOOL, valid),
-            map(_READ_ONLY, permissions),
-            map(_DESTRUCTIVE, permissions),
+            map(CATEGORY, valid),
+            map(ENDPOINT, valid),
+            map(TOOL, valid),
+            map(READ_ONLY, permissions),
+            map(DESTRUCTIVE, permissions),
             strict=True,
         )
     )

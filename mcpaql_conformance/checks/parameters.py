@@ -21,6 +21,7 @@ from mcpaql_conformance.checks.base import (
     skip,
     uncovered_names,
 )
+from mcpaql_conformance.checks.fields import EXPECTED_VALUE, EXPECTED_VALUE_PATH, OPERATION, PARAMETER, RESPONSE
 from mcpaql_conformance.model import Requirement
 from mcpaql_conformance.textmatch import is_snake_case, mentions_identifier, mentions_identifier_each
 from mcpaql_conformance.values import MISSING, json_equal, json_equal_each, resolve_each, resolve_path, show
@@ -58,18 +59,14 @@ def required_enforced(ctx: Context) -> Outcome:
     )
 
 
-_RESPONSE = operator.itemgetter("response")
-_PARAMETER = operator.itemgetter("parameter")
-
-
 def _unclear_missing(ctx: Context, cases: list[JsonObject]) -> list[JsonObject]:
     """The cases that are not plainly a VALIDATION_MISSING_PARAM error naming the parameter
     (those need judging one by one; usually none)."""
-    fields = failure_fields(ctx, list(map(_RESPONSE, cases)))
+    fields = failure_fields(ctx, list(map(RESPONSE, cases)))
     if fields is None:
         return [case for case in cases if not _clearly_missing(case)]
     codes, messages = fields
-    named = mentions_identifier_each(messages, list(map(_PARAMETER, cases)))
+    named = mentions_identifier_each(messages, list(map(PARAMETER, cases)))
     clear = map(operator.and_, map(MISSING_PARAM_CODE.__eq__, codes), named)
     return list(compress(cases, map(operator.not_, clear)))
 
@@ -112,7 +109,7 @@ def unknown_explicit(ctx: Context) -> Outcome:
         for case in _unclear_unknown(ctx, cases)
         if (reason := _silent_reason(case["parameter"], case["response"])) is not None
     ]
-    covered = set(map(_OPERATION, cases))
+    covered = set(map(OPERATION, cases))
     return judge(
         MUST,
         judged=len(cases),
@@ -124,16 +121,12 @@ def unknown_explicit(ctx: Context) -> Outcome:
     )
 
 
-_OPERATION = operator.itemgetter("operation")
-_NAME = operator.itemgetter("name")
-
-
 def _unclear_unknown(ctx: Context, cases: list[JsonObject]) -> list[JsonObject]:
     """The cases whose answer is not plainly an error naming the parameter (usually none)."""
-    fields = failure_fields(ctx, list(map(_RESPONSE, cases)))
+    fields = failure_fields(ctx, list(map(RESPONSE, cases)))
     if fields is None:
         return cases
-    named = mentions_identifier_each(fields[1], list(map(_PARAMETER, cases)))
+    named = mentions_identifier_each(fields[1], list(map(PARAMETER, cases)))
     return list(compress(cases, map(operator.not_, named)))
 
 
@@ -191,17 +184,13 @@ def defaults(ctx: Context) -> Outcome:
     )
 
 
-_PATH = operator.itemgetter("expected_value_path")
-_EXPECTED = operator.itemgetter("expected_value")
-
-
 def _unclear_defaults(ctx: Context, cases: list[JsonObject]) -> list[JsonObject]:
     """The cases whose success does not plainly show the expected value (usually none)."""
-    responses = list(map(_RESPONSE, cases))
+    responses = list(map(RESPONSE, cases))
     if not all_succeeded(ctx, responses):
         return cases
-    actual = resolve_each(responses, list(map(_PATH, cases)))
-    shown = json_equal_each(actual, list(map(_EXPECTED, cases)))  # MISSING equals no JSON value
+    actual = resolve_each(responses, list(map(EXPECTED_VALUE_PATH, cases)))
+    shown = json_equal_each(actual, list(map(EXPECTED_VALUE, cases)))  # MISSING equals no JSON value
     return list(compress(cases, map(operator.not_, shown)))
 
 
