@@ -1,12 +1,14 @@
 """Time `mcpaql-conformance test` on synthetic bundles of 1k, 16k and 64k operations.
 
-Usage: python benchmarks/bench_scale.py [--sizes 1000,16000,64000] [--repeat 3]
+Usage: python benchmarks/bench_scale.py [--sizes 1000,16000,64000] [--repeat 5]
        [--reference "node /path/to/run-conformance-tests.mjs"]
 
 Prints the best wall time of each size and of a small shipped bundle, the
 time(64k)/time(16k) ratio (linear scaling means about 4; the target is <= 4.5),
-the `version` start-up time, and, when --reference is given, our time as a
-fraction of the reference runner's (targets: <= 0.5 small, <= 0.1 at 64k).
+the `version` start-up time, where the time of the largest bundle goes (parse,
+bundle check, checks; in-process, best of the runs), and, when --reference is
+given, our time as a fraction of the reference runner's (targets: <= 0.5 small,
+<= 0.1 at 64k).
 Run it from a regular install for start-up numbers: an editable install's
 import hook adds about 20 ms to every start.
 Timings on shared machines are noisy: read the ratios, not single numbers.
@@ -57,7 +59,7 @@ def bundle_file(size: int) -> Path:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="1000,16000,64000")
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--reference", help="command prefix of the reference runner (optional)")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -83,6 +85,34 @@ def main() -> None:
         print(f"scaling time(64k)/time(16k) = {ratio:.2f} (linear ~4.0; target <= 4.5)")
     startup = best_time([*CLI, "version"], 5, 0)
     print(f"version start-up: {startup * 1000:.0f} ms (target < 150 ms)")
+    largest = max(sizes)
+    phases = best_phases(bundle_file(largest), args.repeat)
+    shown = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in phases.items())
+    print(f"{largest} operations, in-process: {shown}")
+
+
+# Times the phases of `test` in a fresh process (cold, like the command itself).
+_PHASES = """
+import sys, time, json
+from pathlib import Path
+from mcpaql_conformance.jsonio import load_json_file
+from mcpaql_conformance.bundle import bundle_from_data
+from mcpaql_conformance.runner import evaluate
+marks = [time.perf_counter()]
+data = load_json_file(Path(sys.argv[1]), "bundle"); marks.append(time.perf_counter())
+bundle = bundle_from_data(data); marks.append(time.perf_counter())
+evaluate(bundle); marks.append(time.perf_counter())
+print(json.dumps([b - a for a, b in zip(marks, marks[1:])]))
+"""
+
+
+def best_phases(path: Path, repeat: int) -> dict[str, float]:
+    """Best time of each phase over ``repeat`` fresh processes."""
+    best = [float("inf")] * 3
+    for _ in range(repeat):
+        run = subprocess.run([sys.executable, "-c", _PHASES, str(path)], capture_output=True, check=True)
+        best = [min(old, new) for old, new in zip(best, orjson.loads(run.stdout), strict=True)]
+    return dict(zip(("parse", "bundle check", "checks"), best, strict=True))
 
 
 if __name__ == "__main__":
