@@ -6,7 +6,6 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import repeat
 
 _IDENT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -26,25 +25,6 @@ def mentions_identifier(text: str, name: str) -> bool:
             return True
         start = text.find(name, start + 1)
     return False
-
-
-# Every ASCII character that cannot be part of an identifier, as a space.
-_SEPARATORS_TO_SPACE = str.maketrans({chr(c): " " for c in range(128) if chr(c) not in _IDENT_CHARS})
-_PADDED = " {} ".format
-
-
-def mentions_identifier_each(texts: list[str], names: list[str]) -> list[bool]:
-    """``mentions_identifier`` of each (text, name) pair, mostly in C-level passes: with ASCII
-    separators turned into spaces, `` name `` inside `` text `` proves a whole-identifier
-    mention. Only pairs that test proves nothing about are judged one by one."""
-    joined = "".join(names)
-    if not all(names) or " " in joined or joined.translate(_SEPARATORS_TO_SPACE) != joined:
-        return list(map(mentions_identifier, texts, names))  # an empty name, or one with separators
-    spaced = map(_PADDED, map(str.translate, texts, repeat(_SEPARATORS_TO_SPACE)))
-    found = list(map(str.__contains__, spaced, map(_PADDED, names)))
-    if not all(found):
-        found = [yes or mentions_identifier(text, name) for yes, text, name in zip(found, texts, names, strict=True)]
-    return found
 
 
 def mentions(text: str, fragment: str) -> bool:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Iterator
-from itertools import compress
 from typing import Any
 
 from mcpaql_conformance.bundle import response_path
@@ -18,7 +16,6 @@ from mcpaql_conformance.checks.base import (
     error_of,
     judge,
 )
-from mcpaql_conformance.checks.fields import ERROR, MESSAGE, SUCCESS
 from mcpaql_conformance.model import Requirement
 from mcpaql_conformance.schemas import operation_result_schema
 from mcpaql_conformance.textmatch import find_leaks, mentions
@@ -26,7 +23,6 @@ from mcpaql_conformance.textmatch import find_leaks, mentions
 ERRORS = Category("Error Quality", required=True, level=1)
 MUST = Requirement.MUST
 _MAX_DEPTH = 16
-_NESTED_TEXTS = frozenset({"warnings", "results"})
 
 
 @ERRORS.check(
@@ -128,13 +124,14 @@ def _simple_error_texts(ctx: Context) -> list[str] | None:
     messages (None when some response needs the full walk). Locations are only worked
     out when a leak is found."""
     texts: list[str] = []
-    for _, group in ctx.bundle.response_groups:
-        if not _NESTED_TEXTS.isdisjoint(set().union(*group)):  # every key of every response
+    for group in ctx.bundle.response_groups:
+        for response in group[1]:
+            if "warnings" in response or "results" in response:
+                return None
+        failures = [r["error"] for r in group[1] if r["success"] is False]
+        if any("details" in error for error in failures):
             return None
-        errors = list(map(ERROR, compress(group, map(operator.not_, map(SUCCESS, group)))))
-        if "details" in set().union(*errors):
-            return None
-        texts += map(MESSAGE, errors)
+        texts += [error["message"] for error in failures]
     return texts
 
 

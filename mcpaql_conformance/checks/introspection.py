@@ -20,10 +20,7 @@ from mcpaql_conformance.checks.base import (
     judge,
     no_evidence,
     single,
-    string_names,
-    uncovered_names,
 )
-from mcpaql_conformance.checks.fields import CATEGORY, DESTRUCTIVE, ENDPOINT, LISTING_KEYS, PERMISSIONS, READ_ONLY, TOOL
 from mcpaql_conformance.model import Requirement
 from mcpaql_conformance.schemas import introspection_schema
 from mcpaql_conformance.textmatch import all_snake_case, is_snake_case
@@ -116,7 +113,7 @@ def operation_details(ctx: Context) -> Outcome:
     failures += _reserved_failures(valid) + _routing_evidence_failures(ctx)
     shape_failures, warnings = _shape_failures(ctx, valid)
     failures += shape_failures
-    uncovered = uncovered_names(ctx.listed_operations, ctx.details_by_name)
+    uncovered = [name for name in ctx.listed_operations if name not in ctx.details_by_name]
     return judge(
         MUST,
         judged=len(details),
@@ -148,7 +145,9 @@ def _schema_failures(ctx: Context, details: list[JsonObject]) -> tuple[list[str]
 
 def _names(entries: list[JsonObject], index: dict[str, JsonObject]) -> list[str]:
     """The string names of the entries: the keys of their index when every entry is in it."""
-    return list(index) if len(index) == len(entries) else string_names(entries)
+    if len(index) == len(entries):
+        return list(index)
+    return [entry["name"] for entry in entries if isinstance(entry.get("name"), str)]
 
 
 def _naming_failures(names: list[str], how: str) -> list[str]:
@@ -164,7 +163,7 @@ def _naming_failures(names: list[str], how: str) -> list[str]:
 def _listing_failures(ctx: Context, valid: list[JsonObject]) -> list[str]:
     """Details and the operations list must describe the same operations the same way."""
     listed = ctx.listed_operations
-    if not listed or _same_listing(valid, listed):
+    if not listed:
         return []
     failures: list[str] = []
     for detail in valid:
@@ -178,16 +177,6 @@ def _listing_failures(ctx: Context, valid: list[JsonObject]) -> list[str]:
                     f"{detail['name']}: {key} is {entry[key]!r} in the list but {detail[key]!r} in the detail"
                 )
     return failures
-
-
-def _same_listing(valid: list[JsonObject], listed: dict[str, JsonObject]) -> bool:
-    """The common case in one C-level pass: every detail's (name, category, endpoint) is
-    exactly a listed entry's (listed names are unique here, so that entry is its own)."""
-    try:
-        documented, listing = list(map(LISTING_KEYS, valid)), list(map(LISTING_KEYS, listed.values()))
-        return documented == listing or set(documented) <= set(listing)
-    except (KeyError, TypeError):  # a listed entry without those keys, or with odd values
-        return False
 
 
 _PARAMETER_CODES = ("VALIDATION_MISSING_PARAM", "VALIDATION_UNKNOWN_PARAM", "VALIDATION_INVALID_TYPE")
@@ -222,27 +211,30 @@ Shape = tuple[str, str, str, bool, bool]  # category, endpoint, mcpTool, readOnl
 
 def _shape_failures(ctx: Context, valid: list[JsonObject]) -> tuple[list[str], list[str]]:
     """(failures, warnings) of routing and permissions. Thousands of operations share a
-    handful of shapes: each shape is judged once, operations are named only when it fails."""
-    permissions = list(map(PERMISSIONS, valid))
-    shapes: list[Shape] = list(
-        zip(
-            map(CATEGORY, valid),
-            map(ENDPOINT, valid),
-            map(TOOL, valid),
-            map(READ_ONLY, permissions),
-            map(DESTRUCTIVE, permissions),
-            strict=True,
-        )
-    )
-    findings = {shape: _shape_findings(ctx, *shape) for shape in set(shapes)}
+    handful of shapes: each shape is judged once."""
     failures: list[str] = []
     warnings: list[str] = []
-    if any(severe or mild for severe, mild in findings.values()):
-        for detail, shape in zip(valid, shapes, strict=True):
-            severe, mild = findings[shape]
-            failures += [f"{detail['name']}: {text}" for text in severe]
-            warnings += [f"{detail['name']}: {text}" for text in mild]
+    shape_findings: dict[Shape, tuple[list[str], list[str]]] = {}
+    for detail in valid:
+        shape = _shape(detail)
+        findings = shape_findings.get(shape)
+        if findings is None:
+            findings = shape_findings[shape] = _shape_findings(ctx, *shape)
+        if findings[0] or findings[1]:
+            failures += [f"{detail['name']}: {text}" for text in findings[0]]
+            warnings += [f"{detail['name']}: {text}" for text in findings[1]]
     return failures, warnings
+
+
+def _shape(detail: JsonObject) -> Shape:
+    permissions = detail["permissions"]
+    return (
+        detail["semantic_category"],
+        detail["endpoint"],
+        detail["mcpTool"],
+        permissions["readOnly"],
+        permissions["destructive"],
+    )
 
 
 def _shape_findings(ctx: Context, *shape: Any) -> tuple[list[str], list[str]]:
@@ -340,7 +332,7 @@ def completeness(ctx: Context) -> Outcome:
             failures += [f"{operation}.{p}: accepted but not documented" for p in parameters if p not in documented]
             warnings += [f"{operation}.{p}: documented but not accepted" for p in documented if p not in seen]
     failures += _refused_valid_requests(ctx)
-    uncovered = uncovered_names(ctx.details_by_name, accepted)
+    uncovered = [name for name in ctx.details_by_name if name not in accepted]
     return judge(
         MUST,
         judged=len(accepted),

@@ -16,14 +16,12 @@ from mcpaql_conformance.checks.base import (
     all_succeeded,
     describe_failure,
     error_of,
-    failure_fields,
     judge,
     skip,
-    uncovered_names,
 )
-from mcpaql_conformance.checks.fields import EXPECTED_VALUE, EXPECTED_VALUE_PATH, OPERATION, PARAMETER, RESPONSE
+from mcpaql_conformance.checks.fields import EXPECTED_VALUE, EXPECTED_VALUE_PATH, RESPONSE
 from mcpaql_conformance.model import Requirement
-from mcpaql_conformance.textmatch import is_snake_case, mentions_identifier, mentions_identifier_each
+from mcpaql_conformance.textmatch import is_snake_case, mentions_identifier
 from mcpaql_conformance.values import MISSING, json_equal, json_equal_each, resolve_each, resolve_path, show
 
 PARAMETERS = Category("Parameter Handling", required=True, level=1)
@@ -43,7 +41,9 @@ def required_enforced(ctx: Context) -> Outcome:
         return skip("No documented operation has a required parameter.")
     failures: list[str] = []
     warnings: list[str] = []
-    for case in _unclear_missing(ctx, cases):  # every case is judged, even several for the same parameter
+    for case in cases:  # every case is judged, even several for the same parameter
+        if _clearly_missing(case):
+            continue
         failure, warning = _judge_missing(case["operation"], case["parameter"], case["response"])
         failures += failure
         warnings += warning
@@ -59,19 +59,8 @@ def required_enforced(ctx: Context) -> Outcome:
     )
 
 
-def _unclear_missing(ctx: Context, cases: list[JsonObject]) -> list[JsonObject]:
-    """The cases that are not plainly a VALIDATION_MISSING_PARAM error naming the parameter
-    (those need judging one by one; usually none)."""
-    fields = failure_fields(ctx, list(map(RESPONSE, cases)))
-    if fields is None:
-        return [case for case in cases if not _clearly_missing(case)]
-    codes, messages = fields
-    named = mentions_identifier_each(messages, list(map(PARAMETER, cases)))
-    clear = map(operator.and_, map(MISSING_PARAM_CODE.__eq__, codes), named)
-    return list(compress(cases, map(operator.not_, clear)))
-
-
 def _clearly_missing(case: JsonObject) -> bool:
+    """The common case, decided inline: a VALIDATION_MISSING_PARAM error naming the parameter."""
     error = case["response"].get("error")
     return (
         isinstance(error, dict)
@@ -106,28 +95,19 @@ def unknown_explicit(ctx: Context) -> Outcome:
     cases = ctx.bundle.parameter_cases("unknown_parameter")
     failures = [
         f"{case['operation']}.{case['parameter']}: {reason}"
-        for case in _unclear_unknown(ctx, cases)
+        for case in cases
         if (reason := _silent_reason(case["parameter"], case["response"])) is not None
     ]
-    covered = set(map(OPERATION, cases))
+    covered = {case["operation"] for case in cases}
     return judge(
         MUST,
         judged=len(cases),
         failures=failures,
-        uncovered=uncovered_names(ctx.operation_names, covered),
+        uncovered=[name for name in ctx.operation_names if name not in covered],
         uncovered_label="operations without unknown-parameter evidence",
         passed=f"{len(cases)} unknown parameter(s) each met an error or warning naming it.",
         no_evidence="no parameter_tests.unknown_parameter",
     )
-
-
-def _unclear_unknown(ctx: Context, cases: list[JsonObject]) -> list[JsonObject]:
-    """The cases whose answer is not plainly an error naming the parameter (usually none)."""
-    fields = failure_fields(ctx, list(map(RESPONSE, cases)))
-    if fields is None:
-        return cases
-    named = mentions_identifier_each(fields[1], list(map(PARAMETER, cases)))
-    return list(compress(cases, map(operator.not_, named)))
 
 
 def _silent_reason(parameter: str, response: Any) -> str | None:

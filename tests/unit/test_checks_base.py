@@ -14,12 +14,9 @@ from mcpaql_conformance.checks.base import (
     describe_failure,
     error_message,
     error_of,
-    failure_fields,
     judge,
     listing,
     skip,
-    string_names,
-    uncovered_names,
 )
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.model import EXIT_CONFIG_ERROR, Requirement, Result
@@ -251,16 +248,6 @@ def test_pairs_uncovered_by_cases_in_any_order() -> None:
     assert pairs.uncovered_by([]) == ["a.x", "a.y", "b.z"]
 
 
-def test_uncovered_names_keeps_the_order() -> None:
-    assert uncovered_names(["a", "b", "c"], {"b"}) == ["a", "c"]
-    assert uncovered_names({"a": 1, "b": 2}, {"a": 0, "b": 0, "c": 0}) == []
-
-
-def test_string_names_skip_entries_without_a_string_name() -> None:
-    assert string_names([{"name": "a"}, {"name": "b"}]) == ["a", "b"]
-    assert string_names([{"name": "a"}, {}, {"name": 3}, {"name": "c"}]) == ["a", "c"]
-
-
 def test_listed_operations_keep_the_first_entry_of_each_name(bundle: dict[str, Any]) -> None:
     operations = bundle["introspection"]["operations_list"]["data"]["operations"]
     operations.append(dict(operations[1], description="second copy"))
@@ -270,20 +257,9 @@ def test_listed_operations_keep_the_first_entry_of_each_name(bundle: dict[str, A
     assert listed[operations[1]["name"]] is operations[1]
 
 
-def test_failure_fields_only_when_every_response_is_a_valid_failure(bundle: dict[str, Any]) -> None:
+def test_all_succeeded_only_when_every_response_is_a_valid_success(bundle: dict[str, Any]) -> None:
     ctx = context(bundle)
-    failures = [fail("VALIDATION_MISSING_PARAM", "id is missing"), fail("NOT_FOUND", "no such widget")]
-    assert failure_fields(ctx, failures) == (
-        ["VALIDATION_MISSING_PARAM", "NOT_FOUND"],
-        ["id is missing", "no such widget"],
-    )
-    assert failure_fields(ctx, [*failures, ok()]) is None
     assert all_succeeded(ctx, [ok(), ok({"a": 1})])
-    assert not all_succeeded(ctx, [ok(), failures[0]])
-
-
-def test_bulk_helpers_refuse_when_some_response_is_not_a_valid_result(bundle: dict[str, Any]) -> None:
+    assert not all_succeeded(ctx, [ok(), fail("NOT_FOUND", "no such widget")])
     bundle["error_tests"][0]["response"] = {"success": "no"}
-    ctx = context(bundle)
-    assert failure_fields(ctx, [fail("X_Y", "m")]) is None
-    assert not all_succeeded(ctx, [ok()])
+    assert not all_succeeded(context(bundle), [ok()])

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 import time
 
 import pytest
@@ -15,7 +14,6 @@ from mcpaql_conformance.textmatch import (
     is_snake_case,
     mentions,
     mentions_identifier,
-    mentions_identifier_each,
     normalize_words,
 )
 
@@ -343,26 +341,6 @@ def test_all_snake_case_is_not_fooled_by_a_line_break_inside_a_name() -> None:
     # Joined with line breaks, "ab\ncd" would read as two good names.
     assert not all_snake_case(["ab\ncd"])
     assert not all_snake_case(["ok", "ab\n"])
-
-
-def _random_texts(rng: random.Random, alphabet: str, count: int, longest: int) -> list[str]:
-    return ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, longest))) for _ in range(count)]
-
-
-def test_mentions_identifier_each_agrees_with_mentions_identifier() -> None:
-    rng = random.Random(7)
-    alphabet = "ab_ -.\u00e9\n1Z'\x00"
-    for _ in range(3000):
-        count = rng.randint(1, 5)
-        texts = _random_texts(rng, alphabet, count, 10)
-        names = _random_texts(rng, alphabet, count, 3)
-        assert mentions_identifier_each(texts, names) == list(map(mentions_identifier, texts, names)), (texts, names)
-
-
-def test_mentions_identifier_each_common_cases() -> None:
-    texts = ["Missing required parameter 'record_id'.", "unknown widget_id", "bad id", "caf\u00e9id", "id"]
-    names = ["record_id", "id", "id", "id", ""]
-    assert mentions_identifier_each(texts, names) == [True, False, True, True, False]
 
 
 def test_find_leaks_reports_every_message_that_repeats_a_leak() -> None:
