@@ -78,6 +78,11 @@ class CompiledSchema:
         except RecursionError:
             return ["$: nested too deeply to explain (it does not match the schema)"]
         reasons = [f"{json_path(e.absolute_path)}: {describe_error(e)}" for e in errors]
+        if not reasons:  # the validators disagree (Python's "$" also matches before a final line break)
+            reasons = [
+                f"{json_path(list(e.instance_path))}: {_describe_fast(e, instance)}"
+                for e in self._fast.iter_errors(instance)
+            ]
         return list(dict.fromkeys(reasons))[:limit]
 
     def shape_error(self, instance: Any) -> str | None:
@@ -125,6 +130,8 @@ def _describe_fast(error: Any, root: Any) -> str:
         return f"missing required property {kind.property!r}"
     if name == "Enum":
         return "must be one of " + ", ".join(orjson.dumps(o).decode() for o in kind.options)
+    if name == "Pattern":
+        return f"does not match the pattern {kind.pattern}"
     return str(error.message)[:200]
 
 

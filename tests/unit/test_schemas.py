@@ -254,3 +254,12 @@ def test_explaining_a_deeply_nested_invalid_result_does_not_crash() -> None:
         result = {"success": True, "data": {}, "results": [{"index": 0, "operation": f"op{index}", "result": result}]}
     reasons = operation_result_schema().explain(result)
     assert reasons == ["$: nested too deeply to explain (it does not match the schema)"]
+
+
+def test_a_code_with_a_trailing_line_break_is_invalid_and_explained() -> None:
+    # Python's "$" matches before a final line break, JSON Schema's (ECMA-262) does not:
+    # the compiled validator rejects it, and the explanation must still say why.
+    response = {"success": False, "error": {"code": "NOT_FOUND\n", "message": "no such widget"}}
+    schema = operation_result_schema()
+    assert not schema.is_valid(response)
+    assert schema.explain(response) == ["$.error.code: does not match the pattern ^[A-Z][A-Z0-9_]*$"]
