@@ -9,9 +9,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from mcpaql_conformance.bundle import Bundle
+from mcpaql_conformance.checks.base import Context
 from mcpaql_conformance.schemas import bundle_schema, json_path, schema_document
 
-JsonObject = dict[str, Any]
 ERROR, WARNING, INFO = "error", "warning", "info"
 _TOOL_ID = re.compile(r"^[a-z][a-z0-9_]*/[a-z][a-z0-9_]*$")
 
@@ -34,7 +35,7 @@ class Rule:
     severity: str
     title: str
     hint: str
-    find: Callable[[JsonObject], Iterator[tuple[str, str]]]
+    find: Callable[[Any], Iterator[tuple[str, str]]]  # MQA001: the parsed data; the others: a Context
 
 
 RULES: list[Rule] = []
@@ -42,8 +43,8 @@ RULES: list[Rule] = []
 
 def rule(
     code: str, severity: str, title: str, hint: str
-) -> Callable[[Callable[[JsonObject], Iterator[tuple[str, str]]]], Any]:
-    def register(find: Callable[[JsonObject], Iterator[tuple[str, str]]]) -> Any:
+) -> Callable[[Callable[[Any], Iterator[tuple[str, str]]]], Any]:
+    def register(find: Callable[[Any], Iterator[tuple[str, str]]]) -> Any:
         RULES.append(Rule(code, severity, title, hint, find))
         return find
 
@@ -51,12 +52,14 @@ def rule(
 
 
 def validate(data: Any) -> list[Diagnostic]:
-    """Every diagnostic for one parsed bundle; shape errors stop the deeper rules."""
+    """Every diagnostic for one parsed bundle; shape errors stop the deeper rules, which
+    read the bundle through the checks' own indexes (so they see what the checks see)."""
     shape = list(_shape(data))
     if shape:
         first = RULES[0]
         return [Diagnostic(first.code, first.severity, path, message, first.hint) for path, message in shape]
-    return [Diagnostic(r.code, r.severity, path, message, r.hint) for r in RULES[1:] for path, message in r.find(data)]
+    ctx = Context(bundle=Bundle(data=data))
+    return [Diagnostic(r.code, r.severity, path, message, r.hint) for r in RULES[1:] for path, message in r.find(ctx)]
 
 
 # --- rules ----------------------------------------------------------------------------------
@@ -76,9 +79,9 @@ def _shape(data: Any) -> Iterator[tuple[str, str]]:
 
 
 @rule("MQA002", WARNING, "Unknown top-level key", "rename it to the documented key, or remove it")
-def _unknown_keys(data: JsonObject) -> Iterator[tuple[str, str]]:
+def _unknown_keys(ctx: Context) -> Iterator[tuple[str, str]]:
     known = list(schema_document("bundle")["properties"])
-    for key in data:
+    for key in ctx.bundle.data:
         if key not in known:
             close = difflib.get_close_matches(key, known, n=1)
             yield json_path([key]), f"unknown key {key!r}" + (f"; did you mean {close[0]!r}?" if close else "")
@@ -95,23 +98,13 @@ _NAMED_SECTIONS = {
 
 
 @rule("MQA003", ERROR, "Duplicate test name", "give every test in a section its own name")
-def _duplicates(data: JsonObject) -> Iterator[tuple[str, str]]:
+def _duplicates(ctx: Context) -> Iterator[tuple[str, str]]:
     for section, key in _NAMED_SECTIONS.items():
-        names = [case.get(key) for case in data.get(section) or []]
+        names = [case.get(key) for case in ctx.bundle.cases(section)]
         for name, count in Counter(n for n in names if isinstance(n, str)).items():
             if count > 1:
                 index = names.index(name, names.index(name) + 1)
                 yield json_path([section, index, key]), f"{name!r} is used {count} times in {section}"
-
-
-def _parameters(data: JsonObject) -> dict[str, dict[str, JsonObject]]:
-    found: dict[str, dict[str, JsonObject]] = {}
-    for detail in (data.get("introspection") or {}).get("operation_details") or []:
-        if isinstance(detail.get("name"), str) and isinstance(detail.get("parameters"), list):
-            found[detail["name"]] = {
-                p["name"]: p for p in detail["parameters"] if isinstance(p, dict) and isinstance(p.get("name"), str)
-            }
-    return found
 
 
 @rule(
@@ -120,10 +113,11 @@ def _parameters(data: JsonObject) -> dict[str, dict[str, JsonObject]]:
     "Missing-parameter evidence for a parameter that is not required",
     "check the operation and parameter names against introspection",
 )
-def _not_required(data: JsonObject) -> Iterator[tuple[str, str]]:
-    documented = _parameters(data)
-    for index, case in enumerate((data.get("parameter_tests") or {}).get("missing_required") or []):
-        parameter = documented.get(case["operation"], {}).get(case["parameter"])
+def _not_required(ctx: Context) -> Iterator[tuple[str, str]]:
+    documented = ctx.parameter_index.by_operation
+    for index, case in enumerate(ctx.bundle.parameter_cases("missing_required")):
+        parameters = documented.get(case["operation"], [])
+        parameter = next((p for p in parameters if p["name"] == case["parameter"]), None)
         if case["operation"] in documented and (parameter is None or parameter.get("required") is not True):
             yield (
                 json_path(["parameter_tests", "missing_required", index]),
@@ -137,14 +131,10 @@ def _not_required(data: JsonObject) -> Iterator[tuple[str, str]]:
     "Required parameter without missing-parameter evidence",
     "record the answer to a call that omits it in parameter_tests.missing_required",
 )
-def _uncovered_required(data: JsonObject) -> Iterator[tuple[str, str]]:
-    covered = {
-        (c["operation"], c["parameter"]) for c in (data.get("parameter_tests") or {}).get("missing_required") or []
-    }
-    for operation, parameters in _parameters(data).items():
-        for name, parameter in parameters.items():
-            if parameter.get("required") is True and (operation, name) not in covered:
-                yield "$.parameter_tests.missing_required", f"no evidence for required {operation}.{name}"
+def _uncovered_required(ctx: Context) -> Iterator[tuple[str, str]]:
+    cases = ctx.bundle.parameter_cases("missing_required")
+    for pair in ctx.parameter_index.required.uncovered_by(cases):
+        yield "$.parameter_tests.missing_required", f"no evidence for required {pair}"
 
 
 @rule(
@@ -153,14 +143,10 @@ def _uncovered_required(data: JsonObject) -> Iterator[tuple[str, str]]:
     "Operation without detail evidence",
     "add its introspect {query: operations, name} answer to introspection.operation_details",
 )
-def _no_detail(data: JsonObject) -> Iterator[tuple[str, str]]:
-    listed = ((data.get("introspection") or {}).get("operations_list") or {}).get("data")
+def _no_detail(ctx: Context) -> Iterator[tuple[str, str]]:
+    listed = (ctx.bundle.operations_list or {}).get("data")
     operations = listed.get("operations") if isinstance(listed, dict) else None
-    documented = _parameters(data).keys() | {
-        d["name"]
-        for d in (data.get("introspection") or {}).get("operation_details") or []
-        if isinstance(d.get("name"), str)
-    }
+    documented = ctx.details_by_name
     for index, entry in enumerate(operations if isinstance(operations, list) else []):
         if isinstance(entry, dict) and isinstance(entry.get("name"), str) and entry["name"] not in documented:
             yield (
@@ -170,15 +156,15 @@ def _no_detail(data: JsonObject) -> Iterator[tuple[str, str]]:
 
 
 @rule("MQA007", WARNING, "Error test without must_mention", "list what an actionable message must mention")
-def _unused_must_mention(data: JsonObject) -> Iterator[tuple[str, str]]:
-    for index, case in enumerate(data.get("error_tests") or []):
+def _unused_must_mention(ctx: Context) -> Iterator[tuple[str, str]]:
+    for index, case in enumerate(ctx.bundle.cases("error_tests")):
         if not case.get("must_mention"):
             yield json_path(["error_tests", index]), f"{case['name']!r} has no must_mention: it judges nothing"
 
 
 @rule("MQA008", WARNING, "Semantic test without tool calls", "record the calls the LLM made in tool_calls")
-def _no_tool_calls(data: JsonObject) -> Iterator[tuple[str, str]]:
-    for index, case in enumerate(data.get("semantic_tests") or []):
+def _no_tool_calls(ctx: Context) -> Iterator[tuple[str, str]]:
+    for index, case in enumerate(ctx.bundle.cases("semantic_tests")):
         if not case.get("tool_calls"):
             yield json_path(["semantic_tests", index]), f"{case['name']!r} records no tool_calls"
 
@@ -189,17 +175,17 @@ def _no_tool_calls(data: JsonObject) -> Iterator[tuple[str, str]]:
     "Expected value at a path that cannot exist",
     "use a dotted path (list indexes allowed) that exists in the recorded response",
 )
-def _impossible_paths(data: JsonObject) -> Iterator[tuple[str, str]]:
+def _impossible_paths(ctx: Context) -> Iterator[tuple[str, str]]:
     for section, fields, response in (
         ("round_trip_tests", "expected_fields", "read_response"),
         ("update_preservation_tests", "preserved_fields", "read_response"),
     ):
-        for index, case in enumerate(data.get(section) or []):
+        for index, case in enumerate(ctx.bundle.cases(section)):
             for path in case[fields]:
                 reason = impossible_path(case[response], path)
                 if reason is not None:
                     yield json_path([section, index, fields, path]), f"{path} cannot exist in {response}: {reason}"
-    for index, case in enumerate((data.get("parameter_tests") or {}).get("optional_defaults") or []):
+    for index, case in enumerate(ctx.bundle.parameter_cases("optional_defaults")):
         reason = impossible_path(case["response"], case["expected_value_path"])
         if reason is not None:
             where = json_path(["parameter_tests", "optional_defaults", index, "expected_value_path"])
@@ -233,15 +219,15 @@ def impossible_path(document: Any, path: str) -> str | None:
 
 
 @rule("MQA010", ERROR, "Agent test without input", "give the prompt the agent was given in input")
-def _agent_input(data: JsonObject) -> Iterator[tuple[str, str]]:
-    for index, case in enumerate(data.get("agent_tests") or []):
+def _agent_input(ctx: Context) -> Iterator[tuple[str, str]]:
+    for index, case in enumerate(ctx.bundle.cases("agent_tests")):
         if not case["input"].strip():
             yield json_path(["agent_tests", index, "input"]), "the input prompt is empty"
 
 
 @rule("MQA011", ERROR, "Agent test without expectedTools", "list the endpoint/operation ids the agent must call")
-def _agent_tools(data: JsonObject) -> Iterator[tuple[str, str]]:
-    for index, case in enumerate(data.get("agent_tests") or []):
+def _agent_tools(ctx: Context) -> Iterator[tuple[str, str]]:
+    for index, case in enumerate(ctx.bundle.cases("agent_tests")):
         if not case.get("expectedTools"):
             yield json_path(["agent_tests", index, "expectedTools"]), "no expected tools: tool use cannot be checked"
 
@@ -252,13 +238,9 @@ def _agent_tools(data: JsonObject) -> Iterator[tuple[str, str]]:
     "Invalid tool id in an agent test",
     "write endpoint/operation with a documented operation and its endpoint, e.g. read/get_note",
 )
-def _agent_tool_ids(data: JsonObject) -> Iterator[tuple[str, str]]:
-    endpoints = {
-        d["name"]: d.get("endpoint")
-        for d in (data.get("introspection") or {}).get("operation_details") or []
-        if isinstance(d.get("name"), str)
-    }
-    for index, case in enumerate(data.get("agent_tests") or []):
+def _agent_tool_ids(ctx: Context) -> Iterator[tuple[str, str]]:
+    endpoints = {name: detail.get("endpoint") for name, detail in ctx.details_by_name.items()}
+    for index, case in enumerate(ctx.bundle.cases("agent_tests")):
         for position, tool in enumerate(case.get("expectedTools") or []):
             where = json_path(["agent_tests", index, "expectedTools", position])
             if not _TOOL_ID.match(tool):
@@ -272,6 +254,6 @@ def _agent_tool_ids(data: JsonObject) -> Iterator[tuple[str, str]]:
 
 
 @rule("MQA013", INFO, "No expected_exit_code", "declare the exit code verify-fixtures should expect")
-def _no_expected_exit(data: JsonObject) -> Iterator[tuple[str, str]]:
-    if "expected_exit_code" not in data:
+def _no_expected_exit(ctx: Context) -> Iterator[tuple[str, str]]:
+    if "expected_exit_code" not in ctx.bundle.data:
         yield "$", "verify-fixtures will count this bundle as a mismatch"
