@@ -181,11 +181,10 @@ def _test_suite(
     import dataclasses
 
     from mcpaql_conformance.parallel import default_jobs
-    from mcpaql_conformance.render.suite import SUITE_FORMATS, render_suite
+    from mcpaql_conformance.render.suite import render_suite, require_suite_format
     from mcpaql_conformance.suite import load_suite, run_suite
 
-    if fmt not in SUITE_FORMATS:
-        raise ConfigError(f"format {fmt!r} is not available for suites; use one of: {', '.join(SUITE_FORMATS)}")
+    require_suite_format(fmt)
     suite = load_suite(data, path)
     suite = dataclasses.replace(suite, level=level or suite.level, tier=tier or suite.tier)
     result = run_suite(suite, jobs or default_jobs())
@@ -217,13 +216,12 @@ def verify_fixtures(paths: tuple[Path, ...], tier: str, jobs: int | None) -> int
     PATHS are bundle files or folders of *.json bundles (default: fixtures/).
     Each bundle is tested at its expected_level (default 1). Exit 1 on any mismatch.
     """
+    from mcpaql_conformance.parallel import default_jobs
     from mcpaql_conformance.render.text import render_text
     from mcpaql_conformance.sanitize import plain
     from mcpaql_conformance.verify import verify
 
     matched = mismatched = 0
-    from mcpaql_conformance.parallel import default_jobs
-
     for outcome in verify(paths or (Path("fixtures"),), tier.lower(), jobs or default_jobs()):
         click.echo(outcome.line())
         if outcome.matches:

@@ -14,16 +14,21 @@ from mcpaql_conformance.suite import SuiteReport
 SUITE_FORMATS = ("text", "json", "markdown", "junit")
 
 
+def require_suite_format(fmt: str) -> None:
+    """Refuse a report format suites do not have (before any member is run)."""
+    if fmt not in SUITE_FORMATS:
+        raise ConfigError(f"format {fmt!r} is not available for suites; use one of: {', '.join(SUITE_FORMATS)}")
+
+
 def render_suite(result: SuiteReport, fmt: str) -> str:
+    require_suite_format(fmt)
     if fmt == "text":
         return _text(result)
     if fmt == "json":
         return dumps(suite_dict(result))
-    if fmt in ("markdown", "junit"):
-        template = "suite.md.j2" if fmt == "markdown" else "suite.junit.xml.j2"
-        kind = "markdown" if fmt == "markdown" else "markup"
-        return environment(kind).get_template(template).render(result=result, verdict=verdict_line)
-    raise ConfigError(f"format {fmt!r} is not available for suites; use one of: {', '.join(SUITE_FORMATS)}")
+    template = "suite.md.j2" if fmt == "markdown" else "suite.junit.xml.j2"
+    kind = "markdown" if fmt == "markdown" else "markup"
+    return environment(kind).get_template(template).render(result=result, verdict=verdict_line)
 
 
 def suite_dict(result: SuiteReport) -> dict[str, Any]:
