@@ -317,23 +317,3 @@ def skip(reason: str) -> Outcome:
 def all_succeeded(ctx: Context, responses: list[JsonObject]) -> bool:
     """Whether every response is a valid success result (one C-level pass)."""
     return ctx.all_responses_valid and all(map(SUCCESS, responses))
-
-
-def error_of(response: Any) -> JsonObject | None:
-    """The ``error`` object of a failure response, else None."""
-    if isinstance(response, dict) and response.get("success") is False:
-        error = response.get("error")
-        return error if isinstance(error, dict) else None
-    return None
-
-
-def error_message(response: Any) -> str:
-    error = error_of(response)
-    message = error.get("message") if error else None
-    return message if isinstance(message, str) else ""
-
-
-def describe_failure(response: Any) -> str:
-    """``CODE: message`` of a failure response, for details."""
-    error = error_of(response) or {}
-    return f"{error.get('code', '?')}: {error.get('message', '')}"

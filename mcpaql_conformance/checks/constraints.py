@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from mcpaql_conformance.checks.base import CONFORMANCE, Category, Context, Outcome, error_of, judge
+from mcpaql_conformance.answers import Kind, classify
+from mcpaql_conformance.checks.base import CONFORMANCE, Category, Context, Outcome, judge
 from mcpaql_conformance.model import Requirement
 
 CONSTRAINTS = Category("Constraint Documentation", required=False, level=2)
@@ -19,13 +20,13 @@ def enforced(ctx: Context) -> Outcome:
     failures = []
     for case in cases:
         response = case["response"]
-        if error_of(response) is None:
-            if response.get("success") is True:
-                failures.append(f"{case['name']}: the constrained write succeeded")
-            else:
-                failures.append(f"{case['name']}: not rejected with a structured error")
-        elif not ctx.is_valid_result(response):
-            failures.append(f"{case['name']}: the rejection is not a valid structured error")
+        answer = classify(response)
+        if answer.succeeded:
+            failures.append(f"{case['name']}: the constrained write succeeded")
+        elif not answer.refused:
+            failures.append(f"{case['name']}: not rejected ({answer.describe()})")
+        elif answer.kind is not Kind.ERROR or not ctx.is_valid_result(response):
+            failures.append(f"{case['name']}: the rejection is not a valid structured error ({answer.describe()})")
     return judge(
         SHOULD,
         judged=len(cases),

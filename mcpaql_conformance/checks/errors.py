@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
+from mcpaql_conformance.answers import Kind, classify, texts
 from mcpaql_conformance.bundle import response_path
 from mcpaql_conformance.checks.base import (
     CONFORMANCE,
@@ -12,17 +12,14 @@ from mcpaql_conformance.checks.base import (
     Category,
     Context,
     Outcome,
-    error_message,
-    error_of,
     judge,
 )
 from mcpaql_conformance.model import Requirement
-from mcpaql_conformance.schemas import operation_result_schema
+from mcpaql_conformance.schemas import CompiledSchema, operation_result_schema
 from mcpaql_conformance.textmatch import find_leaks, mentions
 
 ERRORS = Category("Error Quality", required=True, level=1)
 MUST = Requirement.MUST
-_MAX_DEPTH = 16
 
 
 @ERRORS.check(
@@ -36,7 +33,7 @@ def discriminated_union(ctx: Context) -> Outcome:
     failures: list[str] = []
     if not ctx.all_responses_valid:
         failures = [
-            f"{path}: {'; '.join(schema.explain(response, limit=2))}"
+            f"{path}: {_union_failure(schema, response)}"
             for path, response in ctx.bundle.located_responses()
             if not schema.is_valid(response)
         ]
@@ -49,56 +46,29 @@ def discriminated_union(ctx: Context) -> Outcome:
     )
 
 
+def _union_failure(schema: CompiledSchema, response: Any) -> str:
+    """Why an answer is not a valid result: what the server sent when it is not an MCP-AQL
+    result at all, else the schema's reasons (about the object the server sent)."""
+    answer = classify(response)
+    if answer.kind in _NOT_A_RESULT:
+        return answer.describe()
+    return "; ".join(schema.explain(response, limit=2))
+
+
+# Objects the server sent are explained by the schema; these are described as what they are.
+_NOT_A_RESULT = frozenset({Kind.STRING_ERROR, Kind.MCP_ERROR, Kind.JSONRPC_ERROR, Kind.TEXT, Kind.NO_ANSWER})
+
 TextEntry = tuple[str, int, str, str]  # response path template, index, sub-path, text
 
 
 def _error_texts(ctx: Context) -> list[TextEntry]:
-    """Every error or warning text the recorded responses show a client."""
+    """Every text the recorded responses show a client: error messages and details, warnings,
+    batch results, string errors, protocol-level and plain-text answers."""
     found: list[TextEntry] = []
     for template, group in ctx.bundle.response_groups:
         for index, response in enumerate(group):
-            error = response.get("error")
-            if "warnings" in response or "results" in response or (isinstance(error, dict) and "details" in error):
-                found += [(template, index, sub, text) for sub, text in _texts_of(response, "")]
-            elif response.get("success") is False:
-                message = error_message(response)
-                if message:
-                    found.append((template, index, ".error.message", message))
+            found += [(template, index, sub, text) for sub, text in texts(response)]
     return found
-
-
-def _texts_of(response: Any, path: str, depth: int = 0) -> Iterator[tuple[str, str]]:
-    if depth > _MAX_DEPTH or not isinstance(response, dict):
-        return
-    error = error_of(response)
-    if error is not None:
-        if isinstance(error.get("message"), str):
-            yield f"{path}.error.message", error["message"]
-        if "details" in error:
-            yield from _strings(error["details"], f"{path}.error.details", depth)
-    for index, warning in enumerate(_list(response.get("warnings"))):
-        if isinstance(warning, dict) and isinstance(warning.get("message"), str):
-            yield f"{path}.warnings[{index}].message", warning["message"]
-    for index, item in enumerate(_list(response.get("results"))):
-        if isinstance(item, dict):
-            yield from _texts_of(item.get("result"), f"{path}.results[{index}].result", depth + 1)
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _strings(value: Any, path: str, depth: int) -> Iterator[tuple[str, str]]:
-    if depth > _MAX_DEPTH:
-        return
-    if isinstance(value, str):
-        yield path, value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from _strings(item, f"{path}.{key}", depth + 1)
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _strings(item, f"{path}[{index}]", depth + 1)
 
 
 @ERRORS.check(
@@ -159,10 +129,11 @@ def actionable(ctx: Context) -> Outcome:
             warnings.append(f"{case['name']}: no must_mention criteria to judge the message by")
             continue
         judged += 1
-        if error_of(case["response"]) is None:
-            warnings.append(f"{case['name']}: the response is not an error")
+        answer = classify(case["response"])
+        if not answer.refused:
+            warnings.append(f"{case['name']}: the response is not an error ({answer.describe()})")
             continue
-        message = error_message(case["response"])
+        message = answer.message
         missing = [m for m in case.get("must_mention") or [] if not mentions(message, m)]
         if missing:
             warnings.append(f"{case['name']}: message does not mention {', '.join(missing)}")

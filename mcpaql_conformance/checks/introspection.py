@@ -6,6 +6,7 @@ from collections import Counter
 from itertools import chain
 from typing import Any
 
+from mcpaql_conformance.answers import classify
 from mcpaql_conformance.bundle import JsonObject
 from mcpaql_conformance.checks.base import (
     CONFORMANCE,
@@ -15,8 +16,6 @@ from mcpaql_conformance.checks.base import (
     Context,
     Outcome,
     ParameterIndex,
-    describe_failure,
-    error_of,
     judge,
     no_evidence,
     single,
@@ -58,7 +57,7 @@ def _introspect_answer(ctx: Context, key: str, definition: str, query: str) -> t
         reasons = operation_result_schema().explain(answer)
         return [f"{label} answer is not a valid operation result ({'; '.join(reasons)})"], None
     if answer["success"] is not True:
-        return [f"{label} failed: {describe_failure(answer)}"], None
+        return [f"{label} failed: {classify(answer).describe()}"], None
     schema = introspection_schema(definition)
     if not schema.is_valid(answer["data"]):
         reasons = schema.explain(answer["data"])
@@ -187,12 +186,14 @@ def _routing_evidence_failures(ctx: Context) -> list[str]:
     failures = []
     for case in ctx.bundle.cases("routing_tests"):
         label = f"{case['operation']} via {case['tool']}"
-        error = error_of(case["response"])
-        if error is None:
+        answer = classify(case["response"])
+        if answer.succeeded:
             failures.append(f"{label}: executed although sent to the wrong endpoint")
-        elif error.get("code") in _PARAMETER_CODES:
+        elif not answer.refused:
+            failures.append(f"{label}: not refused although sent to the wrong endpoint ({answer.describe()})")
+        elif answer.code in _PARAMETER_CODES:
             failures.append(
-                f"{label}: parameters were validated instead of the endpoint being refused ({error.get('code')})"
+                f"{label}: parameters were validated instead of the endpoint being refused ({answer.describe()})"
             )
     return failures
 
@@ -302,9 +303,9 @@ def _refused_valid_requests(ctx: Context) -> list[str]:
     """Requests built only from introspection must not be refused as invalid (Parameter Accuracy)."""
     failures = []
     for case in ctx.bundle.cases("valid_requests"):
-        error = error_of(case["response"])
-        if error is not None and str(error.get("code", "")).startswith("VALIDATION_"):
-            refusal = describe_failure(case["response"])
+        answer = classify(case["response"])
+        if answer.refused and answer.validation:
+            refusal = answer.describe()
             failures.append(f"{case['operation']}: a request built from introspection was refused ({refusal})")
     return failures
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcpaql_conformance.answers import classify
 from mcpaql_conformance.checks.base import (
     CONFORMANCE,
     CORE,
     Category,
     Context,
     Outcome,
-    error_of,
     no_evidence,
     single,
 )
@@ -67,10 +67,11 @@ def batch(ctx: Context) -> Outcome:
         failures.append("capabilities.batch_operations is not true")
     if example is None:
         return no_evidence(SHOULD, "no batch_example", failures)
+    answer = classify(example)
     if not ctx.is_valid_result(example):
-        failures.append("batch_example is not a valid operation result")
-    elif error_of(example) is not None:
-        failures.append("batch_example is a failure, not a batch result")
+        failures.append(f"batch_example is not a valid operation result ({answer.describe()})")
+    elif answer.refused:
+        failures.append(f"batch_example is a failure, not a batch result ({answer.describe()})")
     else:
         failures += _batch_shape(example)
     results = example.get("results")

@@ -6,6 +6,7 @@ import operator
 from itertools import compress
 from typing import Any
 
+from mcpaql_conformance.answers import classify
 from mcpaql_conformance.bundle import JsonObject
 from mcpaql_conformance.checks.base import (
     CONFORMANCE,
@@ -14,8 +15,6 @@ from mcpaql_conformance.checks.base import (
     Context,
     Outcome,
     all_succeeded,
-    describe_failure,
-    error_of,
     judge,
     skip,
 )
@@ -73,16 +72,16 @@ def _clearly_missing(case: JsonObject) -> bool:
 
 def _judge_missing(operation: str, parameter: str, response: Any) -> tuple[list[str], list[str]]:
     label = f"{operation}.{parameter}"
-    error = error_of(response)
-    if error is None:
-        if isinstance(response, dict) and response.get("success") is True:
-            return [f"{label}: the call succeeded without the required parameter"], []
-        return [f"{label}: the answer is not a structured error"], []
-    message = error.get("message")
-    if not isinstance(message, str) or not mentions_identifier(message, parameter):
-        return [f"{label}: the error message does not name the parameter"], []
-    if error.get("code") != MISSING_PARAM_CODE:
-        return [], [f"{label}: error code {error.get('code')!r}, expected {MISSING_PARAM_CODE}"]
+    answer = classify(response)
+    if answer.succeeded:
+        return [f"{label}: the call succeeded without the required parameter"], []
+    if not answer.refused:
+        return [f"{label}: the answer is not a refusal ({answer.describe()})"], []
+    if not mentions_identifier(answer.message, parameter):
+        return [f"{label}: the refusal does not name the parameter ({answer.describe()})"], []
+    if answer.code != MISSING_PARAM_CODE:
+        found = f"error code {answer.code!r}" if answer.code else f"no error code ({answer.describe()})"
+        return [], [f"{label}: {found}, expected {MISSING_PARAM_CODE}"]
     return [], []
 
 
@@ -111,18 +110,16 @@ def unknown_explicit(ctx: Context) -> Outcome:
 
 
 def _silent_reason(parameter: str, response: Any) -> str | None:
-    """Why an answer to an unknown parameter is not explicit, or None when it is."""
-    error = error_of(response)
-    if error is not None:
-        message = error.get("message")
-        named = isinstance(message, str) and mentions_identifier(message, parameter)
-        if named or _details_name(error.get("details"), parameter):
+    """Why an answer to an unknown parameter is not explicit, or None when it is. A refusal
+    in any form counts (its form is judged by the discriminated-union test)."""
+    answer = classify(response)
+    if answer.refused:
+        if mentions_identifier(answer.message, parameter) or _details_name(answer.details, parameter):
             return None
-        return "the error does not name the unknown parameter"
-    if not isinstance(response, dict) or response.get("success") is not True:
-        return "the answer is not a structured result"
-    warnings = response.get("warnings")
-    for warning in warnings if isinstance(warnings, list) else []:
+        return f"the refusal does not name the unknown parameter ({answer.describe()})"
+    if not answer.succeeded:
+        return f"neither refused nor answered with a warning ({answer.describe()})"
+    for warning in answer.warnings:
         if not isinstance(warning, dict):
             continue
         code, message = warning.get("code"), warning.get("message")
@@ -177,8 +174,11 @@ def _unclear_defaults(ctx: Context, cases: list[JsonObject]) -> list[JsonObject]
 def _default_mismatch(case: JsonObject) -> str | None:
     label = f"{case['operation']}.{case['parameter']}"
     response = case["response"]
-    if error_of(response) is not None:
-        return f"{label}: the call without the parameter failed ({describe_failure(response)})"
+    answer = classify(response)
+    if answer.refused:
+        return f"{label}: the call without the parameter failed ({answer.describe()})"
+    if not answer.succeeded:
+        return f"{label}: the answer is not a result ({answer.describe()})"
     actual = resolve_path(response, case["expected_value_path"])
     if actual is MISSING:
         return f"{label}: {case['expected_value_path']} is not in the response"

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
+from mcpaql_conformance.answers import classify
 from mcpaql_conformance.bundle import JsonObject
 from mcpaql_conformance.checks.base import (
     CONFORMANCE,
     Category,
     Context,
     Outcome,
-    describe_failure,
-    error_of,
     judge,
     skip,
 )
@@ -49,8 +48,11 @@ def _judge_cycles(ctx: Context, key: str, fields_key: str, semantic_category: st
 
 def _judge_case(case: JsonObject, fields_key: str) -> tuple[list[str], list[str]]:
     name, response, fields = case["name"], case["read_response"], case[fields_key]
-    if error_of(response) is not None:
-        return [f"{name}: the read failed ({describe_failure(response)})"], []
+    answer = classify(response)
+    if answer.refused:
+        return [f"{name}: the read failed ({answer.describe()})"], []
+    if not answer.succeeded:
+        return [f"{name}: the read gave no result ({answer.describe()})"], []
     if not fields:
         return [], [f"{name}: compares no fields"]
     failures = []

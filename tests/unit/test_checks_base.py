@@ -11,9 +11,6 @@ from mcpaql_conformance.checks.base import (
     MAX_FINDINGS,
     Pairs,
     all_succeeded,
-    describe_failure,
-    error_message,
-    error_of,
     judge,
     listing,
     skip,
@@ -118,28 +115,6 @@ def test_listing_of_nothing_is_empty() -> None:
 
 
 # error helpers
-
-
-def test_error_of_a_failure_is_its_error_object() -> None:
-    assert error_of(fail("X", "m")) == {"code": "X", "message": "m"}
-
-
-def test_error_of_a_success_or_a_malformed_answer_is_none() -> None:
-    assert error_of(ok()) is None
-    assert error_of({"success": False, "error": "boom"}) is None
-    assert error_of({"success": "false", "error": {"code": "X"}}) is None
-    assert error_of(["not", "an", "object"]) is None
-
-
-def test_error_message_defaults_to_empty() -> None:
-    assert error_message(fail("X", "Missing id.")) == "Missing id."
-    assert error_message({"success": False, "error": {"code": "X", "message": 3}}) == ""
-    assert error_message(ok()) == ""
-
-
-def test_describe_failure_shows_code_and_message() -> None:
-    assert describe_failure(fail("NOT_FOUND", "No widget w9.")) == "NOT_FOUND: No widget w9."
-    assert describe_failure({"success": False, "error": {}}) == "?: "
 
 
 # Registry

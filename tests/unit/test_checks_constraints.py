@@ -39,14 +39,20 @@ def test_a_rejection_without_structure_fails(bundle: Bundle) -> None:
     bundle["constraint_tests"][0]["response"] = {"success": False, "message": "read-only"}
     outcome = run(enforced, bundle)
     assert outcome.result is Result.FAIL
-    assert outcome.detail == "id is read-only: not rejected with a structured error"
+    assert outcome.detail == (
+        "id is read-only: the rejection is not a valid structured error "
+        '(failed without an error object (message: "read-only"))'
+    )
 
 
 def test_a_rejection_with_an_invalid_error_fails(bundle: Bundle) -> None:
     bundle["constraint_tests"][0]["response"] = fail("read_only", "Field id is read-only.")
     outcome = run(enforced, bundle)
     assert outcome.result is Result.FAIL
-    assert outcome.detail == "id is read-only: the rejection is not a valid structured error"
+    assert (
+        outcome.detail
+        == "id is read-only: the rejection is not a valid structured error (read_only: Field id is read-only.)"
+    )
 
 
 def test_constraints_without_evidence_warn(bundle: Bundle) -> None:

@@ -192,9 +192,30 @@ def test_a_malformed_response_fails_the_union_test(bundle: Bundle, response: Bun
     assert outcome.detail == f"$.round_trip_tests[0].read_response: {reason}"
 
 
-def test_a_string_error_does_not_crash_the_leak_scan(bundle: Bundle) -> None:
+def test_a_string_error_is_scanned_for_leaks(bundle: Bundle) -> None:
     bundle["error_tests"][0]["response"] = {"success": False, "error": "TypeError"}
-    assert run(no_leakage, bundle).result is Result.PASS
+    outcome = run(no_leakage, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "$.error_tests[0].response.error: exception class name 'TypeError'"
+
+
+@pytest.mark.parametrize(
+    ("response", "where"),
+    [
+        ({"_mcp_error": {"code": -32603, "message": "TypeError: fetch failed"}}, "._mcp_error.message"),
+        ({"_mcp_error": {"code": -32603, "message": "x", "data": {"stack": "at run (/src/a.js:1:2)"}}}, ".stack"),
+        ({"_raw_text": 'Traceback (most recent call last):\n  File "a.py", line 3', "_is_error": True}, "._raw_text"),
+        ({"_raw_text": "ok but TypeError: x is undefined", "_is_error": False}, "._raw_text"),
+        ({"success": True, "data": "Saved. TypeError: y"}, ".data"),
+    ],
+)
+def test_protocol_level_and_plain_text_answers_are_scanned_for_leaks(
+    bundle: Bundle, response: dict[str, Any], where: str
+) -> None:
+    bundle["error_tests"][0]["response"] = response
+    outcome = run(no_leakage, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail.startswith("$.error_tests[0].response.") and where in outcome.detail
 
 
 # Actionable messages
@@ -230,7 +251,7 @@ def test_an_error_test_answered_with_success_warns(bundle: Bundle) -> None:
     bundle["error_tests"][0]["response"] = ok({"size": 0})
     outcome = run(actionable, bundle)
     assert outcome.result is Result.WARN
-    assert outcome.detail == "size out of range: the response is not an error"
+    assert outcome.detail == "size out of range: the response is not an error (succeeded)"
 
 
 def test_an_error_test_without_must_mention_is_not_a_vacuous_pass(bundle: Bundle) -> None:

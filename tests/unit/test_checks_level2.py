@@ -152,14 +152,17 @@ def test_a_batch_that_failed_as_a_whole_fails(bundle: Bundle) -> None:
     bundle["batch_example"] = fail("BATCH_UNSUPPORTED", "Batches are not supported.")
     outcome = run(batch, bundle)
     assert outcome.result is Result.FAIL
-    assert outcome.detail == "batch_example is a failure, not a batch result"
+    assert (
+        outcome.detail
+        == "batch_example is a failure, not a batch result (BATCH_UNSUPPORTED: Batches are not supported.)"
+    )
 
 
 def test_an_invalid_batch_result_fails(bundle: Bundle) -> None:
     bundle["batch_example"]["results"][0] = {"index": 0, "result": ok()}
     outcome = run(batch, bundle)
     assert outcome.result is Result.FAIL
-    assert outcome.detail == "batch_example is not a valid operation result"
+    assert outcome.detail == "batch_example is not a valid operation result (succeeded)"
 
 
 def test_a_batch_without_results_or_summary_fails(bundle: Bundle) -> None:
@@ -228,4 +231,4 @@ def test_batch_results_that_are_not_an_array_fail_without_crashing(bundle: dict[
     bundle["batch_example"] = {"success": True, "data": {}, "results": 7}
     outcome = run(batch, bundle)
     assert outcome.result is Result.FAIL
-    assert outcome.detail == "batch_example is not a valid operation result"
+    assert outcome.detail == "batch_example is not a valid operation result (succeeded)"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from bundle_builders import fail, ok, operation_detail, param, parameter_case, report, run
 
 from mcpaql_conformance.checks.parameters import defaults, required_enforced, snake_case, unknown_explicit
@@ -83,11 +84,42 @@ def test_a_missing_required_parameter_that_succeeds_fails(bundle: Bundle) -> Non
     assert outcome.detail == "get_widget.id: the call succeeded without the required parameter"
 
 
-def test_a_missing_required_parameter_answered_without_structure_fails(bundle: Bundle) -> None:
+def test_a_refusal_without_an_error_object_counts_as_a_refusal_and_warns_for_its_code(bundle: Bundle) -> None:
+    # Its form is the discriminated-union test's business; here only "did it refuse, naming id?"
     parameter_case(bundle, "missing_required", "get_widget", "id")["response"] = {"success": False, "message": "no id"}
     outcome = run(required_enforced, bundle)
+    assert outcome.result is Result.WARN
+    assert outcome.detail == (
+        'get_widget.id: no error code (failed without an error object (message: "no id")), '
+        "expected VALIDATION_MISSING_PARAM"
+    )
+
+
+def test_an_answer_that_is_neither_success_nor_refusal_fails(bundle: Bundle) -> None:
+    parameter_case(bundle, "missing_required", "get_widget", "id")["response"] = {"_raw_text": "Note 7 ready."}
+    outcome = run(required_enforced, bundle)
     assert outcome.result is Result.FAIL
-    assert outcome.detail == "get_widget.id: the answer is not a structured error"
+    assert outcome.detail == (
+        'get_widget.id: the answer is not a refusal (answered with plain text, not an MCP-AQL result: "Note 7 ready.")'
+    )
+
+
+@pytest.mark.parametrize(
+    ("response", "shown"),
+    [
+        ({"success": False, "error": "Missing required parameter 'id'"}, "error is a string, not an object"),
+        ({"_raw_text": "Missing required parameter 'id'", "_is_error": True}, "MCP error result (isError)"),
+        ({"_mcp_error": {"code": -32602, "message": "Missing required parameter 'id'"}}, "JSON-RPC error -32602"),
+        ({"_raw_text": "Error: missing required parameter 'id'", "_is_error": False}, "plain text"),
+    ],
+)
+def test_a_refusal_in_any_form_names_the_parameter_and_only_warns_for_its_code(
+    bundle: Bundle, response: dict[str, Any], shown: str
+) -> None:
+    parameter_case(bundle, "missing_required", "get_widget", "id")["response"] = response
+    outcome = run(required_enforced, bundle)
+    assert outcome.result is Result.WARN
+    assert outcome.detail.startswith("get_widget.id: no error code (") and shown in outcome.detail
 
 
 def test_an_error_that_does_not_name_the_parameter_fails(bundle: Bundle) -> None:
@@ -96,7 +128,10 @@ def test_an_error_that_does_not_name_the_parameter_fails(bundle: Bundle) -> None
     )
     outcome = run(required_enforced, bundle)
     assert outcome.result is Result.FAIL
-    assert outcome.detail == "get_widget.id: the error message does not name the parameter"
+    assert outcome.detail == (
+        "get_widget.id: the refusal does not name the parameter "
+        "(VALIDATION_MISSING_PARAM: A required parameter is missing.)"
+    )
 
 
 def test_an_error_naming_a_longer_identifier_does_not_name_the_parameter(bundle: Bundle) -> None:
@@ -106,7 +141,9 @@ def test_an_error_naming_a_longer_identifier_does_not_name_the_parameter(bundle:
     )
     outcome = run(required_enforced, bundle)
     assert outcome.result is Result.FAIL
-    assert outcome.detail == "get_widget.id: the error message does not name the parameter"
+    assert outcome.detail == (
+        "get_widget.id: the refusal does not name the parameter (VALIDATION_MISSING_PARAM: Missing widget_id.)"
+    )
 
 
 def test_an_error_with_another_code_that_names_the_parameter_warns(bundle: Bundle) -> None:
@@ -209,14 +246,19 @@ def test_an_unknown_parameter_error_that_does_not_name_it_fails(bundle: Bundle) 
     set_unknown_response(bundle, fail("VALIDATION_ERROR", "Invalid request."))
     outcome = run(unknown_explicit, bundle)
     assert outcome.result is Result.FAIL
-    assert outcome.detail == "get_widget.bogus: the error does not name the unknown parameter"
+    assert outcome.detail == (
+        "get_widget.bogus: the refusal does not name the unknown parameter (VALIDATION_ERROR: Invalid request.)"
+    )
 
 
 def test_an_unknown_parameter_error_naming_a_longer_identifier_fails(bundle: Bundle) -> None:
     set_unknown_response(bundle, fail("VALIDATION_ERROR", "Unknown parameter bogus_flag."))
     outcome = run(unknown_explicit, bundle)
     assert outcome.result is Result.FAIL
-    assert outcome.detail == "get_widget.bogus: the error does not name the unknown parameter"
+    assert outcome.detail == (
+        "get_widget.bogus: the refusal does not name the unknown parameter "
+        "(VALIDATION_ERROR: Unknown parameter bogus_flag.)"
+    )
 
 
 def test_a_success_with_malformed_warnings_counts_as_silent(bundle: Bundle) -> None:
@@ -230,7 +272,10 @@ def test_an_unstructured_answer_to_an_unknown_parameter_fails(bundle: Bundle) ->
     set_unknown_response(bundle, {"status": "ignored"})
     outcome = run(unknown_explicit, bundle)
     assert outcome.result is Result.FAIL
-    assert outcome.detail == "get_widget.bogus: the answer is not a structured result"
+    assert outcome.detail == (
+        "get_widget.bogus: neither refused nor answered with a warning "
+        "(answered a JSON object without a success flag (keys: status))"
+    )
 
 
 # Documented defaults

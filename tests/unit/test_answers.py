@@ -1,0 +1,144 @@
+"""The one classifier of server answers: kinds, refusals and descriptions in the server's terms."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mcpaql_conformance.answers import Kind, classify, reads_as_refusal, texts
+
+
+@pytest.mark.parametrize(
+    ("response", "kind", "refused", "succeeded"),
+    [
+        ({"success": True, "data": {"id": 1}}, Kind.SUCCESS, False, True),
+        ({"success": True, "data": "Created note 7."}, Kind.PROSE, False, True),
+        ({"success": False, "error": {"code": "NOT_FOUND", "message": "No note."}}, Kind.ERROR, True, False),
+        ({"success": False, "error": "Missing required parameter 'x'"}, Kind.STRING_ERROR, True, False),
+        ({"error": "Missing required parameter 'x'"}, Kind.STRING_ERROR, True, False),
+        ({"success": False, "error": {"reason": "no"}}, Kind.MALFORMED_ERROR, True, False),
+        ({"success": False}, Kind.MALFORMED_ERROR, True, False),
+        ({"_raw_text": "Missing x", "_is_error": True}, Kind.MCP_ERROR, True, False),
+        ({"_mcp_error": {"code": -32603, "message": "fetch failed"}}, Kind.JSONRPC_ERROR, True, False),
+        ({"_raw_text": "Error: x missing", "_is_error": False}, Kind.TEXT, True, False),
+        ({"_raw_text": "Here are your notes.", "_is_error": False}, Kind.TEXT, False, False),
+        ({"status": "ignored"}, Kind.OTHER, False, False),
+        ({"_timeout": "no answer"}, Kind.NO_ANSWER, False, False),
+        (["not", "an", "object"], Kind.OTHER, False, False),
+    ],
+)
+def test_every_form_of_answer_is_classified(response: Any, kind: Kind, refused: bool, succeeded: bool) -> None:
+    answer = classify(response)
+    assert answer.kind is kind
+    assert answer.refused is refused
+    assert answer.succeeded is succeeded
+
+
+def test_only_a_flagged_object_error_or_success_is_structured() -> None:
+    assert classify({"success": False, "error": {"code": "X", "message": "m"}}).structured
+    assert classify({"success": True, "data": {}}).structured
+    assert not classify({"error": {"code": "X", "message": "m"}}).structured  # no success flag
+    assert not classify({"success": False, "error": "m"}).structured
+
+
+def test_ok_is_read_as_the_success_flag_but_marked_flagless() -> None:
+    answer = classify({"ok": False, "error": "nope"})
+    assert answer.kind is Kind.STRING_ERROR and answer.flagless
+    assert answer.describe() == 'error is a string, not an object with no success flag: "nope"'
+
+
+@pytest.mark.parametrize(
+    ("response", "description"),
+    [
+        ({"success": False, "error": {"code": "NOT_FOUND", "message": "No note."}}, "NOT_FOUND: No note."),
+        (
+            {"success": False, "error": "Missing required parameter 'x'"},
+            "error is a string, not an object: \"Missing required parameter 'x'\"",
+        ),
+        (
+            {"_mcp_error": {"code": -32603, "message": "fetch failed"}},
+            'answered with JSON-RPC error -32603 "fetch failed"',
+        ),
+        (
+            {"_raw_text": "Missing x", "_is_error": True},
+            'answered with an MCP error result (isError) in plain text: "Missing x"',
+        ),
+        ({"_raw_text": "hello", "_is_error": False}, 'answered with plain text, not an MCP-AQL result: "hello"'),
+        ({"success": True, "data": "Created."}, 'succeeded with prose instead of data: "Created."'),
+        ({"ok": 1, "typeList": []}, "answered a JSON object without a success flag (keys: ok, typeList)"),
+        ({"_timeout": "x"}, "did not answer within the time limit"),
+        ({"success": False}, "failed without an error object"),
+    ],
+)
+def test_descriptions_say_what_the_server_did_never_our_wrappers(response: Any, description: str) -> None:
+    text = classify(response).describe()
+    assert text == description
+    assert "_mcp_error" not in text and "_raw_text" not in text and "_is_error" not in text
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("VALIDATION_UNKNOWN_PARAM: unknown parameter: query", "VALIDATION_UNKNOWN_PARAM"),
+        ("[NOT_FOUND_OPERATION] - no such operation", "NOT_FOUND_OPERATION"),
+        ("Missing required parameter 'x'", None),
+        ("ERROR: something", None),  # one word is not a code
+    ],
+)
+def test_a_code_at_the_start_of_a_plain_text_error_is_read(text: str, code: str | None) -> None:
+    assert classify({"success": False, "error": text}).code == code
+
+
+def test_json_rpc_invalid_params_and_validation_codes_are_validation_refusals() -> None:
+    assert classify({"_mcp_error": {"code": -32602, "message": "bad"}}).validation
+    assert classify({"success": False, "error": "VALIDATION_INVALID_TYPE: x must be a string"}).validation
+    assert not classify({"_mcp_error": {"code": -32603, "message": "fetch failed"}}).validation
+
+
+@pytest.mark.parametrize(
+    ("text", "refusal"),
+    [
+        ("Error: no", True),
+        ("  invalid value for x", True),
+        ("Missing note_id", True),
+        ("Unknown parameter 'z'", True),
+        ("Found 3 notes", False),
+        ("", False),
+        ("Errorless run", False),
+    ],
+)
+def test_plain_text_reads_as_a_refusal_only_when_its_first_word_says_so(text: str, refusal: bool) -> None:
+    assert reads_as_refusal(text) is refusal
+
+
+def test_texts_cover_every_text_the_server_sent() -> None:
+    batch = {
+        "success": True,
+        "data": None,
+        "warnings": [{"code": "W", "message": "careful"}, "plain warning"],
+        "results": [
+            {"index": 0, "result": {"success": False, "error": {"code": "X", "message": "m", "details": {"a": ["d"]}}}},
+            {"index": 1, "result": {"success": False, "error": "as a string"}},
+        ],
+    }
+    assert list(texts(batch)) == [
+        (".warnings[0].message", "careful"),
+        (".warnings[1]", "plain warning"),
+        (".results[0].result.error.message", "m"),
+        (".results[0].result.error.details.a[0]", "d"),
+        (".results[1].result.error", "as a string"),
+    ]
+    assert list(texts({"_mcp_error": {"code": 1, "message": "boom", "data": ["x"]}})) == [
+        ("._mcp_error.message", "boom"),
+        ("._mcp_error.data[0]", "x"),
+    ]
+    assert list(texts({"_raw_text": "plain", "_is_error": False})) == [("._raw_text", "plain")]
+    assert list(texts({"success": True, "data": {"title": "TypeError"}})) == []  # content, not the server's words
+
+
+def test_texts_of_a_deeply_nested_batch_stop_at_a_bound() -> None:
+    response: dict[str, Any] = {"success": False, "error": {"code": "X", "message": "bottom"}}
+    for _ in range(100):
+        response = {"success": True, "data": None, "results": [{"index": 0, "result": response}]}
+    assert list(texts(response)) == []
