@@ -183,7 +183,8 @@ def _failure(response: dict[str, Any], flagless: bool) -> Answer:
     if isinstance(error, str):
         return Answer(Kind.STRING_ERROR, error, code=_leading_code(error), flagless=flagless)
     # No error object: a message beside the flag is still what the server said.
-    message = response.get("message") if isinstance(response.get("message"), str) else ""
+    said = response.get("message")
+    message = said if isinstance(said, str) else ""
     return Answer(Kind.MALFORMED_ERROR, message, code=_leading_code(message), details=error, flagless=flagless)
 
 

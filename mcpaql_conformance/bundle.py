@@ -77,6 +77,27 @@ class Bundle:
         return self._list(self.introspection, "operation_details")
 
     @property
+    def detail_queries(self) -> list[JsonObject]:
+        """Detail queries that gave no usable detail (capture's evidence of a deviation)."""
+        return self._list(self.introspection, "detail_queries")
+
+    @property
+    def query_attempts(self) -> list[JsonObject]:
+        """Introspect calls that failed before capture found a reading that worked."""
+        return self._list(self.introspection, "query_attempts")
+
+    @property
+    def mcp_tools(self) -> list[JsonObject] | None:
+        """The server's tools as tools/list gave them (captured bundles only)."""
+        tools = self.data.get("mcp_tools")
+        return tools if isinstance(tools, list) else None
+
+    @property
+    def capture_readings(self) -> list[str]:
+        readings = self.data.get("capture_readings")
+        return readings if isinstance(readings, list) else []
+
+    @property
     def accepted_parameters(self) -> dict[str, list[str]] | None:
         return self.data.get("accepted_parameters")
 
@@ -104,6 +125,9 @@ class Bundle:
         for key in ("operations_list", "types_list"):
             if isinstance(intro.get(key), dict):
                 groups.append((f"$.introspection.{key}", [intro[key]]))
+        for key in ("query_attempts", "detail_queries"):
+            responses = [case["response"] for case in self._list(intro, key)]
+            groups.append((f"$.introspection.{key}[{{}}].response", responses))
         for kind in ("missing_required", "unknown_parameter", "optional_defaults"):
             responses = [case["response"] for case in self.parameter_cases(kind)]
             groups.append((f"$.parameter_tests.{kind}[{{}}].response", responses))

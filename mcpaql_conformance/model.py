@@ -132,6 +132,7 @@ class Report:
     tool: str | None = None
     tool_version: str | None = None
     notes: tuple[str, ...] = ()  # probes a live capture did not send, and why
+    readings: tuple[str, ...] = ()  # lenient readings a live capture took of a deviating server
     baseline: str | None = None  # the baseline file applied, if any
     stale: tuple[str, ...] = ()  # baseline entries whose tests no longer fail (they fail the run)
 

@@ -53,6 +53,7 @@ def report_from_data(data: Any, source: str = "<report>") -> Report:
         tool=data.get("tool"),
         tool_version=data.get("toolVersion"),
         notes=tuple(data.get("captureNotes") or ()),
+        readings=tuple(data.get("captureReadings") or ()),
         baseline=(data.get("baseline") or {}).get("file"),
         stale=tuple((data.get("baseline") or {}).get("stale") or ()),
     )

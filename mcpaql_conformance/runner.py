@@ -57,6 +57,7 @@ def evaluate(bundle: Bundle, level: int = 1, tier: str = "both", category: str |
         category_filter=selected[0].name if category else None,
         tool=TOOL_NAME,
         tool_version=__version__,
+        readings=tuple(str(reading) for reading in bundle.capture_readings),
         notes=tuple(
             f"{note.get('operation') or '(all)'}: {note['probe']}: {note['reason']}"
             for note in bundle.cases("capture_notes")

@@ -21,6 +21,15 @@ from mcpaql_conformance.checks.fields import (
     SUCCESS,
 )
 from mcpaql_conformance.model import Requirement, Result, TestResult
+from mcpaql_conformance.reading import (
+    CRUDE_CATEGORIES,
+    Readings,
+    ToolReading,
+    operations_of,
+    read_detail,
+    read_entry,
+    read_tool,
+)
 from mcpaql_conformance.schemas import introspection_schema, operation_result_schema
 
 MAX_LISTED = 8
@@ -179,27 +188,55 @@ class Context:
         return known
 
     @cached_property
+    def _detail_reading(self) -> tuple[list[JsonObject], Readings]:
+        raw = self.bundle.operation_details
+        readings = Readings()
+        if self.all_details_valid:  # the common case: read as the spec shapes them
+            return raw, readings
+        return [read_detail(d, readings) if isinstance(d, dict) else d for d in raw], readings
+
+    @property
+    def details(self) -> list[JsonObject]:
+        """Every operation detail, read leniently (names under other keys, the category only
+        in `endpoint`, parameters as a map); the raw ones are judged by the details test."""
+        return self._detail_reading[0]
+
+    @property
+    def detail_readings(self) -> Readings:
+        """The lenient readings the details needed (each is a deviation the details test fails)."""
+        return self._detail_reading[1]
+
+    @cached_property
     def details_by_name(self) -> dict[str, JsonObject]:
         """First operation detail per name (duplicates are reported by the details check)."""
         index: dict[str, JsonObject] = {}
-        for detail in self.bundle.operation_details:
-            name = detail.get("name")
+        for detail in self.details:
+            name = detail.get("name") if isinstance(detail, dict) else None
             if isinstance(name, str) and name not in index:
                 index[name] = detail
         return index
 
     @cached_property
-    def listed_operations(self) -> dict[str, JsonObject]:
-        """Operations named by the introspect operations answer, by name."""
-        answer = self.bundle.operations_list
-        data = answer.get("data") if isinstance(answer, dict) else None
-        operations = data.get("operations") if isinstance(data, dict) else None
+    def _listing(self) -> tuple[dict[str, JsonObject], Readings]:
+        entries, readings = operations_of(self.bundle.operations_list)
         index: dict[str, JsonObject] = {}
-        if isinstance(operations, list):
-            for entry in operations:
-                if isinstance(entry, dict) and isinstance(entry.get("name"), str):
-                    index.setdefault(entry["name"], entry)
-        return index
+        for entry in entries or []:
+            if not isinstance(entry.get("name"), str) or entry.get("semantic_category") not in CRUDE_CATEGORIES:
+                entry = read_entry(entry, readings)
+            name = entry.get("name")
+            if isinstance(name, str):
+                index.setdefault(name, entry)
+        return index, readings
+
+    @property
+    def listed_operations(self) -> dict[str, JsonObject]:
+        """Operations named by the introspect operations answer (read leniently), by name."""
+        return self._listing[0]
+
+    @property
+    def list_readings(self) -> Readings:
+        """The lenient readings the operations list needed."""
+        return self._listing[1]
 
     @cached_property
     def operation_names(self) -> list[str]:
@@ -248,12 +285,34 @@ class Context:
         )
 
     @cached_property
+    def aql_tools(self) -> list[ToolReading]:
+        """The server's MCP-AQL tools (captured bundles), each read for its family and name."""
+        readings = []
+        for tool in self.bundle.mcp_tools or []:
+            if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+                reading = read_tool(tool["name"], tool.get("inputSchema"))
+                if reading is not None:
+                    readings.append(reading)
+        return readings
+
+    @cached_property
     def allowed_tools(self) -> dict[str, list[str]]:
-        """The mcpTool names each CRUDE endpoint may be served by, given the declared modes."""
+        """The mcpTool names each CRUDE endpoint may be served by, given the declared modes
+        (and the prefix the server's tools share, which the spec allows)."""
         modes = self.modes
         semantic = modes is None or "crude" in modes or "single" not in modes
         single = modes is None or "single" in modes
-        return {endpoint: [f"mcp_aql_{endpoint}"] * semantic + ["mcp_aql"] * single for endpoint in CRUDE_ENDPOINTS}
+        prefix = self.tool_prefix
+        return {
+            endpoint: [f"{prefix}mcp_aql_{endpoint}"] * semantic + [f"{prefix}mcp_aql"] * single
+            for endpoint in CRUDE_ENDPOINTS
+        }
+
+    @cached_property
+    def tool_prefix(self) -> str:
+        """The prefix every well-named MCP-AQL tool of the server shares (``github_``), else ""."""
+        prefixes = {r.standard.partition("mcp_aql")[0] for r in self.aql_tools if r.deviation is None}
+        return prefixes.pop() if len(prefixes) == 1 else ""
 
     @cached_property
     def modes(self) -> set[str] | None:

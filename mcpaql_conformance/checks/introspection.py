@@ -21,7 +21,8 @@ from mcpaql_conformance.checks.base import (
     single,
 )
 from mcpaql_conformance.model import Requirement
-from mcpaql_conformance.schemas import introspection_schema
+from mcpaql_conformance.reading import data_of, detail_of, operations_of, read_entry, read_type, types_of
+from mcpaql_conformance.schemas import introspection_schema, operation_result_schema
 from mcpaql_conformance.textmatch import all_snake_case, is_snake_case
 
 INTROSPECTION = Category("Introspection Fidelity", required=True, level=1)
@@ -47,22 +48,70 @@ PERMISSION_TABLE = {
 }
 
 
-def _introspect_answer(ctx: Context, key: str, definition: str, query: str) -> tuple[list[str], Any]:
-    """Failures of one introspect answer, and its data when usable."""
-    answer = getattr(ctx.bundle, key)
-    label = f"introspect {{query: {query}}}"
-    if not ctx.is_valid_result(answer):
-        from mcpaql_conformance.schemas import operation_result_schema
+def _introspect_answer(ctx: Context, query: str) -> tuple[list[str], list[JsonObject] | None]:
+    """Failures of one introspect list answer, and its entries read leniently (None: unusable).
 
+    A list that deviates from the spec is still read (names under other keys, the list in a
+    bare array, ...): each reading it took is a failure, and the rest is judged as read."""
+    answer = ctx.bundle.operations_list if query == "operations" else ctx.bundle.types_list
+    label = f"introspect {{query: {query}}}"
+    definition = "OperationsListData" if query == "operations" else "TypesListData"
+    verdict = classify(answer)
+    if verdict.refused:
+        return [f"{label} failed: {verdict.describe()}"], None
+    if isinstance(answer, dict) and ctx.is_valid_result(answer):
+        data = answer.get("data")
+        if isinstance(data, dict) and introspection_schema(definition).is_valid(data):
+            entries: list[JsonObject] = data[query]
+            return [], entries
+    return _lenient_list(answer, label, definition, query)
+
+
+def _lenient_list(answer: Any, label: str, definition: str, query: str) -> tuple[list[str], list[JsonObject] | None]:
+    failures: list[str] = []
+    if not operation_result_schema().is_valid(answer):
         reasons = operation_result_schema().explain(answer)
-        return [f"{label} answer is not a valid operation result ({'; '.join(reasons)})"], None
-    if answer["success"] is not True:
-        return [f"{label} failed: {classify(answer).describe()}"], None
+        failures.append(f"{label} answer is not a valid operation result ({'; '.join(reasons)})")
+    data, _ = data_of(answer)
+    found, readings = operations_of(answer) if query == "operations" else types_of(answer)
+    if found is None:
+        if not failures and isinstance(answer, dict):
+            reasons = introspection_schema(definition).explain(data)
+            failures.append(f"{label} data does not match {definition} ({'; '.join(reasons)})")
+        elif not failures:
+            failures.append(f"{label} gave no {query} list ({classify(answer).describe()})")
+        return failures, None
+    read = [read_entry(e, readings) if query == "operations" else read_type(e, readings) for e in found]
+    failures += [f"{label} deviates from the spec: {line}" for line in readings.lines(query.rstrip("s"))]
+    shaped = {**(data if isinstance(data, dict) else {}), query: read}
     schema = introspection_schema(definition)
-    if not schema.is_valid(answer["data"]):
-        reasons = schema.explain(answer["data"])
-        return [f"{label} data does not match {definition} ({'; '.join(reasons)})"], None
-    return [], answer["data"]
+    if not schema.is_valid(shaped):
+        reasons = schema.explain(shaped)
+        failures.append(f"{label} data does not match {definition} ({'; '.join(reasons)}){_mode_hint(shaped)}")
+    return failures, read
+
+
+def _mode_hint(data: JsonObject) -> str:
+    protocol = data.get("_protocol")
+    if isinstance(protocol, dict) and protocol.get("mode") == "crude":
+        return "; CRUDE is a profile of the semantic endpoint mode: `_protocol.mode` is 'semantic'"
+    return ""
+
+
+def _discovery_failures(ctx: Context, query: str) -> list[str]:
+    """Introspect calls that failed before one worked, and a server with no MCP-AQL tool."""
+    failures = []
+    tools = ctx.bundle.mcp_tools
+    if query == "operations" and tools is not None and not ctx.aql_tools:
+        names = ", ".join(str(t.get("name")) for t in tools[:10] if isinstance(t, dict)) or "none"
+        failures.append(f"the server exposes no MCP-AQL tool (mcp_aql, mcp_aql_<family>); its tools: {names}")
+    for attempt in ctx.bundle.query_attempts:
+        if attempt.get("query") == query:
+            params = ", ".join(f"{k}: {v}" for k, v in attempt["params"].items()) if attempt["params"] else ""
+            answer = classify(attempt["response"])
+            outcome = f"refused ({answer.describe()})" if answer.refused else answer.describe()
+            failures.append(f"introspect {{{params}}} via {attempt['tool']}: {outcome}")
+    return failures
 
 
 @INTROSPECTION.check(
@@ -71,15 +120,18 @@ def _introspect_answer(ctx: Context, key: str, definition: str, query: str) -> t
     f"{CONFORMANCE} §2.1; {CORE} §7.2-7.3",
 )
 def operations_query(ctx: Context) -> Outcome:
+    failures = _discovery_failures(ctx, "operations")
     if ctx.bundle.operations_list is None:
-        return no_evidence(MUST, "no introspection.operations_list")
-    failures, data = _introspect_answer(ctx, "operations_list", "OperationsListData", "operations")
+        return no_evidence(MUST, "no introspection.operations_list", failures)
+    answer_failures, operations = _introspect_answer(ctx, "operations")
+    failures += answer_failures
     count = 0
-    if data is not None:
-        operations = data["operations"]
+    if operations is not None:
         count = len(operations)
-        names = _names(operations, ctx.listed_operations)
-        failures += _naming_failures(names, "listed") + _reserved_failures(operations)
+        named = [o for o in operations if isinstance(o, dict) and isinstance(o.get("name"), str)]
+        names = _names(named, ctx.listed_operations)
+        failures += _naming_failures(names, "listed")
+        failures += _reserved_failures([o for o in named if isinstance(o.get("semantic_category"), str)])
         if not operations:
             failures.append("the operations list is empty")
     passed = f"introspect {{query: operations}} answered {count} operation(s) in the documented shape."
@@ -92,10 +144,12 @@ def operations_query(ctx: Context) -> Outcome:
     f"{CONFORMANCE} §2.1; {CORE} §7.3",
 )
 def types_query(ctx: Context) -> Outcome:
+    failures = _discovery_failures(ctx, "types")
     if ctx.bundle.types_list is None:
-        return no_evidence(MUST, "no introspection.types_list")
-    failures, data = _introspect_answer(ctx, "types_list", "TypesListData", "types")
-    count = len(data["types"]) if data is not None else 0
+        return no_evidence(MUST, "no introspection.types_list", failures)
+    answer_failures, types = _introspect_answer(ctx, "types")
+    failures += answer_failures
+    count = len(types) if types is not None else 0
     return single(MUST, failures, f"introspect {{query: types}} answered {count} type(s) in the documented shape.")
 
 
@@ -105,17 +159,21 @@ def types_query(ctx: Context) -> Outcome:
     f"{CONFORMANCE} §3.1; {CORE} §6.1-6.2, §8.5.2, §8.5.4, §10.1",
 )
 def operation_details(ctx: Context) -> Outcome:
-    details = ctx.bundle.operation_details
-    failures, valid = _schema_failures(ctx, details)
+    details = ctx.details
+    failures = _tool_name_failures(ctx) + _detail_query_failures(ctx)
+    failures += [f"operation details deviate from the spec: {line}" for line in ctx.detail_readings.lines("operation")]
+    schema_failures, valid = _schema_failures(ctx, details)
+    failures += schema_failures
     failures += _naming_failures(_names(details, ctx.details_by_name), "documented")
     failures += _listing_failures(ctx, valid)
     failures += _reserved_failures(valid) + _routing_evidence_failures(ctx)
     shape_failures, warnings = _shape_failures(ctx, valid)
     failures += shape_failures
-    uncovered = [name for name in ctx.listed_operations if name not in ctx.details_by_name]
+    asked = {case.get("operation") for case in ctx.bundle.detail_queries}
+    uncovered = [name for name in ctx.listed_operations if name not in ctx.details_by_name and name not in asked]
     return judge(
         MUST,
-        judged=len(details),
+        judged=len(details) + len(asked),
         failures=failures,
         warnings=warnings,
         uncovered=uncovered,
@@ -123,6 +181,21 @@ def operation_details(ctx: Context) -> Outcome:
         passed=f"{len(details)} operation detail(s) match the schema, naming, routing and permission rules.",
         no_evidence="no introspection.operation_details",
     )
+
+
+def _tool_name_failures(ctx: Context) -> list[str]:
+    """MCP-AQL tools must carry the names the spec gives them (a prefix is allowed)."""
+    return [f"{reading.deviation}" for reading in ctx.aql_tools if reading.deviation is not None]
+
+
+def _detail_query_failures(ctx: Context) -> list[str]:
+    """Detail queries of listed operations that gave no usable detail."""
+    failures = []
+    for case in ctx.bundle.detail_queries:
+        name = str(case.get("operation"))
+        problem = detail_of(case["response"], name).problem or "gave no usable detail"
+        failures.append(f"introspect {{query: operations, name: {name}}}: {problem}")
+    return failures
 
 
 def _schema_failures(ctx: Context, details: list[JsonObject]) -> tuple[list[str], list[JsonObject]]:
@@ -136,7 +209,7 @@ def _schema_failures(ctx: Context, details: list[JsonObject]) -> tuple[list[str]
         if schema.is_valid(detail):
             valid.append(detail)
         else:
-            name = detail.get("name")
+            name = detail.get("name") if isinstance(detail, dict) else None
             where = name if isinstance(name, str) else f"$.introspection.operation_details[{index}]"
             failures.append(f"{where}: {'; '.join(schema.explain(detail))}")
     return failures, valid

@@ -48,6 +48,8 @@ def report_dict(report: Report) -> dict[str, Any]:
         data["tier"] = report.tier
     if report.category_filter is not None:
         data["categoryFilter"] = report.category_filter
+    if report.readings:
+        data["captureReadings"] = list(report.readings)
     if report.notes:
         data["captureNotes"] = list(report.notes)
     if report.baseline is not None:

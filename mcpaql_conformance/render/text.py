@@ -29,6 +29,9 @@ def report_lines(report: Report) -> list[list[Span]]:
         [(f"Conformance level: {level}", None)],
         [(f"Summary: {counts} ({s.total} tests)", None)],
     ]
+    if report.readings:
+        lines.append([(f"Read leniently during capture ({len(report.readings)}):", "bold yellow")])
+        lines += [[(f"  - {terminal(reading)}", None)] for reading in report.readings]
     if report.notes:
         lines.append([(f"Not probed during capture ({len(report.notes)}):", "bold yellow")])
         lines += [[(f"  - {terminal(note)}", None)] for note in report.notes]

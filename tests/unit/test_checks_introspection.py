@@ -171,7 +171,9 @@ def test_an_undocumented_parameter_field_type_fails(bundle: Bundle) -> None:
     operation_detail(bundle, "get_widget")["parameters"][0]["required"] = "yes"
     outcome = run(operation_details, bundle)
     assert outcome.result is Result.FAIL
-    assert outcome.detail == "get_widget: $.parameters[0].required: expected a boolean, got string"
+    assert outcome.detail == (
+        'operation details deviate from the spec: read `required: "yes"` as required: true (1 operation(s): get_widget)'
+    )
 
 
 # Operation details: naming (deliberate difference 10)
@@ -488,3 +490,121 @@ def test_a_listed_reserved_name_with_the_wrong_category_fails(bundle: Bundle) ->
     outcome = run(operations_query, bundle)
     assert outcome.result is Result.FAIL
     assert outcome.detail == "introspect: reserved operation must be READ, not CREATE"
+
+
+# Lenient reading: deviations fail in their own test, the rest is judged as read
+
+
+def rename_key(entries: list[dict[str, Any]], old: str, new: str) -> None:
+    for entry in entries:
+        entry[new] = entry.pop(old)
+
+
+def test_list_entries_named_under_another_key_fail_the_operations_query_and_are_still_read(bundle: Bundle) -> None:
+    rename_key(operations(bundle), "name", "element_name")
+    outcome = run(operations_query, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail.startswith(
+        "introspect {query: operations} deviates from the spec: read `element_name` as the operation name ("
+    )
+    assert "operation(s): introspect, create_widget" in outcome.detail
+    assert run(operation_details, bundle).result is Result.PASS  # details and list still agree, as read
+
+
+def test_a_category_given_only_as_an_upper_case_endpoint_fails_and_is_still_read(bundle: Bundle) -> None:
+    for entry in operations(bundle):
+        entry["endpoint"] = entry.pop("semantic_category")
+    outcome = run(operations_query, bundle)
+    assert outcome.result is Result.FAIL
+    assert "read `endpoint` 'CREATE' as the semantic category (no `semantic_category`)" in outcome.detail
+    for item in bundle["introspection"]["operation_details"]:
+        del item["semantic_category"]
+        item["endpoint"] = item["endpoint"].upper()
+    details = run(operation_details, bundle)
+    assert details.result is Result.FAIL
+    assert details.detail.startswith("operation details deviate from the spec: read `endpoint` ")
+    assert "permission" not in details.detail and "routed" not in details.detail  # judged as read: no other fault
+    create_read = report(bundle, category="Round-Trip Integrity").categories[0].tests[0]
+    assert create_read.result is Result.PASS  # the CREATE operations are known from the lenient reading
+
+
+def test_details_named_under_another_key_are_judged_as_read(bundle: Bundle) -> None:
+    rename_key(bundle["introspection"]["operation_details"], "name", "element_name")
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail.startswith(
+        "operation details deviate from the spec: read `element_name` as the operation name ("
+    )
+    assert run(completeness, bundle).result is Result.PASS
+    assert report(bundle, category="Parameter Handling").categories[0].result is Result.PASS
+
+
+@pytest.mark.parametrize(
+    ("protocol", "passes", "shown"),
+    [
+        ({"version": "1.0.0", "mode": "semantic", "profile": "crude"}, True, ""),
+        ({"version": "1.0.0-draft", "mode": "all", "conformance": "level-1"}, True, ""),
+        ({"version": "1.0.0", "mode": "crude"}, False, "CRUDE is a profile of the semantic endpoint mode"),
+        ({"version": "1.0.0", "mode": "turbo"}, False, "$._protocol.mode"),
+        ({"mode": "single"}, False, "$._protocol: missing required property 'version'"),
+        ({"version": "one", "mode": "single"}, False, "$._protocol.version"),
+        ({"version": "1.0.0", "conformance": "gold"}, False, "$._protocol.conformance"),
+        ({"version": "1.0.0", "capabilities": {"batch": "yes"}}, False, "$._protocol.capabilities.batch"),
+    ],
+)
+def test_protocol_metadata_is_held_to_the_values_the_spec_allows(
+    bundle: Bundle, protocol: dict[str, Any], passes: bool, shown: str
+) -> None:
+    bundle["introspection"]["operations_list"]["data"]["_protocol"] = protocol
+    outcome = run(operations_query, bundle)
+    assert outcome.result is (Result.PASS if passes else Result.FAIL)
+    assert shown in outcome.detail
+
+
+def test_an_introspect_that_refused_query_before_another_reading_worked_fails(bundle: Bundle) -> None:
+    refusal = fail("VALIDATION_UNKNOWN_PARAM", "unknown parameter: query")
+    bundle["introspection"]["query_attempts"] = [
+        {"query": "operations", "tool": "mcp_aql_read", "params": {"query": "operations"}, "response": refusal},
+        {"query": "types", "tool": "mcp_aql_read", "params": {"query": "types"}, "response": refusal},
+    ]
+    for test in (operations_query, types_query):
+        outcome = run(test, bundle)
+        assert outcome.result is Result.FAIL
+        assert "via mcp_aql_read: refused (VALIDATION_UNKNOWN_PARAM: unknown parameter: query)" in outcome.detail
+
+
+def test_a_server_without_any_mcp_aql_tool_fails_the_operations_query_naming_its_tools() -> None:
+    bundle = {"mcp_tools": [{"name": "hello", "inputSchema": {"properties": {"name": {}}}}]}
+    outcome = run(operations_query, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "the server exposes no MCP-AQL tool (mcp_aql, mcp_aql_<family>); its tools: hello"
+
+
+def test_tools_named_off_the_spec_fail_the_operation_details(bundle: Bundle) -> None:
+    bundle["mcp_tools"] = [{"name": name} for name in ("mcpaql_read", "mcpaql_create", "mcp_aql_update")]
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.FAIL
+    assert "tool 'mcpaql_read' is named 'mcp_aql_read' by the spec" in outcome.findings
+    assert "tool 'mcpaql_create' is named 'mcp_aql_create' by the spec" in outcome.findings
+    assert not any("mcp_aql_update" in finding for finding in outcome.findings)
+
+
+def test_a_tool_prefix_the_spec_allows_is_accepted_in_tools_and_details(bundle: Bundle) -> None:
+    bundle["mcp_tools"] = [{"name": f"github_mcp_aql_{e}"} for e in ("create", "read", "update", "delete", "execute")]
+    for item in bundle["introspection"]["operation_details"]:
+        item["mcpTool"] = "github_" + item["mcpTool"]
+    assert run(operation_details, bundle).result is Result.PASS
+
+
+def test_detail_queries_that_gave_no_detail_fail_quoting_the_answer(bundle: Bundle) -> None:
+    details = bundle["introspection"]["operation_details"]
+    lost = details.pop()
+    bundle["introspection"]["detail_queries"] = [
+        {"operation": lost["name"], "response": bundle["introspection"]["operations_list"]}
+    ]
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == (
+        f"introspect {{query: operations, name: {lost['name']}}}: "
+        "answered the operations list instead of the detail (ignored `name`)"
+    )
