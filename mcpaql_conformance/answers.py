@@ -123,6 +123,8 @@ class Answer:
             return f"answered with JSON-RPC error {self.rpc_code} {quoted}"
         if self.kind is Kind.TEXT:
             return f"answered with plain text, not an MCP-AQL result: {quoted}"
+        if self.kind in (Kind.SUCCESS, Kind.PROSE) and self.flagless:
+            return f"answered a JSON object without a success flag (keys: {', '.join(self.keys) or 'none'})"
         if self.kind is Kind.PROSE:
             return f"succeeded with prose instead of data: {quoted}"
         if self.kind is Kind.OTHER:
@@ -156,10 +158,17 @@ def classify(response: Any) -> Answer:
     if flagless:
         flag = response.get("ok") if isinstance(response.get("ok"), bool) else None
     if flag is True:
-        return _success(response)
+        answer = _success(response)
+        if flagless:
+            return Answer(answer.kind, answer.message, warnings=answer.warnings, flagless=True, keys=_keys(response))
+        return answer
     if flag is False or response.get("error"):
         return _failure(response, flagless)
-    return Answer(Kind.OTHER, keys=tuple(str(key) for key in response)[:12])
+    return Answer(Kind.OTHER, keys=_keys(response))
+
+
+def _keys(response: dict[str, Any]) -> tuple[str, ...]:
+    return tuple(str(key) for key in response)[:12]
 
 
 def _success(response: dict[str, Any]) -> Answer:

@@ -298,11 +298,13 @@ def validate_command(bundles: tuple[Path, ...], fmt: str, strict: bool) -> int:
 
 
 @cli.command("schema")
-def schema_command() -> None:
+@click.option("--plan", "plan", is_flag=True, help="Print the capture-plan schema instead.")
+def schema_command(plan: bool) -> None:
     """Print the evidence-bundle JSON Schema (draft 2020-12), for editors and validators."""
     from mcpaql_conformance.schemas import _HERE
 
-    sys.stdout.write((_HERE / "bundle.schema.json").read_text(encoding="utf-8"))
+    name = "plan" if plan else "bundle"
+    sys.stdout.write((_HERE / f"{name}.schema.json").read_text(encoding="utf-8"))
 
 
 @cli.command()
@@ -330,8 +332,72 @@ def badge(results: Path, fmt: str, output: Path | None) -> int:
     return 0
 
 
+def capture_options(function: Any) -> Any:
+    """The options `capture` and `check` share (what to connect to, how to probe)."""
+    options = [
+        click.option("--plan", type=click.Path(path_type=Path), help="Capture plan (JSON): values, examples, cycles."),
+        click.option(
+            "--capture-dir",
+            type=click.Path(path_type=Path),
+            default=Path("capture"),
+            show_default=True,
+            help="Folder for one record per exchange, metrics.json and the server's stderr.",
+        ),
+        click.option("--timeout", type=float, default=20.0, show_default=True, help="Seconds each call may take."),
+        click.option(
+            "--concurrency",
+            type=click.IntRange(min=1),
+            default=4,
+            show_default=True,
+            help="Probes in flight at once over the one session (1: one at a time).",
+        ),
+        click.option(
+            "--allow-destructive",
+            is_flag=True,
+            help="Call DELETE/EXECUTE/destructive operations too (they may change data: use a disposable instance).",
+        ),
+        click.option("--write-plan", type=click.Path(path_type=Path), help="Also write an editable plan (JSON)."),
+        click.option("--url", help="Streamable-HTTP endpoint of a running server (instead of a command)."),
+        click.argument("command", nargs=-1, type=click.UNPROCESSED),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+def _capture_options(bundle: Path, command: tuple[str, ...], url: str | None, settings: dict[str, Any]) -> Any:
+    from mcpaql_conformance.capture.connection import Target
+    from mcpaql_conformance.capture.run import CaptureOptions
+
+    if bool(url) == bool(command):
+        raise click.UsageError("give either --url URL or a server command after --, not both or neither")
+    return CaptureOptions(
+        Target(command=command, url=url),
+        bundle,
+        settings["plan"],
+        settings["capture_dir"],
+        settings["timeout"],
+        settings["allow_destructive"],
+        settings["concurrency"],
+        settings["write_plan"],
+    )
+
+
+def _run_capture(options: Any) -> Any:
+    from mcpaql_conformance.capture.run import capture as run_capture
+
+    result = run_capture(options)
+    click.echo(
+        f"captured {result.metrics['calls']} call(s) from {result.source} over {options.target.transport}; "
+        f"records: {result.records}; {result.not_sent} probe(s) not sent (listed in capture_notes)",
+        err=True,
+    )
+    if options.write_plan is not None:
+        click.echo(f"wrote a plan to {click.format_filename(options.write_plan)}", err=True)
+    return result
+
+
 @cli.command(context_settings={"ignore_unknown_options": True})
-@click.option("--plan", type=click.Path(path_type=Path), help="Capture plan (JSON): values, examples, cycles.")
 @click.option(
     "--bundle",
     "bundle_path",
@@ -340,53 +406,21 @@ def badge(results: Path, fmt: str, output: Path | None) -> int:
     show_default=True,
     help="Where to write the evidence bundle (atomically).",
 )
-@click.option(
-    "--capture-dir",
-    type=click.Path(path_type=Path),
-    default=Path("capture"),
-    show_default=True,
-    help="Folder for one record per exchange and metrics.json.",
-)
-@click.option("--timeout", type=float, default=20.0, show_default=True, help="Seconds each call may take.")
-@click.option(
-    "--allow-destructive",
-    is_flag=True,
-    help="Send complete parameter sets to DELETE/EXECUTE/destructive operations (they may change data).",
-)
-@click.option("--url", help="Streamable-HTTP endpoint of a running server (instead of a command).")
-@click.argument("command", nargs=-1, type=click.UNPROCESSED)
-def capture(
-    plan: Path | None,
-    bundle_path: Path,
-    capture_dir: Path,
-    timeout: float,
-    allow_destructive: bool,
-    url: str | None,
-    command: tuple[str, ...],
-) -> int:
+@capture_options
+def capture(bundle_path: Path, url: str | None, command: tuple[str, ...], **settings: Any) -> int:
     """Probe a live MCP-AQL server and write an evidence bundle for `test`.
 
     Give either --url URL, or the server command after --:
 
     \b
       mcpaql-conformance capture --bundle out.json -- python -m mcpaql_conformance.demo_adapter
-    """
-    from mcpaql_conformance.capture.connection import Target
-    from mcpaql_conformance.capture.run import CaptureOptions
-    from mcpaql_conformance.capture.run import capture as run_capture
 
-    if bool(url) == bool(command):
-        raise click.UsageError("give either --url URL or a server command after --, not both or neither")
-    target = Target(command=command, url=url)
-    options = CaptureOptions(target, bundle_path, plan, capture_dir, timeout, allow_destructive)
-    result = run_capture(options)
-    notes = result.bundle.get("capture_notes") or []
-    click.echo(
-        f"captured {result.metrics['calls']} call(s) from {result.source} over {target.transport}; "
-        f"bundle: {click.format_filename(bundle_path)}; records: {result.records}; "
-        f"{len(notes)} probe(s) not sent (listed in capture_notes)",
-        err=True,
-    )
+    Once the MCP handshake is done a bundle is written and the exit code is 0, however the
+    server deviates: the verdict is `test`'s (or use `check`).
+    """
+    options = _capture_options(bundle_path, command, url, settings)
+    _run_capture(options)
+    click.echo(f"bundle: {click.format_filename(bundle_path)}", err=True)
     click.echo(f"next: mcpaql-conformance test {click.format_filename(bundle_path)} --level 1", err=True)
     return 0
 

@@ -54,8 +54,13 @@ class Readings:
         """``read `element_name` as the operation name (76 operation(s): a, b, c, d, e (+71 more))``."""
         lines = []
         for reading, names in self.taken.items():
-            shown = ", ".join(names[:limit]) + (f" (+{len(names) - limit} more)" if len(names) > limit else "")
-            lines.append(f"{reading} ({len(names)} {what}(s): {shown})")
+            unique = [name for name in dict.fromkeys(names) if name]
+            if not unique:  # a reading of a whole answer, not of entries
+                lines.append(reading)
+                continue
+            shown = ", ".join(unique[:limit]) + (f" (+{len(unique) - limit} more)" if len(unique) > limit else "")
+            count = f"{len(unique)} {what}(s)" if what else str(len(unique))
+            lines.append(f"{reading} ({count}: {shown})")
         return lines
 
     def __bool__(self) -> bool:
@@ -86,11 +91,13 @@ def category_of(entry: Any) -> tuple[str | None, str | None]:
             category = value.strip().upper()
             if key == "semantic_category" and value == category:
                 return category, None
-            return category, f"read `{key}` {value!r} as the semantic category {category}"
+            if key == "semantic_category":
+                return category, "read a `semantic_category` in another case or spacing as the semantic category"
+            return category, f"read `{key}` as the semantic category"
     endpoint = entry.get("endpoint")
     if isinstance(endpoint, str) and endpoint.strip().upper() in CRUDE_CATEGORIES:
         category = endpoint.strip().upper()
-        return category, f"read `endpoint` {endpoint!r} as the semantic category (no `semantic_category`)"
+        return category, "read the CRUDE word in `endpoint` as the semantic category (no `semantic_category`)"
     return None, None
 
 
@@ -185,7 +192,7 @@ def operations_of(answer: Any) -> tuple[list[JsonObject] | None, Readings]:
         return None, readings
     for reading in (how, where):
         if reading:
-            readings.add(reading, "the operations list")
+            readings.add(reading, "")
     return _ungrouped(entries, readings), readings
 
 
@@ -216,7 +223,7 @@ def types_of(answer: Any) -> tuple[list[JsonObject] | None, Readings]:
         return None, readings
     for reading in (how, where):
         if reading:
-            readings.add(reading, "the types list")
+            readings.add(reading, "")
     return [entry for entry in entries if isinstance(entry, dict)], readings
 
 

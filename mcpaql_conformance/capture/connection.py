@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import tempfile
 import time
 from collections.abc import AsyncIterator
@@ -43,6 +44,9 @@ class Answer:
     milliseconds: float
 
 
+MAX_TOOL_PAGES = 20  # a server cannot page tools/list forever
+
+
 class Connection:
     """A live ClientSession with per-call time limits."""
 
@@ -52,11 +56,24 @@ class Connection:
         self.server = server
         self.tools: list[str] = []
 
-    async def list_tools(self) -> list[str]:
-        with _deadline(self.timeout, "tools/list"):
-            result = await self.session.list_tools()
-        self.tools = [tool.name for tool in result.tools]
-        return self.tools
+    async def list_tools(self) -> list[dict[str, Any]]:
+        """Every tool as tools/list gives it: {name, description, inputSchema}."""
+        from mcp import types
+
+        tools: list[dict[str, Any]] = []
+        cursor: str | None = None
+        for _ in range(MAX_TOOL_PAGES):
+            params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+            with _deadline(self.timeout, "tools/list"):
+                result = await self.session.list_tools(params=params)
+            for tool in result.tools:
+                schema = tool.input_schema if isinstance(getattr(tool, "input_schema", None), dict) else {}
+                tools.append({"name": tool.name, "description": tool.description, "inputSchema": schema})
+            cursor = getattr(result, "next_cursor", None)
+            if not cursor:
+                break
+        self.tools = [tool["name"] for tool in tools]
+        return tools
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> Answer:
         """Call a tool; MCP-level errors are answers too (recorded, judged later). A hang is fatal."""
@@ -103,29 +120,33 @@ def _deadline(seconds: float, what: str) -> Any:
         raise CaptureError(f"the server did not answer {what} within {seconds:g} s") from None
 
 
+def server_log() -> Any:
+    """A file that collects the server's stderr (read back for errors and the records)."""
+    return tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+
+
 @contextlib.asynccontextmanager
-async def connect(target: Target, timeout: float) -> AsyncIterator[Connection]:
+async def connect(target: Target, timeout: float, errlog: Any) -> AsyncIterator[Connection]:
     """Open the transport and an initialised session; every failure becomes a CaptureError."""
     from mcp.client.session import ClientSession
 
     in_body = False
-    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
-        try:
-            async with _transport(target, errlog) as (read, write), ClientSession(read, write) as session:
-                with _deadline(timeout, "initialize"):
-                    init = await session.initialize()
-                info = init.server_info
-                in_body = True
-                yield Connection(session, timeout, {"name": info.name, "version": info.version})
-        except CaptureError:
-            raise
-        except Exception as exc:  # the SDK wraps transport faults in exception groups
-            leaf = _leaf(exc)
-            if isinstance(leaf, CaptureError):
-                raise leaf from None
-            if in_body and not isinstance(leaf, OSError | EOFError | anyio.BrokenResourceError):
-                raise leaf from None  # the capture's own error, not the transport's
-            raise CaptureError(_explain(target, exc, _tail(errlog))) from None
+    try:
+        async with _transport(target, errlog) as (read, write), ClientSession(read, write) as session:
+            with _deadline(timeout, "initialize"):
+                init = await session.initialize()
+            info = init.server_info
+            in_body = True
+            yield Connection(session, timeout, {"name": info.name, "version": info.version})
+    except CaptureError:
+        raise
+    except Exception as exc:  # the SDK wraps transport faults in exception groups
+        leaf = _leaf(exc)
+        if isinstance(leaf, CaptureError):
+            raise leaf from None
+        if in_body and not isinstance(leaf, OSError | EOFError | anyio.BrokenResourceError):
+            raise leaf from None  # the capture's own error, not the transport's
+        raise CaptureError(_explain(target, exc, telling_lines(read_log(errlog)))) from None
 
 
 @contextlib.asynccontextmanager
@@ -144,18 +165,42 @@ async def _transport(target: Target, errlog: Any) -> AsyncIterator[Any]:
         yield streams
 
 
-def _tail(errlog: Any, limit: int = 300) -> str:
+MAX_LOG = 1_000_000  # characters of the server's stderr kept
+
+
+def read_log(errlog: Any) -> str:
+    """What the server wrote to stderr so far (at most MAX_LOG characters)."""
     with contextlib.suppress(OSError, ValueError):
         errlog.flush()
         errlog.seek(0)
-        lines = [line for line in errlog.read().splitlines() if line.strip()]
-        return plain(lines[-1], max_len=limit) if lines else ""
+        text: str = errlog.read(MAX_LOG)
+        errlog.seek(0, 2)
+        return text
     return ""
+
+
+_TELLING = re.compile(r"error|exception|traceback|fatal|failed|cannot|can't|not found|denied|refused|invalid", re.I)
+_TRIVIAL = re.compile(r"[\W_]*")
+
+
+def telling_lines(log: str, limit: int = 300) -> str:
+    """The most telling stderr line: the first that names an error (a traceback's last line,
+    which names the exception, beside it), else the last line with any words in it."""
+    lines = [line.strip() for line in log.splitlines() if not _TRIVIAL.fullmatch(line.strip())]
+    if not lines:
+        return ""
+    first = next((i for i, line in enumerate(lines) if _TELLING.search(line)), None)
+    if first is None:
+        return plain(lines[-1], max_len=limit)
+    chosen = [lines[first]]
+    if lines[first].startswith("Traceback") and lines[-1] != lines[first]:
+        chosen.append(lines[-1])  # Python names the exception on the traceback's last line
+    return " / ".join(plain(line, max_len=limit) for line in chosen)
 
 
 def _explain(target: Target, exc: BaseException, stderr: str) -> str:
     leaf = _leaf(exc)
-    said = f" (its last stderr line: {stderr})" if stderr else ""
+    said = f" (its stderr: {stderr})" if stderr else ""
     if isinstance(leaf, FileNotFoundError):
         return f"cannot start the server: command not found: {plain(target.command[0])}"
     if isinstance(leaf, PermissionError):

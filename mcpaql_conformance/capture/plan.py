@@ -1,52 +1,50 @@
-"""Capture plans: example requests, round-trip cycles, constraints and plan values.
+"""Capture plans: values, example requests, round-trip and constraint cycles.
 
-A plan is JSON::
-
-    {
-      "implementation": "my-adapter",                      # optional name override
-      "values": {"create_note.title": "Plan title", "note_id": "n1"},   # used instead of synthesised values
-      "env": {"api_key": "NOTES_API_KEY"},                 # values read from the environment, redacted
-      "examples": [{"operation": "list_notes", "_description": "...", "params": {...}}],
-      "create_read": [{"name": "...", "create": {...}, "read": {...}}],
-      "update_read": [{"name": "...", "create": {...}, "update": {...}, "read": {...}}],
-      "constraints": [{"name": "...", "create": {...}, "attempt": {...}, "documented": true}]
-    }
-
-A step is ``{"operation": NAME, "params": {...}}``; a string "${create.data.note_id}"
-inside a later step's params is replaced by that path of the named earlier step's
-answer. Any cycle may start with a "setup" step (e.g. create what a copy operation
-copies) and may give its own "expected_fields"; otherwise the fields expected back
-are the create step's parameters (create_read) or those the update did not touch
-(update_read).
+The format is our JSON Schema ``schemas/plan.schema.json`` (``mcpaql-conformance schema
+--plan``; the README's "Capture plans" section explains it). Plans are validated
+strictly: an unknown key, or an operation the server does not list, is a configuration
+error with a did-you-mean, because a typo would otherwise silently drop a cycle.
+``write_plan`` writes an editable plan from what a capture learned.
 """
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import orjson
 
 from mcpaql_conformance.errors import ConfigError
-from mcpaql_conformance.jsonio import load_json_file
+from mcpaql_conformance.jsonio import load_json_file, write_atomic
 from mcpaql_conformance.sanitize import plain
+from mcpaql_conformance.schemas import json_path, plan_schema, schema_document
 from mcpaql_conformance.values import MISSING, resolve_path
 
+if TYPE_CHECKING:
+    from mcpaql_conformance.capture.cycles import Inferred
+    from mcpaql_conformance.capture.live import Live
+
 JsonObject = dict[str, Any]
+PLAN_SCHEMA_ID = "https://mcpaql-conformance.dev/schemas/plan.schema.json"
 _REFERENCE = re.compile(r"^\$\{([a-z]+)\.([A-Za-z0-9_.]+)\}$")
-_STEP_KEYS = {"create_read": ("create", "read"), "update_read": ("create", "update", "read")}
+CYCLES = {"create_read": "CreateRead", "update_read": "UpdateRead", "constraints": "Constraint"}
 
 
 @dataclass
 class Plan:
     implementation: str | None = None
     values: JsonObject = field(default_factory=dict)
-    secrets: dict[str, str] = field(default_factory=dict)  # parameter name -> value from the environment
+    secrets: dict[str, str] = field(default_factory=dict)  # parameter key -> value from the environment
+    env: dict[str, str] = field(default_factory=dict)  # parameter key -> variable name
     examples: list[JsonObject] = field(default_factory=list)
     create_read: list[JsonObject] = field(default_factory=list)
     update_read: list[JsonObject] = field(default_factory=list)
     constraints: list[JsonObject] = field(default_factory=list)
+    source: str = "<plan>"
 
     def value_for(self, operation: str, parameter: str) -> Any:
         for key in (f"{operation}.{parameter}", parameter):
@@ -65,28 +63,82 @@ def load_plan(path: Path | None) -> Plan:
     data = load_json_file(path, "plan")
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: $: expected a JSON object (a capture plan)")
-    plan = Plan(implementation=_optional_str(data, "implementation", source))
-    plan.values = _object(data, "values", source)
-    for parameter, variable in _object(data, "env", source).items():
-        if not isinstance(variable, str) or variable not in os.environ:
+    _check_keys(data, source)
+    reason = plan_schema().shape_error(data)
+    if reason is not None:
+        raise ConfigError(f"{source}: {reason}")
+    plan = Plan(implementation=data.get("implementation"), values=dict(data.get("values", {})), source=source)
+    for parameter, variable in data.get("env", {}).items():
+        if variable not in os.environ:
             raise ConfigError(
-                f"{source}: $.env.{plain(parameter)}: environment variable {plain(str(variable))} is not set"
+                f"{source}: $.env.{plain(parameter)}: environment variable {plain(variable)} is not set"
             )
         plan.secrets[parameter] = os.environ[variable]
-    plan.examples = [_step(item, f"$.examples[{i}]", source) for i, item in enumerate(_list(data, "examples", source))]
-    for key, steps in (*_STEP_KEYS.items(), ("constraints", ("create", "attempt"))):
-        cycles = []
-        for index, cycle in enumerate(_list(data, key, source)):
-            where = f"$.{key}[{index}]"
-            if not isinstance(cycle, dict) or not isinstance(cycle.get("name"), str):
-                raise ConfigError(f"{source}: {where}: expected an object with a string 'name'")
-            for step in ("setup", *steps) if "setup" in cycle else steps:
-                _step(cycle.get(step), f"{where}.{step}", source)
-            if not isinstance(cycle.get("expected_fields", {}), dict):
-                raise ConfigError(f"{source}: {where}.expected_fields: expected an object")
-            cycles.append(cycle)
-        setattr(plan, key, cycles)
+        plan.env[parameter] = variable
+    plan.examples = list(data.get("examples", []))
+    for key in CYCLES:
+        setattr(plan, key, list(data.get(key, [])))
     return plan
+
+
+def _check_keys(data: JsonObject, source: str) -> None:
+    """Unknown keys anywhere in the plan, each with the closest known key."""
+    document = schema_document("plan")
+    _known(data, set(document["properties"]), "$", source)
+    steps = set(document["$defs"]["Step"]["properties"])
+    for index, example in enumerate(_entries(data, "examples")):
+        if isinstance(example, dict):
+            _known(example, steps, json_path(["examples", index]), source)
+    for key, definition in CYCLES.items():
+        allowed = document["$defs"][definition]["properties"]
+        for index, cycle in enumerate(_entries(data, key)):
+            if not isinstance(cycle, dict):
+                continue
+            where = json_path([key, index])
+            _known(cycle, set(allowed), where, source)
+            for step, spec in allowed.items():
+                if "$ref" in spec and spec["$ref"].endswith("/Step") and isinstance(cycle.get(step), dict):
+                    _known(cycle[step], steps, f"{where}.{step}", source)
+
+
+def _entries(data: JsonObject, key: str) -> list[Any]:
+    value = data.get(key)
+    return value if isinstance(value, list) else []
+
+
+def _known(value: JsonObject, allowed: set[str], where: str, source: str) -> None:
+    for key in value:
+        if key not in allowed:
+            raise ConfigError(f"{source}: {where}: unknown key {plain(key)!r}{did_you_mean(key, allowed)}")
+
+
+def did_you_mean(word: str, choices: Any) -> str:
+    close = difflib.get_close_matches(word, sorted(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def check_plan_operations(plan: Plan, operations: list[str]) -> None:
+    """Every operation the plan names must be one the server lists (a ConfigError otherwise)."""
+    known = set(operations)
+    for where, name in _plan_operations(plan):
+        if name not in known:
+            raise ConfigError(
+                f"{plan.source}: {where}: the server lists no operation {plain(name)!r}{did_you_mean(name, known)}"
+            )
+
+
+def _plan_operations(plan: Plan) -> list[tuple[str, str]]:
+    found = [(f"$.examples[{i}].operation", e["operation"]) for i, e in enumerate(plan.examples)]
+    for key in CYCLES:
+        for index, cycle in enumerate(getattr(plan, key)):
+            for step, spec in cycle.items():
+                if isinstance(spec, dict) and isinstance(spec.get("operation"), str):
+                    found.append((f"$.{key}[{index}].{step}.operation", spec["operation"]))
+    for section, keys in (("values", plan.values), ("env", plan.env)):
+        for key in keys:
+            if "." in key:
+                found.append((f"$.{section}[{orjson.dumps(key).decode()}]", key.split(".", 1)[0]))
+    return found
 
 
 def substitute(params: JsonObject, answers: dict[str, Any]) -> JsonObject:
@@ -103,30 +155,53 @@ def substitute(params: JsonObject, answers: dict[str, Any]) -> JsonObject:
     return result
 
 
-def _step(value: Any, where: str, source: str) -> JsonObject:
-    if not isinstance(value, dict) or not isinstance(value.get("operation"), str):
-        raise ConfigError(f"{source}: {where}: expected a step {{operation, params}}")
-    if not isinstance(value.get("params", {}), dict):
-        raise ConfigError(f"{source}: {where}.params: expected an object")
-    return value
+# --- writing a plan -------------------------------------------------------------------------------
 
 
-def _object(data: JsonObject, key: str, source: str) -> JsonObject:
-    value = data.get(key, {})
-    if not isinstance(value, dict):
-        raise ConfigError(f"{source}: $.{key}: expected an object")
-    return value
+def write_plan(path: Path, live: Live, inferred: Inferred) -> None:
+    """An editable plan from what the capture learned: every operation's parameters with the
+    values capture used, one example per operation, the inferred cycles, and `env`
+    placeholders for sensitive parameters (never their values)."""
+    from mcpaql_conformance.capture.probes import value
+
+    values: JsonObject = {}
+    env: dict[str, str] = {}
+    examples: list[JsonObject] = []
+    for op in live.operations:
+        for parameter in op.parameters or []:
+            key = f"{op.name}.{parameter['name']}"
+            if (op.name, parameter["name"]) in live.redactor.sensitive:
+                env[key] = live.plan.env.get(key) or _variable(key)
+            else:
+                values[key] = value(live, op.name, parameter)
+        params = {p["name"]: values[f"{op.name}.{p['name']}"] for p in op.required if f"{op.name}.{p['name']}" in values}
+        examples.append({"operation": op.name, "_description": f"{op.name} with its required parameters", "params": params})
+    plan: JsonObject = {"$schema": PLAN_SCHEMA_ID, "implementation": live.writer.implementation}
+    plan["values"] = values
+    if env:
+        plan["env"] = env
+    plan["examples"] = examples
+    plan["create_read"] = [*live.plan.create_read, *_without_sensitive(live, inferred.create_read)]
+    plan["update_read"] = [*live.plan.update_read, *_without_sensitive(live, inferred.update_read)]
+    plan["constraints"] = list(live.plan.constraints)
+    write_atomic(path, orjson.dumps(live.redactor.value(plan), option=orjson.OPT_INDENT_2).decode() + "\n")
 
 
-def _list(data: JsonObject, key: str, source: str) -> list[Any]:
-    value = data.get(key, [])
-    if not isinstance(value, list):
-        raise ConfigError(f"{source}: $.{key}: expected an array")
-    return value
+def _variable(key: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "_", key).strip("_").upper() or "SECRET"
 
 
-def _optional_str(data: JsonObject, key: str, source: str) -> str | None:
-    value = data.get(key)
-    if value is not None and not isinstance(value, str):
-        raise ConfigError(f"{source}: $.{key}: expected a string")
-    return value
+def _without_sensitive(live: Live, cycles: list[JsonObject]) -> list[JsonObject]:
+    """Cycles as written to a plan: sensitive parameters are left out of the steps (the `env`
+    section holds their variables)."""
+    cleaned = []
+    for cycle in cycles:
+        copy = dict(cycle)
+        for step, spec in cycle.items():
+            if isinstance(spec, dict) and "operation" in spec:
+                params = {
+                    k: v for k, v in spec.get("params", {}).items() if (spec["operation"], k) not in live.redactor.sensitive
+                }
+                copy[step] = {**spec, "params": params}
+        cleaned.append(copy)
+    return cleaned

@@ -1,18 +1,31 @@
-"""Probe a connected MCP-AQL server the way the conformance tests describe, keeping every exchange."""
+"""Per-operation probes (required, unknown, accepted, default, routing), plan examples and the
+batch. Independent probes go out together; evidence is kept in plan order."""
 
 from __future__ import annotations
 
-import datetime as dt
-import time
-from dataclasses import dataclass, field
+import re
+from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
-from mcpaql_conformance.capture.connection import Answer, CaptureError, Connection
-from mcpaql_conformance.capture.plan import Plan, substitute
-from mcpaql_conformance.capture.records import Exchange, RecordWriter
-from mcpaql_conformance.capture.redact import Redactor
+from mcpaql_conformance.answers import classify
+from mcpaql_conformance.capture.discovery import CRUDE_FAMILIES, Operation
+from mcpaql_conformance.capture.live import (
+    DESTRUCTIVE,
+    NOT_APPLICABLE,
+    PHASE_BATCH,
+    PHASE_EXAMPLES,
+    PHASE_PROBES,
+    PLAN,
+    UNKNOWN_PARAMETERS,
+    Findings,
+    Live,
+    gather,
+    note,
+)
+from mcpaql_conformance.capture.safety import HOW_TO_PROBE, tool_is_destructive
 from mcpaql_conformance.capture.values import matches_type, synthesise
-from mcpaql_conformance.checks.base import CRUDE_ENDPOINTS as CRUDE
+from mcpaql_conformance.reading import SINGLE
 from mcpaql_conformance.values import MISSING
 
 JsonObject = dict[str, Any]
@@ -20,442 +33,238 @@ UNKNOWN_PROBE = "zz_conformance_probe"
 SENSITIVE_PROBE = "conformance-probe-secret-value"
 # Parameters adapters commonly accept without documenting them (Introspection Completeness).
 CROSS_CUTTING = ("fields", "limit", "offset", "cursor", "sort", "filter", "query", "include_deleted", "priority")
+MAX_DISCOVERY = 8  # required parameters discovered from refusals, at most, per operation
 
 
-@dataclass
-class Evidence:
-    """The bundle sections as they are filled in."""
+@dataclass(frozen=True)
+class Probe:
+    """One planned call of an operation."""
 
-    operations_list: Any = None
-    types_list: Any = None
-    details: list[JsonObject] = field(default_factory=list)
-    accepted: dict[str, list[str]] = field(default_factory=dict)
-    missing_required: list[JsonObject] = field(default_factory=list)
-    unknown_parameter: list[JsonObject] = field(default_factory=list)
-    optional_defaults: list[JsonObject] = field(default_factory=list)
-    error_tests: list[JsonObject] = field(default_factory=list)
-    routing_tests: list[JsonObject] = field(default_factory=list)
-    valid_requests: list[JsonObject] = field(default_factory=list)
-    round_trip_tests: list[JsonObject] = field(default_factory=list)
-    update_preservation_tests: list[JsonObject] = field(default_factory=list)
-    constraint_tests: list[JsonObject] = field(default_factory=list)
-    batch_example: Any = None
-    notes: list[JsonObject] = field(default_factory=list)
+    kind: str  # missing_required | unknown_parameter | accepted_parameters | optional_defaults | routing
+    description: str
+    params: JsonObject
+    parameter: str | None = None
+    tool: str | None = None  # another tool than the operation's own (routing)
 
 
-class Prober:
-    """Drives one connection through every probe; never sends a complete parameter set to a
-    destructive operation unless ``allow_destructive``."""
-
-    def __init__(
-        self, connection: Connection, plan: Plan, writer: RecordWriter, redactor: Redactor, allow_destructive: bool
-    ) -> None:
-        self.conn = connection
-        self.plan = plan
-        self.writer = writer
-        self.redactor = redactor
-        self.allow_destructive = allow_destructive
-        self.evidence = Evidence()
-        self.modes: list[str] = []
-        self.introspect_tool = ""
-
-    # --- plumbing ----------------------------------------------------------------
-
-    def note(self, operation: str | None, probe: str, reason: str) -> None:
-        self.evidence.notes.append({"operation": operation, "probe": probe, "reason": reason})
-
-    async def send(self, tool: str, arguments: JsonObject, operation: str, probe: str, description: str) -> Any:
-        """One call, recorded (redacted); returns the redacted response. A timeout is recorded
-        before it ends the capture."""
-        params = arguments.get("params", arguments)
-        if isinstance(params, dict):  # a server may echo a sensitive value: mask it wherever it shows
-            for key, value in params.items():
-                if (operation, key) in self.redactor.sensitive and isinstance(value, str):
-                    self.redactor.add_secret(value)
-        started = time.perf_counter()
-        try:
-            answer = await self.conn.call(tool, arguments)
-        except CaptureError as exc:
-            answer = Answer({"_timeout": str(exc)}, "timeout", (time.perf_counter() - started) * 1000)
-            self.record(tool, params, operation, probe, description, answer)
-            raise
-        return self.record(tool, params, operation, probe, description, answer)
-
-    def record(self, tool: str, params: Any, operation: str, probe: str, description: str, answer: Answer) -> Any:
-        """Add one exchange (redacted) to the records; returns the redacted response."""
-        params = self.redactor.params(operation, params) if isinstance(params, dict) else params
-        response = self.redactor.value(answer.response)
-        self.writer.add(
-            Exchange(
-                index=len(self.writer.exchanges),
-                operation=operation,
-                tool=tool,
-                probe=probe,
-                description=description,
-                params=params,
-                response=response,
-                milliseconds=answer.milliseconds,
-                timestamp=dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds"),
-                outcome=answer.outcome,
-            )
-        )
-        return response
-
-    async def op(self, detail: JsonObject, params: JsonObject, probe: str, description: str, tool: str = "") -> Any:
-        name = detail["name"]
-        return await self.send(
-            tool or self.tool_for(detail), {"operation": name, "params": params}, name, probe, description
-        )
-
-    # --- discovery ---------------------------------------------------------------
-
-    def detect_modes(self, tools: list[str]) -> None:
-        crude = [t for t in tools if t in {f"mcp_aql_{e}" for e in CRUDE}]
-        custom = sorted(t.removeprefix("mcp_aql_") for t in tools if t.startswith("mcp_aql_") and t not in crude)
-        self.modes = (["crude"] if crude else []) + (["single"] if "mcp_aql" in tools else []) + custom
-        if not self.modes:
-            from mcpaql_conformance.capture.connection import CaptureError
-
-            listed = ", ".join(tools[:10]) or "none"
-            raise CaptureError(f"the server exposes no MCP-AQL tool (mcp_aql or mcp_aql_*); its tools: {listed}")
-
-    async def introspect(self) -> list[str]:
-        from mcpaql_conformance.capture.connection import CaptureError
-
-        candidates: list[str] = [t for t in ("mcp_aql_read", "mcp_aql") if t in self.conn.tools]
-        candidates += [t for t in self.conn.tools if t.startswith("mcp_aql_") and t not in candidates]
-        for tool in candidates:
-            answer = await self.send(
-                tool, _introspect_args("operations"), "introspect", "introspection", "list operations"
-            )
-            names = _operation_names(answer)
-            if names is not None:
-                self.introspect_tool = tool
-                self.evidence.operations_list = answer
-                break
-        else:
-            raise CaptureError("the server has no working introspect {query: operations} on " + ", ".join(candidates))
-        self.evidence.types_list = await self.send(
-            self.introspect_tool, _introspect_args("types"), "introspect", "introspection", "list types"
-        )
-        for name in names:
-            answer = await self.send(
-                self.introspect_tool,
-                _introspect_args("operations", name),
-                "introspect",
-                "introspection",
-                f"describe {name}",
-            )
-            detail = answer.get("data", {}).get("operation") if isinstance(answer.get("data"), dict) else None
-            if isinstance(detail, dict) and isinstance(detail.get("name"), str):
-                self.evidence.details.append(detail)
-                self.redactor.sensitive |= {
-                    (detail["name"], p["name"]) for p in _params(detail) if p.get("sensitive") is True
-                }
-            else:
-                self.note(name, "introspection", "introspect {query: operations, name} gave no operation detail")
-        return names
-
-    def tool_for(self, detail: JsonObject) -> str:
-        endpoint = str(detail.get("endpoint", "")).lower()
-        if "crude" in self.modes and endpoint in CRUDE:
-            return f"mcp_aql_{endpoint}"
-        if detail.get("mcpTool") in self.conn.tools:
-            return str(detail["mcpTool"])
-        if "mcp_aql" in self.conn.tools:
-            return "mcp_aql"
-        return f"mcp_aql_{endpoint}" if f"mcp_aql_{endpoint}" in self.conn.tools else self.introspect_tool
-
-    # --- per-operation probes ------------------------------------------------------
-
-    def destructive(self, detail: JsonObject) -> bool:
-        """Fail safe: destructive unless the operation is clearly a READ, CREATE or UPDATE that
-        does not say destructive, on an endpoint that is not delete or execute."""
-        permissions: JsonObject = detail["permissions"] if isinstance(detail.get("permissions"), dict) else {}
-        category = str(detail.get("semantic_category", "")).upper()
-        endpoint = str(detail.get("endpoint", "")).lower()
-        if permissions.get("destructive") is True or category in ("DELETE", "EXECUTE"):
-            return True
-        if endpoint in ("delete", "execute") or self.tool_for(detail) in ("mcp_aql_delete", "mcp_aql_execute"):
-            return True
-        return category not in ("READ", "CREATE", "UPDATE") and permissions.get("readOnly") is not True
-
-    def value(self, detail: JsonObject, parameter: JsonObject) -> Any:
-        planned = self.plan.value_for(detail["name"], parameter["name"])
-        if planned is not MISSING:
-            return planned
-        if parameter.get("sensitive") is True:
-            return SENSITIVE_PROBE  # distinctive, so that masking it cannot hit other text
-        return synthesise(parameter)
-
-    def required_params(self, detail: JsonObject) -> JsonObject:
-        return {p["name"]: self.value(detail, p) for p in _required(detail)}
-
-    def safe(self, detail: JsonObject, params: JsonObject, probe: str) -> JsonObject | None:
-        """``params`` if they may be sent; for a destructive operation without permission,
-        the set minus one required parameter (so nothing can run), or None."""
-        if self.allow_destructive or not self.destructive(detail):
-            return params
-        required = [p["name"] for p in _required(detail) if p["name"] in params]
-        if not required:
-            self.note(
-                detail["name"],
-                probe,
-                "destructive operation with no required parameter to withhold; pass --allow-destructive to probe it",
-            )
-            return None
-        return {k: v for k, v in params.items() if k != required[0]}
-
-    async def probe_operation(self, detail: JsonObject) -> None:
-        name = detail["name"]
-        base = self.required_params(detail)
-        for parameter in _required(detail):
-            params = {k: v for k, v in base.items() if k != parameter["name"]}
-            response = await self.op(detail, params, "missing_required", f"omit required {parameter['name']}")
-            case = {"operation": name, "parameter": parameter["name"], "response": response}
-            self.evidence.missing_required.append(case)
-            self.evidence.error_tests.append(
-                {
-                    "name": f"missing-{name}-{parameter['name']}",
-                    "must_mention": [parameter["name"]],
-                    "response": response,
-                }
-            )
-        await self.probe_unknown(detail, base)
-        await self.probe_accepted(detail)
-        await self.probe_defaults(detail, base)
-        await self.probe_routing(detail, base)
-
-    async def probe_unknown(self, detail: JsonObject, base: JsonObject) -> None:
-        params = self.safe(detail, {**base, UNKNOWN_PROBE: "probe"}, "unknown_parameter")
-        if params is None:
-            return
-        response = await self.op(detail, params, "unknown_parameter", f"add unknown {UNKNOWN_PROBE}")
-        case = {"operation": detail["name"], "parameter": UNKNOWN_PROBE, "response": response}
-        self.evidence.unknown_parameter.append(case)
-        self.evidence.error_tests.append(
-            {"name": f"unknown-{detail['name']}", "must_mention": [UNKNOWN_PROBE], "response": response}
-        )
-
-    async def probe_accepted(self, detail: JsonObject) -> None:
-        """Documented parameters, then common undocumented ones, one request each set."""
-        name = detail["name"]
-        documented = {p["name"]: self.value(detail, p) for p in _params(detail)}
-        accepted: list[str] = []
-        params = self.safe(detail, dict(documented), "accepted_parameters")
-        if params is not None:
-            response = await self.op(detail, params, "accepted_parameters", "every documented parameter")
-            accepted += [p for p in params if not _rejects_as_unknown(response, p)]
-            # A parameter withheld for safety is a required one: the missing-parameter probe
-            # shows the server knows it.
-            accepted += [p for p in documented if p not in params]
-        if self.destructive(detail) and not self.allow_destructive:
-            self.note(name, "accepted_parameters", "undocumented parameters not probed: a destructive operation "
-                      "only gets incomplete requests (pass --allow-destructive)")
-        else:
-            for extra in (p for p in CROSS_CUTTING if p not in documented):
-                extra_params = {**self.required_params(detail), extra: _cross_value(extra)}
-                response = await self.op(detail, extra_params, "accepted_parameters", f"undocumented {extra}")
-                if _accepted(response, extra):
-                    accepted.append(extra)
-        self.evidence.accepted[name] = list(dict.fromkeys(accepted))
-
-    async def probe_defaults(self, detail: JsonObject, base: JsonObject) -> None:
-        for parameter in (p for p in _params(detail) if "default" in p and p.get("required") is not True):
-            if self.destructive(detail) and not self.allow_destructive:
-                self.note(
-                    detail["name"],
-                    "optional_defaults",
-                    f"destructive operation: default of {parameter['name']} not observed (pass --allow-destructive)",
-                )
-                continue
-            response = await self.op(detail, dict(base), "optional_defaults", f"omit optional {parameter['name']}")
-            path = _find_value(response, parameter["name"], parameter["default"])
-            if path is None:
-                self.note(
-                    detail["name"],
-                    "optional_defaults",
-                    f"the answer shows no '{parameter['name']}' field to observe its default in",
-                )
-                continue
-            self.evidence.optional_defaults.append(
-                {
-                    "operation": detail["name"],
-                    "parameter": parameter["name"],
-                    "expected_value_path": path,
-                    "expected_value": parameter["default"],
-                    "response": response,
-                }
-            )
-
-    async def probe_routing(self, detail: JsonObject, base: JsonObject) -> None:
-        if "crude" not in self.modes:
-            return
-        right = self.tool_for(detail)
-        wrong = next(
-            (f"mcp_aql_{e}" for e in CRUDE if f"mcp_aql_{e}" in self.conn.tools and f"mcp_aql_{e}" != right), None
-        )
-        if wrong is None:
-            return
-        params = self.safe(detail, dict(base), "routing")
-        if params is None:
-            return
-        response = await self.op(detail, params, "routing", f"send to the wrong endpoint {wrong}", tool=wrong)
-        self.evidence.routing_tests.append({"operation": detail["name"], "tool": wrong, "response": response})
-
-    # --- plan-driven probes ----------------------------------------------------------
-
-    async def run_examples(self, details: dict[str, JsonObject]) -> None:
-        for example in self.plan.examples:
-            detail = details.get(example["operation"])
-            params = example.get("params", {})
-            problem = _invalid_example(detail, params)
-            if problem is None and detail is not None and self.destructive(detail) and not self.allow_destructive:
-                problem = "destructive operation (pass --allow-destructive)"
-            if problem is not None or detail is None:
-                self.note(example["operation"], "example", f"not sent: {problem}")
-                continue
-            description = str(example.get("_description", "plan example"))
-            response = await self.op(detail, params, "example", description)
-            self.evidence.valid_requests.append(
-                {
-                    "operation": detail["name"],
-                    "_description": description,
-                    "params": self.redactor.params(detail["name"], params),
-                    "response": response,
-                }
-            )
-
-    async def run_cycles(self, details: dict[str, JsonObject]) -> None:
-        for cycle in self.plan.create_read:
-            steps = await self._steps(details, cycle, ("create", "read"))
-            if steps is not None:
-                read = steps[-1]
-                fields = cycle.get("expected_fields") or {
-                    f"data.{k}": v for k, v in self.echoed(cycle["create"]).items()
-                }
-                self.evidence.round_trip_tests.append(
-                    {
-                        "name": cycle["name"],
-                        "operation": cycle["create"]["operation"],
-                        "expected_fields": self.redactor.value(fields),
-                        "read_response": read,
-                    }
-                )
-        for cycle in self.plan.update_read:
-            steps = await self._steps(details, cycle, ("create", "update", "read"))
-            if steps is not None:
-                changed = set(cycle["update"].get("params", {}).get("input", {}))
-                kept = cycle.get("expected_fields") or {
-                    f"data.{k}": v for k, v in self.echoed(cycle["create"]).items() if k not in changed
-                }
-                self.evidence.update_preservation_tests.append(
-                    {
-                        "name": cycle["name"],
-                        "operation": cycle["update"]["operation"],
-                        "preserved_fields": self.redactor.value(kept),
-                        "read_response": steps[-1],
-                    }
-                )
-        for cycle in self.plan.constraints:
-            steps = await self._steps(details, cycle, ("create", "attempt"))
-            if steps is not None:
-                self.evidence.constraint_tests.append(
-                    {"name": cycle["name"], "documented": cycle.get("documented") is True, "response": steps[-1]}
-                )
-
-    def echoed(self, step: JsonObject) -> JsonObject:
-        """A step's parameters a read is expected to give back: not the sensitive ones."""
-        operation = step["operation"]
-        return {k: v for k, v in step.get("params", {}).items() if (operation, k) not in self.redactor.sensitive}
-
-    async def _steps(
-        self, details: dict[str, JsonObject], cycle: JsonObject, names: tuple[str, ...]
-    ) -> list[Any] | None:
-        names = ("setup", *names) if "setup" in cycle else names
-        for step in names:
-            detail = details.get(cycle[step]["operation"])
-            if detail is None:
-                self.note(cycle[step]["operation"], cycle["name"], "operation not in introspection: cycle skipped")
-                return None
-            if self.destructive(detail) and not self.allow_destructive:
-                self.note(detail["name"], cycle["name"], "destructive step: cycle skipped (pass --allow-destructive)")
-                return None
-        answers: dict[str, Any] = {}
-        for step in names:
-            detail = details[cycle[step]["operation"]]
-            params = substitute(cycle[step].get("params", {}), answers)
-            answers[step] = await self.op(detail, params, cycle["name"], f"{cycle['name']}: {step}")
-        return list(answers.values())
-
-    async def probe_batch(self) -> None:
-        if "mcp_aql" not in self.conn.tools:
-            return
-        batch = {"operations": [_introspect_args("operations"), _introspect_args("types")]}
-        self.evidence.batch_example = await self.send(
-            "mcp_aql", batch, "batch", "batch", "introspect twice in one batch"
-        )
-
-    # --- the whole run ------------------------------------------------------------------
-
-    async def run(self) -> None:
-        self.detect_modes(await self.conn.list_tools())
-        await self.introspect()
-        details = {d["name"]: d for d in self.evidence.details}
-        for detail in self.evidence.details:
-            await self.probe_operation(detail)
-        await self.run_examples(details)
-        await self.run_cycles(details)
-        await self.probe_batch()
+def value(live: Live, operation: str, parameter: JsonObject) -> Any:
+    """The value to send: the plan's, a distinctive one for a sensitive parameter, else synthesised."""
+    planned = live.plan.value_for(operation, parameter["name"])
+    if planned is not MISSING:
+        return planned
+    if parameter.get("sensitive") is True:
+        return SENSITIVE_PROBE  # distinctive, so that masking it cannot hit other text
+    return synthesise(parameter)
 
 
-def _introspect_args(query: str, name: str | None = None) -> JsonObject:
-    params: JsonObject = {"query": query}
-    if name is not None:
-        params["name"] = name
-    return {"operation": "introspect", "params": params}
+def planned_probes(live: Live, op: Operation, required: list[str], base: JsonObject) -> list[Probe]:
+    """Every probe of an operation, in order (the same plan decides what is sent and what is
+    counted as not sent)."""
+    probes = [
+        Probe("missing_required", f"omit required {name}", {k: v for k, v in base.items() if k != name}, name)
+        for name in required
+    ]
+    probes.append(Probe("unknown_parameter", f"add unknown {UNKNOWN_PROBE}", {**base, UNKNOWN_PROBE: "probe"}))
+    documented = {p["name"]: value(live, op.name, p) for p in op.parameters or []}
+    if documented:
+        probes.append(Probe("accepted_parameters", "every documented parameter", documented))
+    probes += [
+        Probe("accepted_parameters", f"undocumented {extra}", {**base, extra: _cross_value(extra)}, extra)
+        for extra in CROSS_CUTTING
+        if extra not in documented
+    ]
+    probes += [
+        Probe("optional_defaults", f"omit optional {p['name']}", dict(base), p["name"])
+        for p in op.parameters or []
+        if "default" in p and p.get("required") is not True
+    ]
+    wrong = _wrong_tool(live, op)
+    if wrong is not None:
+        probes.append(Probe("routing", f"send to the wrong endpoint {wrong}", dict(base), tool=wrong))
+    return probes
 
 
-def _operation_names(answer: Any) -> list[str] | None:
-    data = answer.get("data") if isinstance(answer, dict) and answer.get("success") is True else None
-    operations = data.get("operations") if isinstance(data, dict) else None
-    if not isinstance(operations, list):
+def _wrong_tool(live: Live, op: Operation) -> str | None:
+    """A CRUDE endpoint tool other than the operation's own (never a DELETE or EXECUTE tool
+    without --allow-destructive)."""
+    if "crude" not in live.modes:
         return None
-    return [entry["name"] for entry in operations if isinstance(entry, dict) and isinstance(entry.get("name"), str)]
+    own = live.tools.get(op.tool)
+    for family in CRUDE_FAMILIES:
+        tool = live.tool_for_family(family)
+        if tool is None or tool == op.tool or (own is not None and own.family == family):
+            continue
+        if tool_is_destructive(family) and not live.allow_destructive:
+            continue
+        return tool
+    return None
 
 
-def _params(detail: JsonObject) -> list[JsonObject]:
-    parameters = detail.get("parameters")
-    if not isinstance(parameters, list):
-        return []
-    return [p for p in parameters if isinstance(p, dict) and isinstance(p.get("name"), str)]
+async def probe_operation(live: Live, op: Operation) -> Findings:
+    """Every probe of one operation; a destructive one gets no call at all without permission."""
+    findings = Findings()
+    if op.destructive and not live.allow_destructive:
+        required = [p["name"] for p in op.required]
+        counts = Counter(p.kind for p in planned_probes(live, op, required, {}))
+        if op.parameters is None:
+            counts["missing_required"] += 1  # at least the discovery call
+        reason = f"destructive operation: not called ({HOW_TO_PROBE})"
+        findings.notes += [note(op.name, kind, reason, DESTRUCTIVE, count) for kind, count in counts.items()]
+        return findings
+    key = (PHASE_PROBES, op.index)
+    discovered: list[tuple[str, Any]] = []
+    if op.parameters is None:
+        discovered = await discover_required(live, op, key)
+        required = [name for name, _ in discovered]
+        op.discovered = required
+        findings.notes.append(
+            note(
+                op.name,
+                "accepted_parameters",
+                "introspection gave no parameter list: required parameters were discovered from the server's "
+                "refusals; documented parameters and their defaults could not be probed",
+                UNKNOWN_PARAMETERS,
+            )
+        )
+    else:
+        required = [p["name"] for p in op.required]
+    documented = {p["name"]: p for p in op.parameters or []}
+    base = {name: value(live, op.name, documented.get(name, {"name": name})) for name in required}
+    probes = planned_probes(live, op, [] if discovered else required, base)
+    answers = await gather(
+        [_sender(live, op, probe, (*key, 1, index)) for index, probe in enumerate(probes)]
+    )
+    for name, response in discovered:
+        _missing(findings, op.name, name, response)
+    _interpret(op, probes, answers, findings)
+    # Parameters the server asked for by name are accepted by definition.
+    findings.accepted = list(dict.fromkeys([*(findings.accepted or []), *(name for name, _ in discovered)]))
+    return findings
 
 
-def _required(detail: JsonObject) -> list[JsonObject]:
-    return [p for p in _params(detail) if p.get("required") is True]
+def _sender(live: Live, op: Operation, probe: Probe, key: tuple[int, ...]) -> Any:
+    arguments = {"operation": op.name, "params": probe.params}
+    return lambda: live.send(key, probe.tool or op.tool, arguments, op.name, probe.kind, probe.description)
 
 
-def _error_text(response: Any) -> str:
-    error = response.get("error") if isinstance(response, dict) else None
-    return str(error) if error is not None else ""
+def _interpret(op: Operation, probes: list[Probe], answers: list[Any], findings: Findings) -> None:
+    accepted: list[str] = []
+    for probe, response in zip(probes, answers, strict=True):
+        if probe.kind == "missing_required" and probe.parameter is not None:
+            _missing(findings, op.name, probe.parameter, response)
+        elif probe.kind == "unknown_parameter":
+            findings.unknown_parameter.append({"operation": op.name, "parameter": UNKNOWN_PROBE, "response": response})
+            findings.error_tests.append(
+                {"name": f"unknown-{op.name}", "must_mention": [UNKNOWN_PROBE], "response": response}
+            )
+        elif probe.kind == "accepted_parameters" and probe.parameter is None:
+            accepted += [p for p in probe.params if not _rejects_as_unknown(response, p)]
+        elif probe.kind == "accepted_parameters" and probe.parameter is not None:
+            if _accepted(response, probe.parameter):
+                accepted.append(probe.parameter)
+        elif probe.kind == "optional_defaults" and probe.parameter is not None:
+            _default(findings, op, probe.parameter, response)
+        elif probe.kind == "routing" and probe.tool is not None:
+            findings.routing_tests.append({"operation": op.name, "tool": probe.tool, "response": response})
+    findings.accepted = list(dict.fromkeys(accepted))
+
+
+def _missing(findings: Findings, operation: str, parameter: str, response: Any) -> None:
+    findings.missing_required.append({"operation": operation, "parameter": parameter, "response": response})
+    findings.error_tests.append(
+        {"name": f"missing-{operation}-{parameter}", "must_mention": [parameter], "response": response}
+    )
+
+
+def _default(findings: Findings, op: Operation, name: str, response: Any) -> None:
+    default = next(p["default"] for p in op.parameters or [] if p["name"] == name)
+    path = _find_value(response, name, default)
+    if path is None:
+        findings.notes.append(
+            note(
+                op.name,
+                "optional_defaults",
+                f"the answer shows no {name!r} field to observe its default in",
+                NOT_APPLICABLE,
+                count=0,  # the probe was sent; its answer shows nothing to judge
+                parameter=name,
+            )
+        )
+        return
+    findings.optional_defaults.append(
+        {
+            "operation": op.name,
+            "parameter": name,
+            "expected_value_path": path,
+            "expected_value": default,
+            "response": response,
+        }
+    )
+
+
+# --- required-parameter discovery (operations without a parameter list) ------------------------
+
+_QUOTES = "'\"`\u2018\u2019\u201c\u201d"
+_QUOTED = re.compile(f"[{_QUOTES}]([A-Za-z_][A-Za-z0-9_]{{0,63}})[{_QUOTES}]")
+_AFTER_WORD = re.compile(
+    r"\b(?:parameters?|params?|fields?|arguments?|property)\b\s*[:=]?\s*([A-Za-z_][A-Za-z0-9_]{0,63})"
+)
+_BEFORE_REQUIRED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]{0,63}) (?:is|are) (?:required|missing)")
+_MISSING_WORDS = re.compile(r"missing|required|must be (?:provided|given|set)|not provided", re.IGNORECASE)
+_NOT_NAMES = frozenset({"parameter", "parameters", "param", "params", "field", "fields", "required", "missing"})
+
+
+async def discover_required(live: Live, op: Operation, key: tuple[int, ...]) -> list[tuple[str, Any]]:
+    """Call the operation with what is known so far; while the server refuses for a missing
+    parameter it names, add that parameter and call again. Each refusal is the
+    missing-parameter evidence of the parameter it named."""
+    found: list[tuple[str, Any]] = []
+    params: JsonObject = {}
+    for step in range(MAX_DISCOVERY):
+        sent = ", ".join(params) or "no parameters"
+        response = await live.send(
+            (*key, 0, step), op.tool, {"operation": op.name, "params": dict(params)}, op.name, "missing_required",
+            f"discover required parameters ({sent})",
+        )  # fmt: skip
+        answer = classify(response)
+        if not answer.refused or not (_MISSING_WORDS.search(answer.message) or "MISSING" in (answer.code or "")):
+            break
+        named = [n for n in _named_parameters(answer.message) if n not in params and n != op.name]
+        if not named:
+            break
+        found.append((named[0], response))
+        params[named[0]] = value(live, op.name, {"name": named[0]})
+    return found
+
+
+def _named_parameters(message: str) -> list[str]:
+    text = message[:2000]
+    names = [*_QUOTED.findall(text), *_AFTER_WORD.findall(text), *_BEFORE_REQUIRED.findall(text)]
+    return [n for n in dict.fromkeys(names) if n.lower() not in _NOT_NAMES and not n.isupper()]
+
+
+# --- reading the answers ---------------------------------------------------------------------------
 
 
 def _rejects_as_unknown(response: Any, parameter: str) -> bool:
-    """The answer refuses ``parameter`` as unknown (code mentions UNKNOWN and the text names it)."""
-    if not isinstance(response, dict) or response.get("success") is not False:
+    """The answer refuses ``parameter`` as unknown (a code or text says UNKNOWN and names it)."""
+    answer = classify(response)
+    if not answer.refused:
         return False
-    text = _error_text(response)
-    return "UNKNOWN" in text.upper() and parameter in text
+    said = f"{answer.code or ''} {answer.message} {answer.details}"
+    return "UNKNOWN" in said.upper() and parameter in said
 
 
 def _accepted(response: Any, parameter: str) -> bool:
     """An undocumented parameter counts as accepted when the call went through, or failed for a
     reason that shows the parameters were taken (not for an unknown or a missing parameter)."""
-    if not isinstance(response, dict) or "success" not in response:
-        return False  # not an MCP-AQL answer: nothing can be concluded
-    if response.get("success") is True:
+    answer = classify(response)
+    if answer.succeeded:
         return True
-    return not _rejects_as_unknown(response, parameter) and "MISSING" not in _error_text(response).upper()
+    if not answer.refused:
+        return False  # not an MCP-AQL answer: nothing can be concluded
+    said = f"{answer.code or ''} {answer.message}".upper()
+    return not _rejects_as_unknown(response, parameter) and "MISSING" not in said and not answer.validation
 
 
 def _cross_value(name: str) -> Any:
@@ -469,24 +278,76 @@ def _find_value(response: Any, key: str, expected: Any, path: str = "", depth: i
     if depth > 8:
         return None
     if isinstance(response, dict):
-        for name, value in response.items():
-            if name == key and value == expected and type(value) is type(expected):
+        for name, item in response.items():
+            if name == key and item == expected and type(item) is type(expected):
                 return f"{path}{name}"
-        for name, value in response.items():
-            found = _find_value(value, key, expected, f"{path}{name}.", depth + 1)
+        for name, item in response.items():
+            found = _find_value(item, key, expected, f"{path}{name}.", depth + 1)
             if found is not None:
                 return found
     return None
 
 
-def _invalid_example(detail: JsonObject | None, params: JsonObject) -> str | None:
-    if detail is None:
+# --- plan examples and the batch -----------------------------------------------------------------
+
+
+async def run_examples(live: Live, operations: dict[str, Operation]) -> None:
+    """The plan's example requests (checked against introspection first)."""
+    jobs = []
+    sent: list[tuple[Operation, JsonObject, str]] = []
+    for index, example in enumerate(live.plan.examples):
+        op = operations.get(example["operation"])
+        params = example.get("params", {})
+        problem = _invalid_example(op, params)
+        if problem is None and op is not None and op.destructive and not live.allow_destructive:
+            live.evidence.notes.append(
+                note(op.name, "example", f"not sent: destructive operation ({HOW_TO_PROBE})", DESTRUCTIVE)
+            )
+            continue
+        if problem is not None or op is None:
+            live.evidence.notes.append(note(example["operation"], "example", f"not sent: {problem}", PLAN))
+            continue
+        description = str(example.get("_description", "plan example"))
+        arguments = {"operation": op.name, "params": params}
+        key = (PHASE_EXAMPLES, index)
+        jobs.append(_bind(live, key, op, arguments, description))
+        sent.append((op, params, description))
+    answers = await gather(jobs)
+    for (op, params, description), response in zip(sent, answers, strict=True):
+        live.evidence.valid_requests.append(
+            {
+                "operation": op.name,
+                "_description": description,
+                "params": live.redactor.params(op.name, params),
+                "response": response,
+            }
+        )
+
+
+def _bind(live: Live, key: tuple[int, ...], op: Operation, arguments: JsonObject, description: str) -> Any:
+    return lambda: live.send(key, op.tool, arguments, op.name, "example", description)
+
+
+def _invalid_example(op: Operation | None, params: JsonObject) -> str | None:
+    if op is None:
         return "operation not in introspection"
-    documented = {p["name"]: p for p in _params(detail)}
-    for key, value in params.items():
+    if op.parameters is None:
+        return None  # nothing documented to check the example against
+    documented = {p["name"]: p for p in op.parameters}
+    for key, item in params.items():
         if key not in documented:
             return f"parameter {key!r} is not documented"
-        if not matches_type(value, documented[key]):
+        if not matches_type(item, documented[key]):
             return f"parameter {key!r} does not match its introspected type {documented[key].get('type')!r}"
-    missing = [p for p, info in documented.items() if info.get("required") is True and p not in params]
+    missing = [p["name"] for p in op.required if p["name"] not in params]
     return f"required parameter(s) missing: {', '.join(missing)}" if missing else None
+
+
+async def probe_batch(live: Live) -> None:
+    single = live.tool_for_family(SINGLE)
+    if single is None:
+        return
+    queries = [{"operation": "introspect", "params": {"query": query}} for query in ("operations", "types")]
+    live.evidence.batch_example = await live.send(
+        (PHASE_BATCH, 0), single, {"operations": queries}, "batch", "batch", "introspect twice in one batch"
+    )

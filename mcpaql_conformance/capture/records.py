@@ -10,6 +10,7 @@ from typing import Any
 
 import orjson
 
+from mcpaql_conformance.answers import classify
 from mcpaql_conformance.jsonio import write_atomic
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -50,15 +51,22 @@ class Exchange:
         }
 
 
+SortKey = tuple[int, ...]
+
+
 @dataclass
 class RecordWriter:
-    """Writes ``DIR/{timestamp}/{implementation}/{operation}-{n}.json`` and ``metrics.json``."""
+    """Writes ``DIR/{timestamp}/{implementation}/{operation}-{n}.json`` and ``metrics.json``.
+
+    Concurrent probes finish in any order; each exchange carries the sort key of its place in
+    the capture's plan, and ``flush`` numbers and writes the records in that order, so that
+    two captures of the same server give the same record names."""
 
     root: Path | None
     timestamp: str
     implementation: str = "server"
     exchanges: list[Exchange] = field(default_factory=list)
-    _per_operation: Counter[str] = field(default_factory=Counter)
+    _keys: list[SortKey] = field(default_factory=list)
 
     @property
     def folder(self) -> Path | None:
@@ -66,25 +74,43 @@ class RecordWriter:
             return None
         return self.root / safe_name(self.timestamp) / safe_name(self.implementation)
 
-    def add(self, exchange: Exchange) -> None:
+    def add(self, exchange: Exchange, key: SortKey) -> None:
         self.exchanges.append(exchange)
+        self._keys.append(key)
+
+    def ordered(self) -> list[Exchange]:
+        """The exchanges in plan order, indexed from 0."""
+        order = sorted(range(len(self.exchanges)), key=lambda i: (self._keys[i], i))
+        exchanges = [self.exchanges[i] for i in order]
+        for index, exchange in enumerate(exchanges):
+            exchange.index = index
+        return exchanges
+
+    def flush(self, server_log: str = "") -> None:
+        """Write every record, the metrics and the server's stderr (all already redacted)."""
         folder = self.folder
+        exchanges = self.ordered()
         if folder is None:
             return
-        self._per_operation[exchange.operation] += 1
         folder.mkdir(parents=True, exist_ok=True)
-        name = f"{safe_name(exchange.operation)}-{self._per_operation[exchange.operation]}.json"
-        write_atomic(folder / name, orjson.dumps(exchange.record(), option=orjson.OPT_INDENT_2).decode() + "\n")
+        per_operation: Counter[str] = Counter()
+        for exchange in exchanges:
+            per_operation[exchange.operation] += 1
+            name = f"{safe_name(exchange.operation)}-{per_operation[exchange.operation]}.json"
+            write_atomic(folder / name, orjson.dumps(exchange.record(), option=orjson.OPT_INDENT_2).decode() + "\n")
+        write_atomic(folder / "metrics.json", orjson.dumps(self.metrics(), option=orjson.OPT_INDENT_2).decode())
+        if server_log:
+            write_atomic(folder / "server-stderr.log", server_log)
 
     def metrics(self) -> dict[str, Any]:
         times = sorted(e.milliseconds for e in self.exchanges)
         outcomes = Counter(e.outcome for e in self.exchanges)
-        refused = sum(1 for e in self.exchanges if isinstance(e.response, dict) and e.response.get("success") is False)
+        refused = sum(1 for e in self.exchanges if classify(e.response).refused and e.outcome == "answered")
         return {
             "calls": len(self.exchanges),
             "by_probe": dict(Counter(e.probe for e in self.exchanges)),
             "by_operation": dict(Counter(e.operation for e in self.exchanges)),
-            "errors": refused + outcomes["error"],  # MCP-AQL error answers and MCP-level errors
+            "errors": refused + outcomes["error"],  # refusals in the tool result and JSON-RPC errors
             "error_answers": refused,
             "mcp_errors": outcomes["error"],
             "timeouts": outcomes["timeout"],
@@ -94,12 +120,6 @@ class RecordWriter:
                 "max": round(times[-1], 2) if times else None,
             },
         }
-
-    def write_metrics(self) -> None:
-        folder = self.folder
-        if folder is not None:
-            folder.mkdir(parents=True, exist_ok=True)
-            write_atomic(folder / "metrics.json", orjson.dumps(self.metrics(), option=orjson.OPT_INDENT_2).decode())
 
 
 def _percentile(sorted_values: list[float], fraction: float) -> float | None:

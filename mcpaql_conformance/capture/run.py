@@ -12,12 +12,22 @@ import anyio
 import orjson
 
 from mcpaql_conformance import SPEC_VERSION, __version__
-from mcpaql_conformance.capture.connection import CaptureError, Target, connect
-from mcpaql_conformance.capture.plan import Plan, load_plan
-from mcpaql_conformance.capture.probes import Evidence, Prober
+from mcpaql_conformance.capture.connection import CaptureError, Target, connect, read_log, server_log
+from mcpaql_conformance.capture.cycles import Inferred, infer_cycles, run_plan_cycles
+from mcpaql_conformance.capture.discovery import (
+    Operation,
+    describe_operations,
+    discover_tools,
+    introspect,
+    introspect_types,
+)
+from mcpaql_conformance.capture.live import NOT_APPLICABLE, Evidence, Live, gather, note
+from mcpaql_conformance.capture.plan import Plan, check_plan_operations, load_plan, write_plan
+from mcpaql_conformance.capture.probes import probe_batch, probe_operation, run_examples
 from mcpaql_conformance.capture.records import RecordWriter
 from mcpaql_conformance.capture.redact import Redactor
 from mcpaql_conformance.jsonio import write_atomic
+from mcpaql_conformance.reading import Readings, parameters_of, read_detail
 from mcpaql_conformance.sanitize import plain
 
 OVERALL_FACTOR = 30  # the whole capture may take this many per-call timeouts
@@ -31,6 +41,8 @@ class CaptureOptions:
     capture_dir: Path | None = None
     timeout: float = 20.0
     allow_destructive: bool = False
+    concurrency: int = 4
+    write_plan: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -39,12 +51,16 @@ class CaptureResult:
     metrics: dict[str, Any]
     records: Path | None
     source: str  # what was captured (command or URL), secrets masked
+    not_sent: int = 0  # probes not sent (every one, not the notes that list them)
 
 
 def capture(options: CaptureOptions) -> CaptureResult:
-    """Probe the server and write the bundle; every failure is a CaptureError (exit 3)."""
-    if options.timeout <= 0:
-        raise CaptureError(f"--timeout must be positive, not {options.timeout:g}")
+    """Probe the server and write the bundle. Once the MCP handshake is done a bundle is
+    always written (exit 0: the verdict is `test`'s); every other failure is a CaptureError."""
+    if not options.timeout > 0 or options.timeout == float("inf"):
+        raise CaptureError(f"--timeout must be a positive number of seconds, not {options.timeout:g}")
+    if options.concurrency < 1:
+        raise CaptureError(f"--concurrency must be at least 1, not {options.concurrency}")
     plan = load_plan(options.plan)
     _check_outputs(options)
     result: list[CaptureResult] = []
@@ -64,11 +80,13 @@ def capture(options: CaptureOptions) -> CaptureResult:
 
 def _check_outputs(options: CaptureOptions) -> None:
     """Refuse unusable output paths before any server is started."""
-    bundle = options.bundle
-    if bundle.is_dir():
-        raise CaptureError(f"--bundle {plain(str(bundle))}: is a directory, expected a file")
-    if not bundle.parent.is_dir():
-        raise CaptureError(f"--bundle {plain(str(bundle))}: folder {plain(str(bundle.parent))} does not exist")
+    for option, path in (("--bundle", options.bundle), ("--write-plan", options.write_plan)):
+        if path is None:
+            continue
+        if path.is_dir():
+            raise CaptureError(f"{option} {plain(str(path))}: is a directory, expected a file")
+        if not path.parent.is_dir():
+            raise CaptureError(f"{option} {plain(str(path))}: folder {plain(str(path.parent))} does not exist")
     records = options.capture_dir
     if records is not None and records.exists() and not records.is_dir():
         raise CaptureError(f"--capture-dir {plain(str(records))}: exists and is not a folder")
@@ -79,37 +97,82 @@ async def _capture(options: CaptureOptions, plan: Plan) -> CaptureResult:
     redactor = Redactor()
     for secret in plan.secrets.values():
         redactor.add_secret(secret)
-    async with connect(options.target, options.timeout) as connection:
-        implementation = plan.implementation or str(connection.server.get("name") or "server")
-        # Milliseconds and the process id keep concurrent or quick successive runs apart.
-        stamp = f"{started.strftime('%Y%m%dT%H%M%S')}{started.microsecond // 1000:03d}Z-{os.getpid()}"
-        writer = RecordWriter(options.capture_dir, stamp, implementation)
-        prober = Prober(connection, plan, writer, redactor, options.allow_destructive)
+    # Milliseconds and the process id keep concurrent or quick successive runs apart.
+    stamp = f"{started.strftime('%Y%m%dT%H%M%S')}{started.microsecond // 1000:03d}Z-{os.getpid()}"
+    writer = RecordWriter(options.capture_dir, stamp, plan.implementation or "server")
+    with server_log() as errlog:
         try:
-            await prober.run()
-        finally:
-            writer.write_metrics()  # also when the capture fails: what happened until then
-        server = dict(connection.server)
-    bundle = assemble(prober, server, implementation, options, started)
+            async with connect(options.target, options.timeout, errlog) as connection:
+                writer.implementation = plan.implementation or str(connection.server.get("name") or "server")
+                live = Live(connection, writer, redactor, plan, options.allow_destructive, options.concurrency)
+                try:
+                    inferred = await run_probes(live)
+                finally:  # also when the capture fails: what happened until then
+                    writer.flush(redactor.value(read_log(errlog)))
+                server = dict(connection.server)
+        except CaptureError as exc:
+            writer.flush(redactor.value(read_log(errlog)))
+            raise CaptureError(f"{exc}{_records_hint(writer)}") from None
+    bundle = assemble(live, server, writer.implementation, options, started)
     write_atomic(options.bundle, orjson.dumps(bundle, option=orjson.OPT_INDENT_2).decode() + "\n")
-    return CaptureResult(bundle, writer.metrics(), writer.folder, redactor.value(options.target.describe()))
+    if options.write_plan is not None:
+        write_plan(options.write_plan, live, inferred)
+    not_sent = sum(int(n.get("count", 1)) for n in live.evidence.notes)
+    return CaptureResult(
+        bundle, writer.metrics(), writer.folder, redactor.value(options.target.describe()), not_sent
+    )
+
+
+def _records_hint(writer: RecordWriter) -> str:
+    folder = writer.folder
+    if folder is None or not folder.is_dir():
+        return ""
+    return f" (records and the server's stderr: {plain(str(folder))})"
+
+
+async def run_probes(live: Live) -> Inferred:
+    """Discover, probe every operation, then the plan's examples and cycles, inferred cycles
+    and the batch. A server that deviates is read leniently and probed all the same."""
+    if not await discover_tools(live):
+        live.evidence.notes.append(
+            note(None, "introspection", "the server exposes no MCP-AQL tool: nothing to probe", NOT_APPLICABLE)
+        )
+        return Inferred()
+    names = await introspect(live)
+    if not names:
+        reason = "no introspect answer listed an operation: nothing else to probe"
+        live.evidence.notes.append(note(None, "introspection", reason, NOT_APPLICABLE))
+        return Inferred()
+    await introspect_types(live)
+    operations = await describe_operations(live, names)
+    live.operations = operations
+    check_plan_operations(live.plan, [op.name for op in operations])
+    findings = await gather([_prober(live, op) for op in operations])
+    for op, found in zip(operations, findings, strict=True):
+        live.evidence.merge(op.name, found)
+    by_name = {op.name: op for op in operations}
+    await run_examples(live, by_name)
+    await run_plan_cycles(live, by_name)
+    inferred = await infer_cycles(live, operations)
+    await probe_batch(live)
+    return inferred
+
+
+def _prober(live: Live, op: Operation) -> Any:
+    return lambda: probe_operation(live, op)
 
 
 def assemble(
-    prober: Prober, server: dict[str, Any], implementation: str, options: CaptureOptions, started: dt.datetime
+    live: Live, server: dict[str, Any], implementation: str, options: CaptureOptions, started: dt.datetime
 ) -> dict[str, Any]:
     """Our bundle format from the evidence (it passes our bundle schema)."""
-    evidence: Evidence = prober.evidence
-    reads = [d for d in evidence.details if d.get("semantic_category") == "READ"]
-    field_selection = any(
-        p.get("name") == "fields" for d in reads for p in d.get("parameters") or [] if isinstance(p, dict)
-    )
+    evidence: Evidence = live.evidence
     batch = evidence.batch_example
     bundle: dict[str, Any] = {
         "implementation": implementation,
         "version": str(server.get("version") or ""),
         "spec_version": SPEC_VERSION,
-        "description": prober.redactor.value(
+        "description": live.redactor.value(
             f"Captured from {options.target.describe()} by mcpaql-conformance {__version__}."
         ),
         "provenance": {
@@ -121,15 +184,18 @@ def assemble(
             "transport": options.target.transport,
             "allow_destructive": options.allow_destructive,
         },
-        "endpoint_modes": prober.modes,
+        "endpoint_modes": live.modes,
         "capabilities": {
-            "field_selection": field_selection,
+            "field_selection": _field_selection(evidence.details),
             "batch_operations": isinstance(batch, dict) and isinstance(batch.get("results"), list),
         },
+        "mcp_tools": evidence.mcp_tools,
         "introspection": {
             "operations_list": evidence.operations_list,
             "types_list": evidence.types_list,
             "operation_details": evidence.details,
+            "detail_queries": evidence.detail_queries,
+            "query_attempts": evidence.query_attempts,
         },
         "accepted_parameters": evidence.accepted,
         "parameter_tests": {
@@ -143,12 +209,30 @@ def assemble(
         "round_trip_tests": evidence.round_trip_tests,
         "update_preservation_tests": evidence.update_preservation_tests,
         "constraint_tests": evidence.constraint_tests,
+        "capture_readings": live.readings.lines(""),
         "capture_notes": evidence.notes,
     }
     if batch is not None:
         bundle["batch_example"] = batch
-    return {key: value for key, value in bundle.items() if not _response_missing(key, value)}
+    return live.redactor.value(_without_missing(bundle))  # type: ignore[no-any-return]
 
 
-def _response_missing(key: str, value: Any) -> bool:
-    return key in ("operations_list", "types_list") and not isinstance(value, dict)
+def _field_selection(details: list[dict[str, Any]]) -> bool:
+    """Whether a READ operation documents a `fields` parameter (its details read leniently)."""
+    for raw in details:
+        detail = read_detail(raw, Readings())
+        parameters = parameters_of(detail)[0] or []
+        if detail.get("semantic_category") == "READ" and any(
+            isinstance(p, dict) and p.get("name") == "fields" for p in parameters
+        ):
+            return True
+    return False
+
+
+def _without_missing(bundle: dict[str, Any]) -> dict[str, Any]:
+    """Drop what was never asked (no answer is not an answer to judge)."""
+    introspection = {k: v for k, v in bundle["introspection"].items() if v is not None and v != []}
+    bundle = {**bundle, "introspection": introspection}
+    if bundle["mcp_tools"] is None:
+        del bundle["mcp_tools"]
+    return bundle

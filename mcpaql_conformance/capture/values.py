@@ -33,14 +33,7 @@ def synthesise(parameter: JsonObject) -> Any:
         return []
     if kind == "object":
         return {}
-    text = _FORMATS.get(str(parameter.get("format", "")), "probe")
-    minimum = _length(parameter.get("minLength"), 0) or 0
-    maximum = _length(parameter.get("maxLength"), None)
-    if len(text) < minimum:
-        text = text + "x" * (minimum - len(text))
-    if isinstance(maximum, int) and len(text) > maximum:
-        text = text[: max(maximum, minimum)]
-    return text
+    return _fit(_FORMATS.get(str(parameter.get("format", "")), "probe"), parameter)
 
 
 MAX_LENGTH = 4096  # a server cannot make us build gigabyte strings
@@ -68,3 +61,60 @@ def matches_type(value: Any, parameter: JsonObject) -> bool:
         return True  # an adapter-defined type: nothing to check against
     enum = parameter.get("enum")
     return bool(check(value)) and (not isinstance(enum, list) or value in enum)
+
+
+def distinct_value(parameter: JsonObject, label: str) -> Any:
+    """A valid value that differs from the parameter's default, for round trips: a server that
+    drops a field and falls back to its default must not pass by accident. Strings carry
+    ``label`` (so a read-back shows which field it was), arrays get one item."""
+    default = parameter.get("default")
+    enum = parameter.get("enum")
+    if isinstance(enum, list) and enum:
+        return next((value for value in enum if value != default), enum[0])
+    kind = str(parameter.get("type", "string")).lower()
+    if kind in ("integer", "number"):
+        return _distinct_number(parameter, kind)
+    if kind == "boolean":
+        return default is not True
+    if kind == "array":
+        items = parameter.get("items")
+        return [distinct_value(items, label) if isinstance(items, dict) else label]
+    if kind == "object":
+        return {}
+    return _fit(_FORMATS.get(str(parameter.get("format", "")), label), parameter)
+
+
+def _distinct_number(parameter: JsonObject, kind: str) -> Any:
+    minimum, maximum, default = parameter.get("minimum"), parameter.get("maximum"), parameter.get("default")
+    low: float = minimum if isinstance(minimum, int | float) and not isinstance(minimum, bool) else 1
+    value = low + 1 if _is_number(default) and low == default else low
+    if isinstance(maximum, int | float) and not isinstance(maximum, bool) and value > maximum:
+        value = low
+    return int(value) if kind == "integer" else float(value)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _fit(text: str, parameter: JsonObject) -> str:
+    minimum = _length(parameter.get("minLength"), 0) or 0
+    maximum = _length(parameter.get("maxLength"), None)
+    if len(text) < minimum:
+        text = text + "x" * (minimum - len(text))
+    if isinstance(maximum, int) and len(text) > maximum:
+        text = text[: max(maximum, minimum)]
+    return text
+
+
+def changed_value(value: Any, label: str) -> Any:
+    """A value of the same JSON type as ``value`` that differs from it (for an update)."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int | float):
+        return value + 1
+    if isinstance(value, list):
+        return [*value, f"{label}-updated"]
+    if isinstance(value, dict):
+        return {**value, "updated": True}
+    return f"{value}-updated" if isinstance(value, str) and value else f"{label}-updated"

@@ -262,6 +262,37 @@ class Context:
         return [name for name in self.operation_names if categories.get(name) == semantic_category]
 
     @cached_property
+    def _notes_by_operation(self) -> dict[str, list[JsonObject]]:
+        notes: dict[str, list[JsonObject]] = {}
+        for entry in self.bundle.cases("capture_notes"):
+            if isinstance(entry.get("operation"), str):
+                notes.setdefault(entry["operation"], []).append(entry)
+        return notes
+
+    @cached_property
+    def withheld_operations(self) -> set[str]:
+        """Operations capture withheld probes of, for safety (destructive)."""
+        return {
+            op for op, notes in self._notes_by_operation.items() if any(n.get("cause") == "destructive" for n in notes)
+        }
+
+    def withheld(self, operation: str, probes: tuple[str, ...] = ()) -> bool:
+        """Whether capture withheld, for safety, the probes (any, when none named) of an operation."""
+        return any(
+            n.get("cause") == "destructive" and (not probes or n.get("probe") in probes)
+            for n in self._notes_by_operation.get(operation, [])
+        )
+
+    def not_probed(self, operation: str, probes: tuple[str, ...], parameter: str | None = None) -> str | None:
+        """Why capture has no evidence from these probes of an operation (its note), if it says."""
+        for entry in self._notes_by_operation.get(operation, []):
+            if entry.get("probe") not in probes or not isinstance(entry.get("reason"), str):
+                continue
+            if parameter is None or entry.get("parameter") in (None, parameter):
+                return str(entry["reason"])
+        return None
+
+    @cached_property
     def all_details_valid(self) -> bool:
         """One bulk validation of every OperationDetails entry."""
         return introspection_schema("OperationDetails").all_valid(self.bundle.operation_details)
@@ -327,6 +358,12 @@ def listing(items: Iterable[str], limit: int = MAX_LISTED) -> str:
     return shown + (f" (+{len(values) - limit} more)" if len(values) > limit else "")
 
 
+WITHHELD_LABEL = (
+    "withheld for safety by capture (destructive; "
+    "run capture with --allow-destructive against a disposable instance to judge them)"
+)
+
+
 def judge(
     requirement: Requirement,
     *,
@@ -337,26 +374,54 @@ def judge(
     passed: str,
     no_evidence: str,
     uncovered_label: str = "no evidence for",
+    withheld: list[str] | None = None,
 ) -> Outcome:
     """The shared verdict: no evidence, failures, partial coverage or warnings, else PASS.
 
     With nothing judged a MUST test fails and a SHOULD test warns: never a vacuous pass.
+    Items capture withheld for safety are not "no evidence": they are listed as withheld,
+    with how to get the evidence, and a test with nothing else says it was not judged.
     """
     warnings = warnings or []
     uncovered = uncovered or []
+    withheld = withheld or []
     notes: list[str] = []
     if uncovered:
         notes.append(f"{uncovered_label}: {listing(uncovered)}")
-    findings = tuple([*failures, *warnings, *(f"{uncovered_label} {item}" for item in uncovered)][:MAX_FINDINGS])
+    if withheld:
+        notes.append(f"{WITHHELD_LABEL}: {listing(withheld)}")
+    findings = tuple(
+        [
+            *failures,
+            *warnings,
+            *(f"{uncovered_label} {item}" for item in uncovered),
+            *(f"withheld for safety: {item}" for item in withheld),
+        ][:MAX_FINDINGS]
+    )
     if judged == 0 and not failures:
         result = Result.FAIL if requirement is Requirement.MUST else Result.WARN
+        if withheld and not uncovered:
+            return Outcome(result, "; ".join(["not judged: capture withheld every probe it needs", *notes]), findings)
         return Outcome(result, "; ".join([f"no evidence: {no_evidence}", *notes]), findings)
     if failures:
         return Outcome(Result.FAIL, "; ".join([listing(failures, 5), *notes]), findings)
-    if warnings or uncovered:
+    if warnings or uncovered or withheld:
         parts = [listing(warnings, 5)] if warnings else []
         return Outcome(Result.WARN, "; ".join([*parts, *notes]), findings)
     return Outcome(Result.PASS, passed, findings)
+
+
+def split_withheld(ctx: Context, items: list[str], probes: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """(uncovered, withheld): items (``operation`` or ``operation.parameter``) whose operation
+    capture withheld for safety are not missing evidence."""
+    if not ctx.withheld_operations:
+        return items, []
+    uncovered: list[str] = []
+    withheld: list[str] = []
+    for item in items:
+        operation = item.split(".", 1)[0]
+        (withheld if ctx.withheld(operation, probes) else uncovered).append(item)
+    return uncovered, withheld
 
 
 def single(requirement: Requirement, failures: list[str], passed: str) -> Outcome:

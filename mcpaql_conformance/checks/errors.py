@@ -50,7 +50,7 @@ def _union_failure(schema: CompiledSchema, response: Any) -> str:
     """Why an answer is not a valid result: what the server sent when it is not an MCP-AQL
     result at all, else the schema's reasons (about the object the server sent)."""
     answer = classify(response)
-    if answer.kind in _NOT_A_RESULT:
+    if answer.kind in _NOT_A_RESULT or (answer.flagless and answer.kind is not Kind.ERROR):
         return answer.describe()
     return "; ".join(schema.explain(response, limit=2))
 

@@ -19,9 +19,11 @@ from mcpaql_conformance.checks.base import (
     judge,
     no_evidence,
     single,
+    split_withheld,
 )
+from mcpaql_conformance.checks.parameters import silently_accepted
 from mcpaql_conformance.model import Requirement
-from mcpaql_conformance.reading import data_of, detail_of, operations_of, read_entry, read_type, types_of
+from mcpaql_conformance.reading import Readings, data_of, detail_of, operations_of, read_entry, read_type, types_of
 from mcpaql_conformance.schemas import introspection_schema, operation_result_schema
 from mcpaql_conformance.textmatch import all_snake_case, is_snake_case
 
@@ -109,7 +111,9 @@ def _discovery_failures(ctx: Context, query: str) -> list[str]:
         if attempt.get("query") == query:
             params = ", ".join(f"{k}: {v}" for k, v in attempt["params"].items()) if attempt["params"] else ""
             answer = classify(attempt["response"])
-            outcome = f"refused ({answer.describe()})" if answer.refused else answer.describe()
+            outcome = (
+                f"refused ({answer.describe()})" if answer.refused else f"gave no {query} list ({answer.describe()})"
+            )
             failures.append(f"introspect {{{params}}} via {attempt['tool']}: {outcome}")
     return failures
 
@@ -169,7 +173,9 @@ def operation_details(ctx: Context) -> Outcome:
     failures += _reserved_failures(valid) + _routing_evidence_failures(ctx)
     shape_failures, warnings = _shape_failures(ctx, valid)
     failures += shape_failures
-    asked = {case.get("operation") for case in ctx.bundle.detail_queries}
+    asked = {
+        case.get("operation") for case in ctx.bundle.detail_queries if case.get("operation") not in ctx.details_by_name
+    }
     uncovered = [name for name in ctx.listed_operations if name not in ctx.details_by_name and name not in asked]
     return judge(
         MUST,
@@ -189,13 +195,17 @@ def _tool_name_failures(ctx: Context) -> list[str]:
 
 
 def _detail_query_failures(ctx: Context) -> list[str]:
-    """Detail queries of listed operations that gave no usable detail."""
+    """Detail queries of listed operations that gave no usable detail, or one in another shape."""
     failures = []
+    readings = Readings()
     for case in ctx.bundle.detail_queries:
         name = str(case.get("operation"))
-        problem = detail_of(case["response"], name).problem or "gave no usable detail"
-        failures.append(f"introspect {{query: operations, name: {name}}}: {problem}")
-    return failures
+        found = detail_of(case["response"], name)
+        if found.detail is None:
+            failures.append(f"introspect {{query: operations, name: {name}}}: {found.problem or 'gave no detail'}")
+        readings.merge(found.readings)
+    label = "introspect {query: operations, name} deviates from the spec"
+    return failures + [f"{label}: {line}" for line in readings.lines("operation")]
 
 
 def _schema_failures(ctx: Context, details: list[JsonObject]) -> tuple[list[str], list[JsonObject]]:
@@ -372,6 +382,15 @@ def _all_documented_exactly(accepted: dict[str, list[str]], index: ParameterInde
     return same_lengths and list(chain.from_iterable(accepted.values())) == index.names
 
 
+def _accepting_anything(ctx: Context) -> dict[str, str]:
+    """Operations that silently accepted the unknown-parameter probe, with the probe's name."""
+    return {
+        case["operation"]: case["parameter"]
+        for case in ctx.bundle.parameter_cases("unknown_parameter")
+        if silently_accepted(case["parameter"], case["response"])
+    }
+
+
 def _refused_valid_requests(ctx: Context) -> list[str]:
     """Requests built only from introspection must not be refused as invalid (Parameter Accuracy)."""
     failures = []
@@ -393,26 +412,39 @@ def completeness(ctx: Context) -> Outcome:
     failures: list[str] = []
     warnings: list[str] = []
     if not _all_documented_exactly(accepted, ctx.parameter_index):
+        anything = _accepting_anything(ctx)
         for operation, parameters in accepted.items():
-            if operation not in ctx.details_by_name:
-                failures.append(
-                    f"{operation}: accepts {', '.join(parameters) or 'calls'} but has no introspection detail"
-                )
-                continue
             names = ctx.parameter_index.names_of(operation)
             if parameters == names:
                 continue  # the common case, decided without building sets or messages
             documented, seen = set(names), set(parameters)
-            failures += [f"{operation}.{p}: accepted but not documented" for p in parameters if p not in documented]
+            undocumented = [p for p in parameters if p not in documented]
+            if operation in anything and undocumented:
+                # Accepting the probe shows nothing about what it supports: the unknown-parameter
+                # test owns this; documenting the probes would not be the fix.
+                warnings.append(
+                    f"{operation}: accepts any parameter (it accepted the unknown parameter "
+                    f"{anything[operation]} too), so accepting {', '.join(undocumented)} shows nothing"
+                )
+            elif operation not in ctx.details_by_name:
+                failures.append(
+                    f"{operation}: accepts {', '.join(parameters) or 'calls'} but has no introspection detail"
+                )
+                continue
+            else:
+                failures += [f"{operation}.{p}: accepted but not documented" for p in undocumented]
             warnings += [f"{operation}.{p}: documented but not accepted" for p in documented if p not in seen]
     failures += _refused_valid_requests(ctx)
-    uncovered = [name for name in ctx.details_by_name if name not in accepted]
+    uncovered, withheld = split_withheld(
+        ctx, [name for name in ctx.details_by_name if name not in accepted], ("accepted_parameters",)
+    )
     return judge(
         MUST,
         judged=len(accepted),
         failures=failures,
         warnings=sorted(warnings),
         uncovered=uncovered,
+        withheld=withheld,
         uncovered_label="operations without accepted-parameter evidence",
         passed=f"Every accepted parameter of {len(accepted)} operation(s) is documented.",
         no_evidence="no accepted_parameters",

@@ -17,6 +17,7 @@ from mcpaql_conformance.checks.base import (
     all_succeeded,
     judge,
     skip,
+    split_withheld,
 )
 from mcpaql_conformance.checks.fields import EXPECTED_VALUE, EXPECTED_VALUE_PATH, RESPONSE
 from mcpaql_conformance.model import Requirement
@@ -46,12 +47,14 @@ def required_enforced(ctx: Context) -> Outcome:
         failure, warning = _judge_missing(case["operation"], case["parameter"], case["response"])
         failures += failure
         warnings += warning
+    uncovered, withheld = split_withheld(ctx, applicable.uncovered_by(cases), ("missing_required",))
     return judge(
         MUST,
         judged=len(cases),
         failures=failures,
         warnings=warnings,
-        uncovered=applicable.uncovered_by(cases),
+        uncovered=uncovered,
+        withheld=withheld,
         uncovered_label="required parameters without missing-parameter evidence",
         passed=f"{len(cases)} omitted required parameter(s) each failed with an error naming the parameter.",
         no_evidence="no parameter_tests.missing_required",
@@ -98,11 +101,15 @@ def unknown_explicit(ctx: Context) -> Outcome:
         if (reason := _silent_reason(case["parameter"], case["response"])) is not None
     ]
     covered = {case["operation"] for case in cases}
+    uncovered, withheld = split_withheld(
+        ctx, [name for name in ctx.operation_names if name not in covered], ("unknown_parameter",)
+    )
     return judge(
         MUST,
         judged=len(cases),
         failures=failures,
-        uncovered=[name for name in ctx.operation_names if name not in covered],
+        uncovered=uncovered,
+        withheld=withheld,
         uncovered_label="operations without unknown-parameter evidence",
         passed=f"{len(cases)} unknown parameter(s) each met an error or warning naming it.",
         no_evidence="no parameter_tests.unknown_parameter",
@@ -130,6 +137,11 @@ def _silent_reason(parameter: str, response: Any) -> str | None:
     return "silently accepted: no error and no warning names it"
 
 
+def silently_accepted(parameter: str, response: Any) -> bool:
+    """A success that neither an error nor a warning marks: the server took the parameter."""
+    return classify(response).succeeded and _silent_reason(parameter, response) is not None
+
+
 def _details_name(details: Any, parameter: str) -> bool:
     """A structured ``details`` list (e.g. ``unknown_params``) that names the parameter."""
     if not isinstance(details, dict):
@@ -150,15 +162,34 @@ def defaults(ctx: Context) -> Outcome:
     if not applicable and not cases and ctx.details_by_name:
         return skip("No documented parameter declares a default.")
     failures = [reason for case in _unclear_defaults(ctx, cases) if (reason := _default_mismatch(case)) is not None]
+    uncovered, withheld = split_withheld(ctx, applicable.uncovered_by(cases), ("optional_defaults",))
+    explained = [_with_reason(ctx, item) for item in uncovered]
+    observed = any(item != plain for item, plain in zip(explained, uncovered, strict=True))
     return judge(
         MUST,
         judged=len(cases),
         failures=failures,
-        uncovered=applicable.uncovered_by(cases),
+        uncovered=explained,
+        withheld=withheld,
         uncovered_label="documented defaults without evidence",
         passed=f"{len(cases)} documented default(s) observed in the responses.",
-        no_evidence="no parameter_tests.optional_defaults",
+        no_evidence=_no_default_evidence(ctx, observed),
     )
+
+
+def _no_default_evidence(ctx: Context, observed: bool) -> str:
+    if observed:
+        return "capture's answers show no documented default"
+    if not ctx.details_by_name and ctx.bundle.detail_queries:
+        return "introspection gave no operation detail to learn defaults from (the operation-details test fails that)"
+    return "no parameter_tests.optional_defaults"
+
+
+def _with_reason(ctx: Context, item: str) -> str:
+    """``operation.parameter``, with capture's reason when it says why it has no evidence."""
+    operation, _, parameter = item.partition(".")
+    reason = ctx.not_probed(operation, ("optional_defaults",), parameter)
+    return f"{item} ({reason})" if reason else item
 
 
 def _unclear_defaults(ctx: Context, cases: list[JsonObject]) -> list[JsonObject]:

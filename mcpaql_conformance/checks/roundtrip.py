@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mcpaql_conformance.answers import classify
+from mcpaql_conformance.answers import Kind, classify
 from mcpaql_conformance.bundle import JsonObject
 from mcpaql_conformance.checks.base import (
     CONFORMANCE,
@@ -11,6 +11,7 @@ from mcpaql_conformance.checks.base import (
     Outcome,
     judge,
     skip,
+    split_withheld,
 )
 from mcpaql_conformance.model import Requirement
 from mcpaql_conformance.values import json_equal, resolve_path, show
@@ -30,12 +31,18 @@ def _judge_cycles(ctx: Context, key: str, fields_key: str, semantic_category: st
         failure, warning = _judge_case(case, fields_key)
         failures += failure
         warnings += warning
+    uncovered, withheld = split_withheld(ctx, _uncovered(cases, operations) if cases else operations, ())
+    probe = "create_read" if semantic_category == "CREATE" else "update_read"
+    explained = [f"{name} ({reason})" if (reason := ctx.not_probed(name, (probe,))) else name for name in uncovered]
+    if not cases and not withheld and explained == uncovered:
+        explained = []  # the no-evidence detail names them
     return judge(
         MUST,
         judged=len(cases),
         failures=failures,
         warnings=warnings,
-        uncovered=_uncovered(cases, operations),
+        uncovered=explained,
+        withheld=withheld,
         uncovered_label=f"{semantic_category} operations without {what} evidence",
         passed=f"{len(cases)} {what} cycle(s) read back every expected field unchanged.",
         no_evidence=(
@@ -53,6 +60,8 @@ def _judge_case(case: JsonObject, fields_key: str) -> tuple[list[str], list[str]
         return [f"{name}: the read failed ({answer.describe()})"], []
     if not answer.succeeded:
         return [f"{name}: the read gave no result ({answer.describe()})"], []
+    if answer.kind is Kind.PROSE:
+        return [f"{name}: the read answered prose, not the record ({answer.describe()})"], []
     if not fields:
         return [], [f"{name}: compares no fields"]
     failures = []

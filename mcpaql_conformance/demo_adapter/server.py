@@ -1,14 +1,19 @@
-"""Expose the demo adapter over MCP with the SDK's MCPServer (stdio or streamable HTTP)."""
+"""Expose the demo adapter over MCP with the SDK's MCPServer (stdio or streamable HTTP).
+
+The adapter answers every call conformantly; a dialect (``--dialect``) changes only how
+the answer is put on the wire, and a latency (``--latency-ms``) delays every call, so that
+concurrent capture can be measured against a slow server."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+import anyio
 from mcp.server.mcpserver import MCPServer
 
 from mcpaql_conformance import __version__
 from mcpaql_conformance.demo_adapter.adapter import CRUDE, NotesAdapter
+from mcpaql_conformance.demo_adapter.dialects import Dialect, Wire, dialect
 
 MODES = ("crude", "single", "both")
 ENDPOINT_PURPOSE = {
@@ -20,38 +25,77 @@ ENDPOINT_PURPOSE = {
 }
 
 
-def build_server(mode: str = "both", fault: str | None = None) -> MCPServer:
+def build_server(
+    mode: str = "both", fault: str | None = None, dialect_name: str | None = None, latency_ms: float = 0.0
+) -> MCPServer:
     """An MCPServer whose tools are the MCP-AQL endpoints of ``mode``."""
+    speech = dialect(dialect_name)
+    mode = "single" if speech.single_only() else mode
     adapter = NotesAdapter(mode=mode, fault=fault)
     server = MCPServer("mcpaql-demo-notes", version=__version__, instructions="Call introspect first.")
+    endpoint = _Endpoint(adapter, speech, latency_ms / 1000)
     if mode in ("crude", "both"):
-        for endpoint in CRUDE:
-            _add_endpoint(server, adapter, endpoint)
+        for family in CRUDE:
+            description = f"{ENDPOINT_PURPOSE[family]} Use introspect (on mcp_aql_read) to discover operations."
+            server.tool(name=speech.tool_name(family), description=description, structured_output=False)(
+                endpoint.crude(family)
+            )
     if mode in ("single", "both"):
-        _add_single(server, adapter)
+        description = "All MCP-AQL operations through one tool; send {operations: [...]} for a batch."
+        server.tool(name=speech.tool_name(""), description=description, structured_output=False)(endpoint.single())
     return server
 
 
-def _add_endpoint(server: MCPServer, adapter: NotesAdapter, endpoint: str) -> None:
-    tool = f"mcp_aql_{endpoint}"
+class _Endpoint:
+    """Turns MCP tool calls into adapter calls, and the adapter's answers into the dialect's wire."""
 
-    def call(operation: str, params: dict[str, Any] | None = None) -> str:
-        return json.dumps(adapter.handle(tool, {"operation": operation, "params": params or {}}))
+    def __init__(self, adapter: NotesAdapter, speech: Dialect, latency: float) -> None:
+        self.adapter, self.speech, self.latency = adapter, speech, latency
 
-    description = f"{ENDPOINT_PURPOSE[endpoint]} Use introspect (on mcp_aql_read) to discover operations."
-    server.tool(name=tool, description=description, structured_output=False)(call)
+    def crude(self, family: str) -> Any:
+        async def call(operation: str, params: dict[str, Any] | None = None) -> Any:
+            return await self.answer(f"mcp_aql_{family}", {"operation": operation, "params": params or {}})
+
+        return call
+
+    def single(self) -> Any:
+        async def call(
+            operation: str | None = None,
+            params: dict[str, Any] | None = None,
+            operations: list[dict[str, Any]] | None = None,
+        ) -> Any:
+            arguments: dict[str, Any] = {"operation": operation, "params": params or {}}
+            if operations is not None:
+                arguments = {"operations": operations}
+            return await self.answer("mcp_aql", arguments)
+
+        return call
+
+    async def answer(self, tool: str, arguments: dict[str, Any]) -> Any:
+        if self.latency:
+            await anyio.sleep(self.latency)
+        operation = arguments.get("operation")
+        result = None
+        if (
+            operation == "introspect"
+            and tool in ("mcp_aql", "mcp_aql_read")
+            and isinstance(arguments.get("params"), dict)
+        ):
+            result = self.speech.introspect(
+                arguments["params"], lambda params: self.adapter.handle(tool, {**arguments, "params": params})
+            )
+        if result is None:
+            result = self.adapter.handle(tool, arguments)
+        return _send(self.speech.wire(self.speech.reshape(str(operation), result)))
 
 
-def _add_single(server: MCPServer, adapter: NotesAdapter) -> None:
-    def call(
-        operation: str | None = None,
-        params: dict[str, Any] | None = None,
-        operations: list[dict[str, Any]] | None = None,
-    ) -> str:
-        arguments: dict[str, Any] = {"operation": operation, "params": params or {}}
-        if operations is not None:
-            arguments = {"operations": operations}
-        return json.dumps(adapter.handle("mcp_aql", arguments))
+def _send(wire: Wire) -> Any:
+    if wire.rpc_code is not None:
+        from mcp.shared.exceptions import MCPError
 
-    description = "All MCP-AQL operations through one tool; send {operations: [...]} for a batch."
-    server.tool(name="mcp_aql", description=description, structured_output=False)(call)
+        raise MCPError(code=wire.rpc_code, message=wire.text)
+    if wire.is_error:
+        from mcp.types import CallToolResult, TextContent
+
+        return CallToolResult(content=[TextContent(type="text", text=wire.text)], is_error=True)
+    return wire.text

@@ -176,3 +176,8 @@ def introspection_schema(definition: str) -> CompiledSchema:
 @functools.cache
 def report_schema() -> CompiledSchema:
     return CompiledSchema(schema_document("report"))
+
+
+@functools.cache
+def plan_schema() -> CompiledSchema:
+    return CompiledSchema(schema_document("plan"))

@@ -65,12 +65,12 @@ def test_substitution_takes_values_from_the_create_answer():
 def test_plan_shapes_are_checked_with_json_paths(tmp_path: Path):
     path = tmp_path / "plan.json"
     path.write_text(json.dumps({"examples": [{"params": {}}]}))
-    with pytest.raises(ConfigError, match=r"\$\.examples\[0\]: expected a step"):
+    with pytest.raises(ConfigError, match=r"\$\.examples\[0\]: missing required property 'operation'"):
         load_plan(path)
     path.write_text(
         json.dumps({"update_read": [{"name": "u", "create": {"operation": "c"}, "read": {"operation": "r"}}]})
     )
-    with pytest.raises(ConfigError, match=r"\$\.update_read\[0\]\.update: expected a step"):
+    with pytest.raises(ConfigError, match=r"\$\.update_read\[0\]: missing required property 'update'"):
         load_plan(path)
 
 
@@ -87,11 +87,10 @@ def test_records_are_named_per_operation_and_metrics_have_percentiles(tmp_path: 
     writer = RecordWriter(tmp_path, "20260101T000000Z", "my/server")
     for index, ms in enumerate([10.0, 20.0, 30.0, 40.0]):
         writer.add(
-            Exchange(
-                index, "get_x", "mcp_aql_read", "probe", "d", {}, {"success": True, "data": 1}, ms, "t", "answered"
-            )
+            Exchange(0, "get_x", "mcp_aql_read", "probe", "d", {}, {"success": True, "data": 1}, ms, "t", "answered"),
+            (index,),
         )
-    writer.write_metrics()
+    writer.flush()
     folder = tmp_path / "20260101T000000Z" / "my_server"
     assert sorted(p.name for p in folder.iterdir()) == [
         "get_x-1.json",
