@@ -414,8 +414,9 @@ def completeness(ctx: Context) -> Outcome:
     if not _all_documented_exactly(accepted, ctx.parameter_index):
         anything = _accepting_anything(ctx)
         for operation, parameters in accepted.items():
+            known = operation in ctx.details_by_name
             names = ctx.parameter_index.names_of(operation)
-            if parameters == names:
+            if known and parameters == names:
                 continue  # the common case, decided without building sets or messages
             documented, seen = set(names), set(parameters)
             undocumented = [p for p in parameters if p not in documented]
@@ -426,7 +427,7 @@ def completeness(ctx: Context) -> Outcome:
                     f"{operation}: accepts any parameter (it accepted the unknown parameter "
                     f"{anything[operation]} too), so accepting {', '.join(undocumented)} shows nothing"
                 )
-            elif operation not in ctx.details_by_name:
+            elif not known:
                 failures.append(
                     f"{operation}: accepts {', '.join(parameters) or 'calls'} but has no introspection detail"
                 )
