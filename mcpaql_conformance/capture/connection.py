@@ -179,23 +179,22 @@ def read_log(errlog: Any) -> str:
     return ""
 
 
-_TELLING = re.compile(r"error|exception|traceback|fatal|failed|cannot|can't|not found|denied|refused|invalid", re.I)
+_EXCEPTION = re.compile(r"^(?:[\w.]+\.)?\w*(?:Error|Exception|Fault|Panic)\b\S*(?::|$)")
+_TELLING = re.compile(r"error|exception|fatal|failed|cannot|can't|not found|denied|refused|invalid|panic", re.I)
 _TRIVIAL = re.compile(r"[\W_]*")
 
 
 def telling_lines(log: str, limit: int = 300) -> str:
-    """The most telling stderr line: the first that names an error (a traceback's last line,
-    which names the exception, beside it), else the last line with any words in it."""
-    lines = [line.strip() for line in log.splitlines() if not _TRIVIAL.fullmatch(line.strip())]
+    """The most telling stderr line: the first that names an exception (``ModuleNotFoundError:
+    ...``), else the first that speaks of an error, else the last line with words in it (never
+    a closing brace that happened to come last)."""
+    lines = [line.strip() for line in log.splitlines()[:10_000] if not _TRIVIAL.fullmatch(line.strip())]
     if not lines:
         return ""
-    first = next((i for i, line in enumerate(lines) if _TELLING.search(line)), None)
-    if first is None:
-        return plain(lines[-1], max_len=limit)
-    chosen = [lines[first]]
-    if lines[first].startswith("Traceback") and lines[-1] != lines[first]:
-        chosen.append(lines[-1])  # Python names the exception on the traceback's last line
-    return " / ".join(plain(line, max_len=limit) for line in chosen)
+    chosen = next((line for line in lines if _EXCEPTION.match(line)), None)
+    if chosen is None:
+        chosen = next((line for line in lines if _TELLING.search(line) and not line.startswith("Traceback")), None)
+    return plain(chosen if chosen is not None else lines[-1], max_len=limit)
 
 
 def _explain(target: Target, exc: BaseException, stderr: str) -> str:

@@ -8,7 +8,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from mcpaql_conformance.answers import classify
+from mcpaql_conformance.answers import Kind, classify
 from mcpaql_conformance.capture.discovery import CRUDE_FAMILIES, Operation
 from mcpaql_conformance.capture.live import (
     DESTRUCTIVE,
@@ -179,6 +179,8 @@ def _missing(findings: Findings, operation: str, parameter: str, response: Any) 
 def _default(findings: Findings, op: Operation, name: str, response: Any) -> None:
     default = next(p["default"] for p in op.parameters or [] if p["name"] == name)
     path = _find_value(response, name, default)
+    if path is None and classify(response).kind is not Kind.SUCCESS:
+        path = f"data.{name}"  # refused, prose, not a result: the test judges what was sent
     if path is None:
         findings.notes.append(
             note(

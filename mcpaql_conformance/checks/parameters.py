@@ -6,7 +6,7 @@ import operator
 from itertools import compress
 from typing import Any
 
-from mcpaql_conformance.answers import classify
+from mcpaql_conformance.answers import Kind, classify
 from mcpaql_conformance.bundle import JsonObject
 from mcpaql_conformance.checks.base import (
     CONFORMANCE,
@@ -210,6 +210,8 @@ def _default_mismatch(case: JsonObject) -> str | None:
         return f"{label}: the call without the parameter failed ({answer.describe()})"
     if not answer.succeeded:
         return f"{label}: the answer is not a result ({answer.describe()})"
+    if answer.kind is Kind.PROSE:
+        return f"{label}: the answer is prose, where the default cannot be observed ({answer.describe()})"
     actual = resolve_path(response, case["expected_value_path"])
     if actual is MISSING:
         return f"{label}: {case['expected_value_path']} is not in the response"

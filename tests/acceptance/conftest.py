@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -142,3 +143,35 @@ def write_bundle(tmp_path: Path) -> Callable[..., Path]:
         return path
 
     return write
+
+
+DEMO = (sys.executable, "-m", "mcpaql_conformance.demo_adapter")
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextlib.contextmanager
+def demo_over_http(*args: str) -> Iterator[str]:
+    """The demo server on a free loopback port; yields its streamable-HTTP URL."""
+    import socket
+    import time
+
+    port = free_port()
+    server = subprocess.Popen([*DEMO, "--http", str(port), *args], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with socket.socket() as sock:
+                if sock.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

@@ -1,4 +1,4 @@
-"""Misbehaving MCP servers for capture tests: python servers.py no-aql|no-introspect|odd|exit|hang."""
+"""Misbehaving MCP servers for capture tests: python servers.py no-aql|no-introspect|odd|exit|crash|hang|evil."""
 
 from __future__ import annotations
 
@@ -62,6 +62,46 @@ EVIL_OPERATIONS = [
             {"name": "password", "type": "string", "required": True, "sensitive": True},
         ],
     },
+    # A category padded with a space, a detail that contradicts its list entry, and one
+    # operation listed twice with different categories: each is destructive if any
+    # declaration says so.
+    {
+        "name": "spaced_delete",
+        "semantic_category": "DELETE ",
+        "endpoint": "delete ",
+        "permissions": {"readOnly": False, "destructive": False},
+        "parameters": [{"name": "item_id", "type": "string", "required": True}],
+    },
+    {
+        "name": "sneaky_delete",
+        "semantic_category": "READ",
+        "endpoint": "read",
+        "permissions": {"readOnly": True, "destructive": False},
+        "parameters": [{"name": "item_id", "type": "string", "required": True}],
+    },
+    {
+        "name": "twin",
+        "semantic_category": "READ",
+        "endpoint": "read",
+        "permissions": {"readOnly": True, "destructive": False},
+        "parameters": [{"name": "item_id", "type": "string", "required": True}],
+    },
+]
+# What the operations list says (the details above may say otherwise).
+EVIL_LIST = [
+    {"name": op["name"], "endpoint": op["endpoint"], "description": "x"}
+    for op in EVIL_OPERATIONS
+    if op["name"] != "twin"
+]
+EVIL_LIST[EVIL_LIST.index({"name": "sneaky_delete", "endpoint": "read", "description": "x"})] = {
+    "name": "sneaky_delete",
+    "semantic_category": "DELETE",
+    "endpoint": "delete",
+    "description": "Deletes, whatever its detail says.",
+}
+EVIL_LIST += [
+    {"name": "twin", "semantic_category": "READ", "endpoint": "read", "description": "x"},
+    {"name": "twin", "semantic_category": "DELETE", "endpoint": "delete", "description": "x"},
 ]
 
 
@@ -76,8 +116,7 @@ def evil(tool: str, operation: str, params: dict[str, Any] | None) -> str:
         if "name" in params:
             detail = next((op for op in EVIL_OPERATIONS if op["name"] == params["name"]), None)
             return json.dumps({"success": True, "data": {"operation": detail}})
-        summaries = [{"name": op["name"], "endpoint": op["endpoint"], "description": "x"} for op in EVIL_OPERATIONS]
-        return json.dumps({"success": True, "data": {"operations": summaries}})
+        return json.dumps({"success": True, "data": {"operations": EVIL_LIST}})
     if operation == "login":
         message = f"wrong password '{params.get('password')}' for user '{params.get('user')}'"
         return json.dumps({"success": False, "error": {"code": "PERMISSION_DENIED", "message": message}})
@@ -91,9 +130,23 @@ def evil_endpoint(tool: str) -> Any:
     return call
 
 
+CRASH = """Starting notes server on stdio
+Traceback (most recent call last):
+  File "/srv/notes/main.py", line 3, in <module>
+    import notes_backend
+ModuleNotFoundError: No module named 'notes_backend'
+{
+  "config": "/etc/notes.json"
+}
+"""
+
+
 def main(kind: str) -> None:
     if kind == "exit":
         sys.exit(3)
+    if kind == "crash":
+        sys.stderr.write(CRASH)
+        sys.exit(1)
     if kind == "hang":
         time.sleep(3600)
     server = MCPServer("misbehaving", version="0.0.1")

@@ -4,20 +4,18 @@ from __future__ import annotations
 
 import json
 import os
-import socket
+import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.acceptance.conftest import ROOT, run_cli
+from tests.acceptance.conftest import DEMO, ROOT, demo_over_http, run_cli
 
 PLAN = ROOT / "evidence" / "plans" / "demo-notes.json"
 SERVERS = Path(__file__).with_name("servers.py")
-DEMO = (sys.executable, "-m", "mcpaql_conformance.demo_adapter")
 SECRET = "correct-horse-battery-staple"
 ENV = {"DEMO_NOTES_PASSPHRASE": SECRET}
 
@@ -115,43 +113,37 @@ def test_secrets_and_sensitive_parameters_are_redacted_everywhere(tmp_path):
     assert sent and set(sent) == {"***"}
 
 
-def test_without_allow_destructive_no_complete_parameter_set_reaches_delete_or_execute(tmp_path):
+DESTRUCTIVE = {"update_note", "tag_note", "delete_note", "delete_tag", "export_notes", "reindex_notes"}
+
+
+def test_without_allow_destructive_no_call_at_all_reaches_a_destructive_operation_or_tool(tmp_path):
     result, bundle = capture(tmp_path, *DEMO)
     assert result.returncode == 0, result.stderr
-    for path in (tmp_path / "records").rglob("*.json"):
-        record = json.loads(path.read_text())
-        if record.get("operation") == "delete_note":
-            assert "note_id" not in record["params"], record
-        if record.get("operation") == "reindex_notes":
-            assert "scope" not in record["params"], record
+    records = [json.loads(p.read_text()) for p in (tmp_path / "records").rglob("*-*.json")]
+    assert records
+    assert [r for r in records if r["operation"] in DESTRUCTIVE] == []
+    assert [r for r in records if r["tool"] in ("mcp_aql_delete", "mcp_aql_execute")] == []  # routing probes too
     report = run_cli("test", str(bundle))
     assert "Not probed during capture" in report.stdout
-    assert "reindex_notes: example: not sent: destructive operation (pass --allow-destructive)" in report.stdout
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    assert (
+        "reindex_notes: example: not sent: destructive operation "
+        "(pass --allow-destructive against a disposable instance to probe it)"
+    ) in report.stdout
+    # What capture withheld is said to be withheld, with how to get it, never "no evidence".
+    assert "withheld for safety by capture" in report.stdout
+    assert "not judged: capture withheld every probe it needs" in report.stdout
+    assert "no evidence: no update_preservation_tests" not in report.stdout
+    summary = re.search(r"(\d+) probe\(s\) not sent", result.stderr)
+    notes = json.loads(bundle.read_text())["capture_notes"]
+    assert summary is not None and int(summary.group(1)) == sum(n["count"] for n in notes) > len(DESTRUCTIVE) * 3
 
 
 def test_capture_over_streamable_http(tmp_path):
-    port = free_port()
-    server = subprocess.Popen([*DEMO, "--http", str(port)], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            with socket.socket() as sock:
-                if sock.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.2)
-        result, bundle = capture(tmp_path, extra=("--allow-destructive", "--url", f"http://127.0.0.1:{port}/mcp"))
-        assert result.returncode == 0, result.stderr
-        assert json.loads(bundle.read_text())["provenance"]["transport"] == "streamable-http"
-        assert verdict(bundle)["exitCode"] == 0
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+    with demo_over_http() as url:
+        result, bundle = capture(tmp_path, extra=("--allow-destructive", "--url", url))
+    assert result.returncode == 0, result.stderr
+    assert json.loads(bundle.read_text())["provenance"]["transport"] == "streamable-http"
+    assert verdict(bundle)["exitCode"] == 0
 
 
 def leftover_children(marker: str) -> list[str]:
@@ -165,11 +157,6 @@ def leftover_children(marker: str) -> list[str]:
         (("definitely-not-a-command-xyz",), "cannot start the server: command not found: definitely-not-a-command-xyz"),
         ((sys.executable, str(SERVERS), "exit"), "the server closed the connection before the capture could run"),
         ((sys.executable, str(SERVERS), "hang"), "error: the server did not answer initialize within 3 s"),
-        (
-            (sys.executable, str(SERVERS), "no-aql"),
-            "the server exposes no MCP-AQL tool (mcp_aql or mcp_aql_*); its tools: hello",
-        ),
-        ((sys.executable, str(SERVERS), "no-introspect"), "the server has no working introspect {query: operations}"),
     ],
 )
 def test_server_faults_are_one_line_errors_with_exit_3_and_no_leftovers(tmp_path, server, message):
@@ -187,16 +174,69 @@ def test_server_faults_are_one_line_errors_with_exit_3_and_no_leftovers(tmp_path
         assert leftover_children(f"{SERVERS} {server[-1]}") == []
 
 
+def test_a_server_that_dies_at_start_is_quoted_by_its_telling_stderr_line_and_the_records_folder(tmp_path):
+    result = run_cli(
+        "capture", "--bundle", str(tmp_path / "b.json"), "--capture-dir", str(tmp_path / "r"),
+        "--", sys.executable, str(SERVERS), "crash",
+    )  # fmt: skip
+    assert result.returncode == 3
+    line = result.stderr.strip()
+    assert "ModuleNotFoundError: No module named 'notes_backend'" in line, line
+    assert "records and the server's stderr: " in line
+    [log] = list((tmp_path / "r").rglob("server-stderr.log"))
+    assert "Traceback (most recent call last)" in log.read_text()
+    assert not (tmp_path / "b.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("server", "test_id", "quoted"),
+    [
+        (
+            "no-aql",
+            "L1.introspection.operations-query",
+            "the server exposes no MCP-AQL tool (mcp_aql, mcp_aql_<family>); its tools: hello",
+        ),
+        (
+            "no-introspect",
+            "L1.introspection.operations-query",
+            "introspect {query: operations} via mcp_aql_read: gave no operations list (answered with plain text, "
+            'not an MCP-AQL result: "not json at all")',
+        ),
+    ],
+)
+def test_a_server_without_mcp_aql_or_introspect_gets_a_bundle_and_a_verdict_not_a_configuration_error(
+    tmp_path, server, test_id, quoted
+):
+    result, bundle = capture(tmp_path, sys.executable, str(SERVERS), server, plan=False)
+    assert result.returncode == 0, result.stderr
+    report = verdict(bundle)
+    assert report["exitCode"] == 1
+    test = next(t for c in report["categories"] for t in c["tests"] if t["id"] == test_id)
+    assert test["result"] == "FAIL" and quoted in test["detail"], test
+
+
 def test_an_imperfect_server_is_captured_faithfully_and_judged_by_test(tmp_path):
     result, bundle = capture(tmp_path, sys.executable, str(SERVERS), "odd", plan=False)
     assert result.returncode == 0, result.stderr
     data = json.loads(bundle.read_text())
     missing = data["parameter_tests"]["missing_required"][0]["response"]
     assert missing == {"_raw_text": "error: thing_id missing", "_is_error": False}
-    assert data["introspection"]["types_list"] == {"ok": True, "typeList": []}
+    [attempt] = data["introspection"]["query_attempts"]
+    assert attempt["query"] == "types" and attempt["response"] == {"ok": True, "typeList": []}
     report = verdict(bundle)
     assert report["exitCode"] == 1
     assert {"Introspection Fidelity", "Parameter Handling", "Error Quality"} <= set(failing(report))
+    tests = {t["id"]: t for c in report["categories"] for t in c["tests"]}
+    assert tests["L1.introspection.types-query"]["detail"] == (
+        "introspect {query: types} via mcp_aql_read: gave no types list "
+        "(answered a JSON object without a success flag (keys: ok, typeList))"
+    )
+    # It accepts anything: completeness says so instead of blaming every probe name.
+    assert tests["L1.introspection.completeness"]["result"] == "WARN"
+    assert (
+        "get_thing: accepts any parameter (it accepted the unknown parameter zz_conformance_probe too)"
+        in (tests["L1.introspection.completeness"]["detail"])
+    )
 
 
 @pytest.mark.parametrize(
@@ -204,7 +244,10 @@ def test_an_imperfect_server_is_captured_faithfully_and_judged_by_test(tmp_path)
     [
         ((), "give either --url URL or a server command after --"),
         (("--url", "http://127.0.0.1:9/mcp", "--", "x"), "give either --url URL or a server command after --"),
-        (("--timeout", "0", "--", "x"), "--timeout must be positive"),
+        (("--timeout", "0", "--", "x"), "--timeout must be a positive number of seconds, not 0"),
+        (("--timeout", "nan", "--", "x"), "--timeout must be a positive number of seconds, not nan"),
+        (("--timeout", "inf", "--", "x"), "--timeout must be a positive number of seconds, not inf"),
+        (("--concurrency", "0", "--", "x"), "Invalid value for '--concurrency'"),
         (("--plan", "nope.json", "--", "x"), "plan not found: nope.json"),
     ],
 )
@@ -219,7 +262,7 @@ def test_plan_errors_name_their_json_path(tmp_path):
     plan.write_text(json.dumps({"create_read": [{"name": "c", "create": {"operation": 3}}]}))
     result = run_cli("capture", "--plan", str(plan), "--bundle", str(tmp_path / "b.json"), "--", "x")
     assert result.returncode == 3
-    assert "$.create_read[0].create: expected a step {operation, params}" in result.stderr
+    assert "$.create_read[0]: missing required property 'read'" in result.stderr
 
 
 def test_a_plan_env_variable_that_is_not_set_is_a_configuration_error(tmp_path):
@@ -272,7 +315,7 @@ def test_readme_shows_the_command_that_captures_and_tests_the_demo():
     assert "test evidence/demo-notes.json --level 1" in readme
 
 
-def test_oddly_labelled_destructive_operations_never_get_a_complete_request(tmp_path):
+def test_an_operation_any_declaration_calls_destructive_gets_no_call_at_all(tmp_path):
     log = tmp_path / "calls.jsonl"
     plan = tmp_path / "plan.json"
     plan.write_text(json.dumps({"env": {"user": "EVIL_USER"}}))
@@ -294,11 +337,13 @@ def test_oddly_labelled_destructive_operations_never_get_a_complete_request(tmp_
     )
     assert result.returncode == 0, result.stderr
     calls = [json.loads(line) for line in log.read_text().splitlines()]
-    assert [c for c in calls if c["operation"] == "wipe_note" and "note_id" in c["params"]] == []
-    assert [c for c in calls if c["operation"] == "run_job" and "job" in c["params"]] == []
-    assert [c for c in calls if c["operation"] == "purge_all"] == []  # nothing can be withheld: not called
+    destructive = {"wipe_note", "run_job", "purge_all", "spaced_delete", "sneaky_delete", "twin"}
+    assert [c for c in calls if c["operation"] in destructive] == []
+    assert [c for c in calls if c["tool"] in ("mcp_aql_delete", "mcp_aql_execute")] == []  # routing probes too
+    assert any(c["operation"] == "login" for c in calls)  # the READ operation is probed
     notes = json.loads(bundle.read_text())["capture_notes"]
-    assert any(n["operation"] == "purge_all" and "pass --allow-destructive" in n["reason"] for n in notes)
+    for name in destructive:
+        assert any(n["operation"] == name and "pass --allow-destructive" in n["reason"] for n in notes), name
     texts = [bundle.read_text()] + [p.read_text() for p in (tmp_path / "r").rglob("*.json")]
     assert all("conformance-probe-secret-value" not in text for text in texts)  # the echoed password
     assert all("user 'abc'" not in text for text in texts)  # a short environment secret, as a word
