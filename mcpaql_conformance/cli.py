@@ -384,9 +384,13 @@ def _capture_options(bundle: Path, command: tuple[str, ...], url: str | None, se
 
 
 def _run_capture(options: Any) -> Any:
+    from mcpaql_conformance import lifetime
     from mcpaql_conformance.capture.run import capture as run_capture
 
+    lifetime.heavy_process()
     result = run_capture(options)
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
     click.echo(
         f"captured {result.metrics['calls']} call(s) from {result.source} over {options.target.transport}; "
         f"records: {result.records}; {result.not_sent} probe(s) not sent (listed in capture_notes)",

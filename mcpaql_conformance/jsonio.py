@@ -118,8 +118,10 @@ def load_json_file(path: Path, what: str) -> Any:
     return parse_json(read_bytes(path, what), plain(str(path)))
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write text so that readers see the old file or the whole new one, never half."""
+def write_atomic(path: Path, text: str, durable: bool = True) -> None:
+    """Write text so that readers see the old file or the whole new one, never half.
+    ``durable``: also force it to disk before it replaces the old file (off for the many
+    small capture records, where it cost more than the capture's calls)."""
     target = path.expanduser()
     directory = target.parent if str(target.parent) else Path(".")
     shown = plain(str(path))
@@ -137,7 +139,8 @@ def write_atomic(path: Path, text: str) -> None:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         os.chmod(tmp_name, 0o644)
         os.replace(tmp_name, target)
     except OSError as exc:

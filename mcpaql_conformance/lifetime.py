@@ -17,6 +17,13 @@ LARGE_DOCUMENT_BYTES = 8_000_000
 
 _kept: list[Any] = []
 _enabled = False
+_heavy = False
+
+
+def heavy_process() -> None:
+    """This process loaded large libraries (the MCP SDK): end it without tearing them down."""
+    global _heavy
+    _heavy = True
 
 
 def enable_fast_exit() -> None:
@@ -33,7 +40,7 @@ def keep_until_exit(document: Any, size: int) -> None:
 def finish(code: Any) -> NoReturn:
     """End the process with ``code`` (a ``SystemExit`` code): at once when a large document
     is kept, else through the normal interpreter shutdown."""
-    if not _kept:
+    if not _kept and not (_enabled and _heavy):
         sys.exit(code)
     status = code if isinstance(code, int) else (0 if code is None else 1)
     if not isinstance(code, int | None):

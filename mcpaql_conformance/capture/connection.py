@@ -14,6 +14,9 @@ from typing import Any
 import anyio
 import orjson
 
+from anyio.abc import Process
+
+from mcpaql_conformance.capture.process import spawn, stdio_streams, stop
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.sanitize import plain
 
@@ -126,13 +129,15 @@ def server_log() -> Any:
 
 
 @contextlib.asynccontextmanager
-async def connect(target: Target, timeout: float, errlog: Any) -> AsyncIterator[Connection]:
-    """Open the transport and an initialised session; every failure becomes a CaptureError."""
-    from mcp.client.session import ClientSession
-
+async def connect(target: Target, timeout: float, errlog: Any, warnings: list[str]) -> AsyncIterator[Connection]:
+    """Open the transport and an initialised session; every failure becomes a CaptureError.
+    A server command is started first, so that it boots while the MCP SDK is imported."""
+    process = await _start(target, errlog) if not target.url else None
     in_body = False
     try:
-        async with _transport(target, errlog) as (read, write), ClientSession(read, write) as session:
+        from mcp.client.session import ClientSession
+
+        async with _transport(target, process, warnings) as (read, write), ClientSession(read, write) as session:
             with _deadline(timeout, "initialize"):
                 init = await session.initialize()
             info = init.server_info
@@ -142,26 +147,37 @@ async def connect(target: Target, timeout: float, errlog: Any) -> AsyncIterator[
         raise
     except Exception as exc:  # the SDK wraps transport faults in exception groups
         leaf = _leaf(exc)
-        if isinstance(leaf, CaptureError):
-            raise leaf from None
+        if isinstance(leaf, ConfigError):
+            raise CaptureError(str(leaf)) from None
         if in_body and not isinstance(leaf, OSError | EOFError | anyio.BrokenResourceError):
             raise leaf from None  # the capture's own error, not the transport's
         raise CaptureError(_explain(target, exc, telling_lines(read_log(errlog)))) from None
+    finally:
+        if process is not None:
+            await stop(process)
+
+
+async def _start(target: Target, errlog: Any) -> Process:
+    try:
+        return await spawn(target.command, errlog)
+    except FileNotFoundError:
+        raise CaptureError(f"cannot start the server: command not found: {plain(target.command[0])}") from None
+    except PermissionError:
+        raise CaptureError(f"cannot start the server: permission denied: {plain(target.command[0])}") from None
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise CaptureError(f"cannot start the server {plain(target.command[0])}: {plain(reason)}") from None
 
 
 @contextlib.asynccontextmanager
-async def _transport(target: Target, errlog: Any) -> AsyncIterator[Any]:
-    if target.url:
-        from mcp.client.streamable_http import streamable_http_client
-
-        async with streamable_http_client(target.url) as streams:
+async def _transport(target: Target, process: Process | None, warnings: list[str]) -> AsyncIterator[Any]:
+    if process is not None:
+        async with stdio_streams(process, warnings.append) as streams:
             yield streams
         return
-    from mcp.client.stdio import StdioServerParameters, stdio_client
+    from mcp.client.streamable_http import streamable_http_client
 
-    # stdio_client passes only a few variables to the child unless env= is given.
-    parameters = StdioServerParameters(command=target.command[0], args=list(target.command[1:]), env=dict(os.environ))
-    async with stdio_client(parameters, errlog=errlog) as streams:
+    async with streamable_http_client(str(target.url)) as streams:
         yield streams
 
 
@@ -200,10 +216,6 @@ def telling_lines(log: str, limit: int = 300) -> str:
 def _explain(target: Target, exc: BaseException, stderr: str) -> str:
     leaf = _leaf(exc)
     said = f" (its stderr: {stderr})" if stderr else ""
-    if isinstance(leaf, FileNotFoundError):
-        return f"cannot start the server: command not found: {plain(target.command[0])}"
-    if isinstance(leaf, PermissionError):
-        return f"cannot start the server: permission denied: {plain(target.command[0])}"
     if target.url:
         return f"cannot talk to {target.describe()}: {plain(type(leaf).__name__)}: {plain(str(leaf))}"
     return f"the server closed the connection before the capture could run{said}: {plain(str(leaf))}"

@@ -86,8 +86,8 @@ class RecordWriter:
             exchange.index = index
         return exchanges
 
-    def flush(self, server_log: str = "") -> None:
-        """Write every record, the metrics and the server's stderr (all already redacted)."""
+    def flush(self) -> None:
+        """Write every record and the metrics (all already redacted)."""
         folder = self.folder
         exchanges = self.ordered()
         if folder is None:
@@ -97,10 +97,16 @@ class RecordWriter:
         for exchange in exchanges:
             per_operation[exchange.operation] += 1
             name = f"{safe_name(exchange.operation)}-{per_operation[exchange.operation]}.json"
-            write_atomic(folder / name, orjson.dumps(exchange.record(), option=orjson.OPT_INDENT_2).decode() + "\n")
+            record = orjson.dumps(exchange.record(), option=orjson.OPT_INDENT_2).decode() + "\n"
+            write_atomic(folder / name, record, durable=False)
         write_atomic(folder / "metrics.json", orjson.dumps(self.metrics(), option=orjson.OPT_INDENT_2).decode())
-        if server_log:
-            write_atomic(folder / "server-stderr.log", server_log)
+
+    def flush_log(self, server_log: str) -> None:
+        """Write the server's stderr (redacted) beside the records."""
+        folder = self.folder
+        if folder is not None and server_log:
+            folder.mkdir(parents=True, exist_ok=True)
+            write_atomic(folder / "server-stderr.log", server_log, durable=False)
 
     def metrics(self) -> dict[str, Any]:
         times = sorted(e.milliseconds for e in self.exchanges)

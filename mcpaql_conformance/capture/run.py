@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,7 @@ class CaptureResult:
     records: Path | None
     source: str  # what was captured (command or URL), secrets masked
     not_sent: int = 0  # probes not sent (every one, not the notes that list them)
+    warnings: tuple[str, ...] = ()  # what the server did that is worth a line but not an error
 
 
 def capture(options: CaptureOptions) -> CaptureResult:
@@ -100,27 +102,58 @@ async def _capture(options: CaptureOptions, plan: Plan) -> CaptureResult:
     # Milliseconds and the process id keep concurrent or quick successive runs apart.
     stamp = f"{started.strftime('%Y%m%dT%H%M%S')}{started.microsecond // 1000:03d}Z-{os.getpid()}"
     writer = RecordWriter(options.capture_dir, stamp, plan.implementation or "server")
+    warnings: list[str] = []
+    records = _Background(writer.flush)
     with server_log() as errlog:
         try:
-            async with connect(options.target, options.timeout, errlog) as connection:
+            async with connect(options.target, options.timeout, errlog, warnings) as connection:
                 writer.implementation = plan.implementation or str(connection.server.get("name") or "server")
                 live = Live(connection, writer, redactor, plan, options.allow_destructive, options.concurrency)
                 try:
                     inferred = await run_probes(live)
-                finally:  # also when the capture fails: what happened until then
-                    writer.flush(redactor.value(read_log(errlog)))
+                finally:  # also when the capture fails: what happened until then, written while the server stops
+                    records.start()
                 server = dict(connection.server)
         except CaptureError as exc:
-            writer.flush(redactor.value(read_log(errlog)))
+            records.finish()
+            writer.flush_log(redactor.value(read_log(errlog)))
             raise CaptureError(f"{exc}{_records_hint(writer)}") from None
+        records.finish()
+        writer.flush_log(redactor.value(read_log(errlog)))
     bundle = assemble(live, server, writer.implementation, options, started)
     write_atomic(options.bundle, orjson.dumps(bundle, option=orjson.OPT_INDENT_2).decode() + "\n")
     if options.write_plan is not None:
         write_plan(options.write_plan, live, inferred)
     not_sent = sum(int(n.get("count", 1)) for n in live.evidence.notes)
-    return CaptureResult(
-        bundle, writer.metrics(), writer.folder, redactor.value(options.target.describe()), not_sent
-    )
+    source = redactor.value(options.target.describe())
+    return CaptureResult(bundle, writer.metrics(), writer.folder, source, not_sent, tuple(redactor.value(warnings)))
+
+
+class _Background:
+    """A job run in a thread while the server stops (or at once, if it was never started)."""
+
+    def __init__(self, job: Any) -> None:
+        self.job = job
+        self.thread: threading.Thread | None = None
+        self.error: BaseException | None = None
+
+    def start(self) -> None:
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            self.job()
+        except BaseException as exc:  # re-raised by finish(), in the caller's thread
+            self.error = exc
+
+    def finish(self) -> None:
+        if self.thread is None:
+            self._run()
+        else:
+            self.thread.join()
+        if self.error is not None:
+            raise self.error
 
 
 def _records_hint(writer: RecordWriter) -> str:
