@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -95,24 +96,40 @@ def cli() -> None:
     """
 
 
+def judging_options(function: Any) -> Any:
+    """The options `test` and `check` share: how to judge, and where the report goes."""
+    options = [
+        click.option(
+            "--level", "-l", type=LEVEL_CHOICE, default="1", show_default=True, help="Conformance level to test."
+        ),
+        click.option(
+            "--tier",
+            type=TIER_CHOICE,
+            default="both",
+            show_default=True,
+            help="Semantic evaluation tier: 1 structural only, 2 semantic only, both = the spec's two-tier matrix.",
+        ),
+        click.option(
+            "--format", "-f", "fmt", type=FORMAT_CHOICE, default="text", show_default=True, help="Report format."
+        ),
+        click.option("--output", "-o", type=click.Path(path_type=Path), help="Write the report to FILE (atomically)."),
+        click.option(
+            "--category", "-c", metavar="NAME", help="Run one category only (name matched case-insensitively)."
+        ),
+        click.option(
+            "--baseline",
+            type=click.Path(path_type=Path),
+            help="Expected failures (JSON): listed failures do not fail the run; stale entries do.",
+        ),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
 @cli.command()
 @click.argument("bundle", type=click.Path(path_type=Path))
-@click.option("--level", "-l", type=LEVEL_CHOICE, default="1", show_default=True, help="Conformance level to test.")
-@click.option(
-    "--tier",
-    type=TIER_CHOICE,
-    default="both",
-    show_default=True,
-    help="Semantic evaluation tier: 1 structural only, 2 semantic only, both = the spec's two-tier matrix.",
-)
-@click.option("--format", "-f", "fmt", type=FORMAT_CHOICE, default="text", show_default=True, help="Report format.")
-@click.option("--output", "-o", type=click.Path(path_type=Path), help="Write the report to FILE (atomically).")
-@click.option("--category", "-c", metavar="NAME", help="Run one category only (name matched case-insensitively).")
-@click.option(
-    "--baseline",
-    type=click.Path(path_type=Path),
-    help="Expected failures (JSON): listed failures do not fail the run; stale entries do.",
-)
+@judging_options
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Suites: parallel processes (default: cores).")
 @click.pass_context
 def test(
@@ -128,21 +145,12 @@ def test(
 ) -> int:
     """Run the conformance tests on an evidence BUNDLE (JSON), or on every member of a suite
     file ({"name", "bundles": [paths or globs], "level", "tier"})."""
-    from mcpaql_conformance.bundle import bundle_from_data
     from mcpaql_conformance.jsonio import load_json_file
-    from mcpaql_conformance.render import renderer
-    from mcpaql_conformance.runner import evaluate, select_category
     from mcpaql_conformance.sanitize import plain
     from mcpaql_conformance.suite import is_suite
 
     # Bad option values are configuration errors before any file is read.
-    if category is not None:
-        select_category(int(level), category)
-    entries = None
-    if baseline is not None:
-        from mcpaql_conformance.baseline import load_baseline
-
-        entries = load_baseline(baseline)
+    judging = _judging(level, tier, fmt, output, category, baseline)
     data = load_json_file(bundle, "bundle")
     if is_suite(data):
         if category is not None or baseline is not None:
@@ -159,12 +167,51 @@ def test(
             output,
             jobs,
         )
-    report = evaluate(bundle_from_data(data, plain(str(bundle))), int(level), tier.lower(), category)
-    if entries is not None:
+    return _judge(data, plain(str(bundle)), judging)
+
+
+@dataclass(frozen=True)
+class Judging:
+    """How to judge a bundle and where the report goes (the options `test` and `check` share)."""
+
+    level: int
+    tier: str
+    fmt: str
+    output: Path | None
+    category: str | None
+    baseline: Path | None
+    entries: Any
+
+
+def _judging(
+    level: str, tier: str, fmt: str, output: Path | None, category: str | None, baseline: Path | None
+) -> Judging:
+    """The judging options, checked before any file is read or server started."""
+    from mcpaql_conformance.runner import select_category
+
+    if category is not None:
+        select_category(int(level), category)
+    entries = None
+    if baseline is not None:
+        from mcpaql_conformance.baseline import load_baseline
+
+        entries = load_baseline(baseline)
+    return Judging(int(level), tier.lower(), fmt.lower(), output, category, baseline, entries)
+
+
+def _judge(data: Any, source: str, judging: Judging) -> int:
+    """Judge one bundle, emit the report (and the step summary); the verdict's exit code."""
+    from mcpaql_conformance.bundle import bundle_from_data
+    from mcpaql_conformance.render import renderer
+    from mcpaql_conformance.runner import evaluate
+    from mcpaql_conformance.sanitize import plain
+
+    report = evaluate(bundle_from_data(data, source), judging.level, judging.tier, judging.category)
+    if judging.entries is not None:
         from mcpaql_conformance.baseline import apply_baseline
 
-        report = apply_baseline(report, entries, plain(str(baseline)))
-    _emit(renderer(fmt.lower())(report, _use_color(output)), output, f"{fmt.lower()} report")
+        report = apply_baseline(report, judging.entries, plain(str(judging.baseline)))
+    _emit(renderer(judging.fmt)(report, _use_color(judging.output)), judging.output, f"{judging.fmt} report")
     _append_step_summary(lambda: renderer("markdown")(report, False))
     return report.exit_code
 
@@ -427,6 +474,47 @@ def capture(bundle_path: Path, url: str | None, command: tuple[str, ...], **sett
     click.echo(f"bundle: {click.format_filename(bundle_path)}", err=True)
     click.echo(f"next: mcpaql-conformance test {click.format_filename(bundle_path)} --level 1", err=True)
     return 0
+
+
+@cli.command(context_settings={"ignore_unknown_options": True})
+@click.option(
+    "--bundle",
+    "bundle_path",
+    type=click.Path(path_type=Path),
+    help="Also keep the evidence bundle here (atomically); by default it is not kept.",
+)
+@judging_options
+@capture_options
+def check(
+    bundle_path: Path | None,
+    level: str,
+    tier: str,
+    fmt: str,
+    output: Path | None,
+    category: str | None,
+    baseline: Path | None,
+    url: str | None,
+    command: tuple[str, ...],
+    **settings: Any,
+) -> int:
+    """Capture a live MCP-AQL server and judge it in one run: the report of `test`, with its
+    exit code (0 conformant, 1 a MUST failed, 2 only SHOULD warnings; 3 when the server
+    could not be captured at all or an option is wrong).
+
+    \b
+      mcpaql-conformance check --allow-destructive -- python -m mcpaql_conformance.demo_adapter
+      mcpaql-conformance check --url http://127.0.0.1:8000/mcp --level 2 -f markdown -o report.md
+    """
+    import tempfile
+
+    judging = _judging(level, tier, fmt, output, category, baseline)  # bad options: before any server starts
+    with tempfile.TemporaryDirectory(prefix="mcpaql-check-") as scratch:
+        target = bundle_path if bundle_path is not None else Path(scratch) / "bundle.json"
+        options = _capture_options(target, command, url, settings)
+        result = _run_capture(options)
+        if bundle_path is not None:
+            click.echo(f"bundle: {click.format_filename(bundle_path)}", err=True)
+        return _judge(result.bundle, options.target.describe(), judging)
 
 
 @cli.command()

@@ -113,7 +113,11 @@ def _known(value: JsonObject, allowed: set[str], where: str, source: str) -> Non
 
 
 def did_you_mean(word: str, choices: Any) -> str:
-    close = difflib.get_close_matches(word, sorted(choices), n=1, cutoff=0.6)
+    """`` (did you mean 'x'?)`` for the closest choice (a close spelling, or a shortening), else ""."""
+    options = sorted(choices)
+    close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
+    if not close and len(word) >= 3:
+        close = [c for c in options if c.startswith(word) or word.startswith(c)][:1]
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
@@ -160,27 +164,24 @@ def substitute(params: JsonObject, answers: dict[str, Any]) -> JsonObject:
 
 def write_plan(path: Path, live: Live, inferred: Inferred) -> None:
     """An editable plan from what the capture learned: every operation's parameters with the
-    values capture used, one example per operation, the inferred cycles, and `env`
-    placeholders for sensitive parameters (never their values)."""
+    values capture used (edit them to values your server accepts), the plan's own examples,
+    the inferred cycles, and `env` placeholders for sensitive parameters (never their values)."""
     from mcpaql_conformance.capture.probes import value
 
     values: JsonObject = {}
     env: dict[str, str] = {}
-    examples: list[JsonObject] = []
     for op in live.operations:
-        for parameter in op.parameters or []:
+        for parameter in op.parameters or [{"name": name} for name in op.discovered]:
             key = f"{op.name}.{parameter['name']}"
             if (op.name, parameter["name"]) in live.redactor.sensitive:
                 env[key] = live.plan.env.get(key) or _variable(key)
             else:
                 values[key] = value(live, op.name, parameter)
-        params = {p["name"]: values[f"{op.name}.{p['name']}"] for p in op.required if f"{op.name}.{p['name']}" in values}
-        examples.append({"operation": op.name, "_description": f"{op.name} with its required parameters", "params": params})
     plan: JsonObject = {"$schema": PLAN_SCHEMA_ID, "implementation": live.writer.implementation}
     plan["values"] = values
     if env:
         plan["env"] = env
-    plan["examples"] = examples
+    plan["examples"] = list(live.plan.examples)
     plan["create_read"] = [*live.plan.create_read, *_without_sensitive(live, inferred.create_read)]
     plan["update_read"] = [*live.plan.update_read, *_without_sensitive(live, inferred.update_read)]
     plan["constraints"] = list(live.plan.constraints)

@@ -1,9 +1,11 @@
-"""Misbehaving MCP servers for capture tests: python servers.py no-aql|no-introspect|odd|exit|crash|hang|evil."""
+"""Misbehaving MCP servers for capture tests: python servers.py KIND, KIND one of no-aql, no-introspect,
+odd, exit, crash, hang, evil, garbage, banner, grandchild, die-mid."""
 
 from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import time
 from typing import Any
@@ -35,6 +37,13 @@ def odd_read(operation: str, params: dict[str, Any] | None = None) -> str:
     if "thing_id" not in params:
         return "error: thing_id missing"  # an error as a plain string
     return json.dumps({"success": True, "data": {"error": "no such thing"}})  # a success wrapping an error
+
+
+def dying_read(operation: str, params: dict[str, Any] | None = None) -> str:
+    """Introspection works; the first other call kills the server."""
+    if operation == "introspect":
+        return odd_read(operation, params)
+    os._exit(1)
 
 
 EVIL_OPERATIONS = [
@@ -149,13 +158,23 @@ def main(kind: str) -> None:
         sys.exit(1)
     if kind == "hang":
         time.sleep(3600)
+    if kind == "garbage":
+        for index in range(1000):
+            print(f"debug line {index}: \x1b[31mnot JSON-RPC\x1b[0m", flush=True)
+        time.sleep(3600)
+    if kind == "banner":
+        print("Notes server 1.0 ready", flush=True)
+    if kind == "grandchild":  # a child that would outlive a server stopped on its own
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)", "grandchild-of-the-server"])
     server = MCPServer("misbehaving", version="0.0.1")
     if kind == "no-aql":
         server.tool(name="hello", description="Say hello.")(lambda name: f"hello {name}")
     elif kind == "no-introspect":
         server.tool(name="mcp_aql_read", description="Broken.")(lambda operation, params=None: "not json at all")
-    elif kind == "odd":
+    elif kind in ("odd", "banner", "grandchild"):
         server.tool(name="mcp_aql_read", description="READ operations.", structured_output=False)(odd_read)
+    elif kind == "die-mid":
+        server.tool(name="mcp_aql_read", description="READ operations.", structured_output=False)(dying_read)
     elif kind == "evil":
         for endpoint in ("read", "create", "delete", "execute"):
             server.tool(name=f"mcp_aql_{endpoint}", description=f"{endpoint} operations.", structured_output=False)(

@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -373,3 +374,138 @@ def test_bad_output_paths_are_refused_before_any_server_starts(tmp_path):
         "definitely-not-a-command-xyz",
     )
     assert as_file.returncode == 3 and "exists and is not a folder" in as_file.stderr
+
+
+def test_stdout_garbage_fails_fast_with_one_line_naming_it(tmp_path):
+    started = time.monotonic()
+    result = run_cli(
+        "capture", "--bundle", str(tmp_path / "b.json"), "--capture-dir", str(tmp_path / "r"),
+        "--", sys.executable, str(SERVERS), "garbage",
+    )  # fmt: skip
+    assert result.returncode == 3
+    assert time.monotonic() - started < 10  # not the 20 s call timeout
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert "the server wrote text that is not JSON-RPC to stdout: 'debug line 1: not JSON-RPC'" in lines[0]
+    assert "\x1b" not in result.stderr
+    assert leftover_children(f"{SERVERS} garbage") == []
+
+
+def test_a_banner_before_a_working_server_is_tolerated_with_one_warning(tmp_path):
+    result, bundle = capture(tmp_path, sys.executable, str(SERVERS), "banner", plan=False)
+    assert result.returncode == 0, result.stderr
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning: ")]
+    assert warnings == ["warning: the server printed a banner before speaking JSON-RPC: 'Notes server 1.0 ready'"]
+    assert json.loads(bundle.read_text())["introspection"]["operation_details"]
+
+
+def test_no_process_of_the_server_outlives_the_capture(tmp_path):
+    result, _ = capture(tmp_path, sys.executable, str(SERVERS), "grandchild", plan=False)
+    assert result.returncode == 0, result.stderr
+    deadline = time.monotonic() + 5
+    while leftover_children("grandchild-of-the-server") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert leftover_children("grandchild-of-the-server") == []
+
+
+def test_a_server_that_dies_mid_capture_is_exit_3_with_records_and_no_bundle(tmp_path):
+    result, bundle = capture(tmp_path, sys.executable, str(SERVERS), "die-mid", plan=False)
+    assert result.returncode == 3
+    line = result.stderr.strip()
+    assert "error: " in line and "records and the server's stderr: " in line, line
+    [metrics] = list((tmp_path / "records").rglob("metrics.json"))
+    assert json.loads(metrics.read_text())["calls"] >= 3  # introspection, recorded
+    assert not bundle.exists()
+
+
+def test_two_captures_of_the_same_server_write_the_same_records_in_the_same_order(tmp_path):
+    names = []
+    for run in ("one", "two"):
+        (tmp_path / run).mkdir()
+        result, _ = capture(tmp_path / run, *DEMO, extra=("--allow-destructive",), plan=False)
+        assert result.returncode == 0, result.stderr
+        [folder] = [p for p in (tmp_path / run / "records").rglob("mcpaql-demo-notes")]
+        records = sorted(folder.glob("*-*.json"), key=lambda p: json.loads(p.read_text())["index"])
+        names.append([(p.name, json.loads(p.read_text())["_description"]) for p in records])
+    assert names[0] == names[1] and len(names[0]) > 100
+
+
+def test_check_captures_and_judges_in_one_run_with_the_verdicts_exit_code(tmp_path):
+    bundle = tmp_path / "kept.json"
+    ok = run_cli("check", "--allow-destructive", "--bundle", str(bundle), "--capture-dir", str(tmp_path / "r"),
+                 "--", *DEMO)  # fmt: skip
+    assert ok.returncode == 0, ok.stderr
+    assert "CONFORMANT at Level 1 (exit 0)" in ok.stdout and json.loads(bundle.read_text())["provenance"]["captured"]
+    faulty = run_cli(
+        "check", "-f", "json", "--capture-dir", str(tmp_path / "r"), "--allow-destructive",
+        "--", *DEMO, "--fault", "leaky-errors",
+    )  # fmt: skip
+    assert faulty.returncode == 1
+    report = json.loads(faulty.stdout)  # stdout holds the report only
+    assert report["exitCode"] == 1 and "Error Quality" in failing(report)
+    assert "captured" in faulty.stderr
+
+
+@pytest.mark.parametrize(
+    ("fmt", "shown"),
+    [
+        ("text", "MCP-AQL conformance report: mcpaql-demo-notes"),
+        ("json", '"implementation": "mcpaql-demo-notes"'),
+        ("markdown", "| Implementation | mcpaql-demo-notes |"),
+        ("junit", 'tests="13" failures="0"'),
+        ("html", "mcpaql-demo-notes"),
+    ],
+)
+def test_check_prints_every_report_format(tmp_path, fmt, shown):
+    out = tmp_path / f"report.{fmt}"
+    result = run_cli(
+        "check", "-f", fmt, "-o", str(out), "--capture-dir", str(tmp_path / "r"), "--allow-destructive",
+        "--", *DEMO, "--mode", "single",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert shown in out.read_text()
+
+
+def test_check_refuses_bad_options_before_starting_a_server(tmp_path):
+    result = run_cli("check", "--category", "Nope", "--", sys.executable, str(SERVERS), "grandchild")
+    assert result.returncode == 3 and "unknown category 'Nope'" in result.stderr
+    assert leftover_children("grandchild-of-the-server") == []
+    unreachable = run_cli("check", "--url", "http://127.0.0.1:9/mcp", "--timeout", "3")
+    assert unreachable.returncode == 3 and unreachable.stderr.startswith("error: cannot talk to http://127.0.0.1:9/mcp")
+
+
+def test_a_written_plan_is_valid_and_drives_the_next_capture(tmp_path):
+    plan = tmp_path / "plan.json"
+    (tmp_path / "a").mkdir()
+    first, _ = capture(tmp_path / "a", *DEMO, extra=("--allow-destructive", "--write-plan", str(plan)), plan=False)
+    assert first.returncode == 0, first.stderr
+    assert "wrote a plan to" in first.stderr
+    data = json.loads(plan.read_text())
+    assert data["env"] == {"create_note.passphrase": "CREATE_NOTE_PASSPHRASE"}  # a placeholder, never a value
+    assert "create_note.passphrase" not in data["values"]
+    assert [c["name"] for c in data["create_read"]] == ["inferred-create_note-read"]
+    assert data["create_read"][0]["read"]["params"] == {"note_id": "${create.data.note_id}"}
+    assert {c["update"]["operation"] for c in data["update_read"]} == {"update_note", "tag_note"}
+    import jsonschema
+
+    jsonschema.validate(data, json.loads(run_cli("schema", "--plan").stdout))
+    unset = run_cli("capture", "--plan", str(plan), "--bundle", str(tmp_path / "b.json"), "--", *DEMO)
+    assert unset.returncode == 3 and "environment variable CREATE_NOTE_PASSPHRASE is not set" in unset.stderr
+    second = run_cli(
+        "check", "--plan", str(plan), "--allow-destructive", "--capture-dir", str(tmp_path / "r"), "--", *DEMO,
+        env={"CREATE_NOTE_PASSPHRASE": "a-long-pass-phrase"},
+    )  # fmt: skip
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert all("a-long-pass-phrase" not in p.read_text() for p in (tmp_path / "r").rglob("*.json"))
+
+
+def test_a_plan_naming_an_operation_the_server_does_not_list_is_a_configuration_error(tmp_path):
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"examples": [{"operation": "get_notes", "params": {"note_id": "n1"}}]}))
+    bundle = tmp_path / "b.json"
+    result = run_cli("capture", "--plan", str(plan), "--bundle", str(bundle), "--", *DEMO)
+    assert result.returncode == 3
+    assert "$.examples[0].operation: the server lists no operation 'get_notes' (did you mean 'get_note'?)" in (
+        result.stderr
+    )
+    assert not bundle.exists() and leftover_children("mcpaql_conformance.demo_adapter") == []

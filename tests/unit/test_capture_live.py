@@ -1,0 +1,242 @@
+"""Capture's building blocks for live servers: safety, values, stderr, discovery, order, plans."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from mcpaql_conformance.capture.connection import CaptureError, telling_lines
+from mcpaql_conformance.capture.live import gather
+from mcpaql_conformance.capture.plan import Plan, check_plan_operations, load_plan
+from mcpaql_conformance.capture.probes import _accepted, _named_parameters, _rejects_as_unknown
+from mcpaql_conformance.capture.records import Exchange, RecordWriter
+from mcpaql_conformance.capture.safety import is_destructive, tool_is_destructive
+from mcpaql_conformance.capture.values import changed_value, distinct_value
+from mcpaql_conformance.errors import ConfigError
+
+# --- safety: destructive if any declaration says so ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("declarations", "tools", "destructive"),
+    [
+        (
+            [{"semantic_category": "READ", "permissions": {"readOnly": True, "destructive": False}}],
+            ["mcp_aql_read"],
+            False,
+        ),
+        ([{"semantic_category": "CREATE", "permissions": {"readOnly": False, "destructive": False}}], [], False),
+        ([{"semantic_category": "DELETE "}], [], True),  # whitespace
+        ([{"semantic_category": "delete"}], [], True),  # case
+        ([{"semantic_category": "READ"}, {"semantic_category": "DELETE"}], [], True),  # list vs detail, twins
+        ([{"semantic_category": "READ", "permissions": {"destructive": True}}], [], True),
+        ([{"semantic_category": "READ"}], ["mcp_aql_delete"], True),  # the endpoint tool it sits on
+        ([{"semantic_category": "READ", "mcpTool": "mcp_aql_execute"}], [], True),
+        ([{"endpoint": "execute"}], [], True),
+        ([{"name": "mystery"}], [], True),  # no category, not read-only: fail safe
+        ([{"name": "mystery", "permissions": {"readOnly": True}}], [], False),
+    ],
+)
+def test_an_operation_is_destructive_if_any_declaration_says_so(
+    declarations: list[Any], tools: list[str], destructive: bool
+) -> None:
+    assert is_destructive(declarations, tools) is destructive
+
+
+def test_delete_and_execute_tools_are_destructive_others_not() -> None:
+    assert tool_is_destructive("delete") and tool_is_destructive(" Execute")
+    assert not tool_is_destructive("read") and not tool_is_destructive("")
+
+
+# --- values for round trips ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("parameter", "value"),
+    [
+        ({"type": "string", "default": ""}, "probe-x"),
+        ({"type": "array", "default": [], "items": {"type": "string"}}, ["probe-x"]),
+        ({"type": "integer", "default": 1, "minimum": 1, "maximum": 100}, 2),
+        ({"type": "integer", "default": 1, "minimum": 1, "maximum": 1}, 1),
+        ({"type": "boolean", "default": False}, True),
+        ({"type": "string", "enum": ["a", "b"], "default": "a"}, "b"),
+        ({"type": "string", "maxLength": 3}, "pro"),
+        ({"type": "string", "format": "email"}, "probe@example.org"),
+    ],
+)
+def test_round_trip_values_differ_from_the_default(parameter: dict[str, Any], value: Any) -> None:
+    assert distinct_value(parameter, "probe-x") == value
+
+
+@pytest.mark.parametrize(
+    ("value", "changed"),
+    [
+        ("t", "t-updated"),
+        (3, 4),
+        (True, False),
+        (["a"], ["a", "x-updated"]),
+        ({}, {"updated": True}),
+        ("", "x-updated"),
+    ],
+)
+def test_an_update_changes_a_value_within_its_type(value: Any, changed: Any) -> None:
+    assert changed_value(value, "x") == changed
+
+
+# --- the server's stderr -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("log", "line"),
+    [
+        (
+            'Starting\nTraceback (most recent call last):\n  File "m.py", line 1\nModuleNotFoundError: '
+            "No module named 'x'\n{\n  \"a\": 1\n}\n",
+            "ModuleNotFoundError: No module named 'x'",
+        ),
+        ("listening\nError: port 8080 is in use\nbye\n}\n", "Error: port 8080 is in use"),
+        ("hello\nworld\n]\n", "world"),
+        ("", ""),
+        ("\x1b[31mfatal: no config\x1b[0m\n", "fatal: no config"),
+    ],
+)
+def test_the_most_telling_stderr_line_is_quoted_never_a_closing_brace(log: str, line: str) -> None:
+    assert telling_lines(log) == line
+
+
+# --- required parameters discovered from refusals -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("message", "names"),
+    [
+        ("Missing required parameter 'note_id'. Expected: string", ["note_id"]),
+        ('missing field "title"', ["title"]),
+        ("Parameter: limit is required", ["limit"]),
+        ("tag is required", ["tag"]),
+        ("VALIDATION_MISSING_PARAM: parameter missing", []),
+    ],
+)
+def test_parameter_names_are_read_from_refusals(message: str, names: list[str]) -> None:
+    assert _named_parameters(message) == names
+
+
+def test_an_unknown_parameter_refusal_and_acceptance_are_told_apart() -> None:
+    unknown = {"success": False, "error": {"code": "VALIDATION_UNKNOWN_PARAM", "message": "Unknown parameter 'sort'"}}
+    assert _rejects_as_unknown(unknown, "sort") and not _accepted(unknown, "sort")
+    as_string = {"success": False, "error": "unknown parameter: sort"}
+    assert _rejects_as_unknown(as_string, "sort")
+    not_found = {"success": False, "error": {"code": "NOT_FOUND_RESOURCE", "message": "No note 'probe'."}}
+    assert _accepted(not_found, "sort")  # the call got past parameter checks
+    assert _accepted({"success": True, "data": {}}, "sort")
+    assert not _accepted({"_raw_text": "hello", "_is_error": False}, "sort")
+
+
+# --- order ----------------------------------------------------------------------------------------
+
+
+def exchange(operation: str) -> Exchange:
+    return Exchange(0, operation, "mcp_aql_read", "probe", "d", {}, {"success": True, "data": {}}, 1.0, "t", "answered")
+
+
+def test_records_keep_plan_order_whatever_order_the_answers_came_in(tmp_path: Path) -> None:
+    writer = RecordWriter(tmp_path, "stamp", "server")
+    for key, operation in [((3, 1), "b"), ((0,), "introspect"), ((3, 0), "a"), ((3, 0, 1), "a")]:
+        writer.add(exchange(operation), key)
+    writer.flush()
+    folder = tmp_path / "stamp" / "server"
+    records = [json.loads((folder / name).read_text()) for name in ("introspect-1.json", "a-1.json", "a-2.json")]
+    assert [r["index"] for r in records] == [0, 1, 2]
+    assert json.loads((folder / "b-1.json").read_text())["index"] == 3
+
+
+def test_gather_returns_results_in_job_order_and_raises_a_capture_error_as_itself() -> None:
+    async def slow(value: int, delay: float) -> int:
+        await anyio.sleep(delay)
+        return value
+
+    async def main() -> list[Any]:
+        return await gather([lambda: slow(1, 0.03), lambda: slow(2, 0.0), lambda: slow(3, 0.01)])
+
+    assert anyio.run(main) == [1, 2, 3]
+
+    async def failing() -> None:
+        raise CaptureError("the server did not answer tools/call x within 1 s")
+
+    async def fails() -> list[Any]:
+        return await gather([lambda: slow(1, 0.5), failing])
+
+    with pytest.raises(CaptureError, match="did not answer"):
+        anyio.run(fails)
+
+
+# --- plans ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("plan", "message"),
+    [
+        ({"exampels": []}, "$: unknown key 'exampels' (did you mean 'examples'?)"),
+        (
+            {"examples": [{"operation": "x", "parms": {}}]},
+            "$.examples[0]: unknown key 'parms' (did you mean 'params'?)",
+        ),
+        (
+            {"create_read": [{"name": "c", "create": {"operation": "a"}, "read": {"operation": "b"}, "expect": {}}]},
+            "$.create_read[0]: unknown key 'expect' (did you mean 'expected_fields'?)",
+        ),
+        (
+            {
+                "update_read": [
+                    {
+                        "name": "u",
+                        "create": {"operation": "a"},
+                        "update": {"operation": "b", "param": {}},
+                        "read": {"operation": "c"},
+                    }
+                ]
+            },
+            "$.update_read[0].update: unknown key 'param' (did you mean 'params'?)",
+        ),
+        ({"values": []}, "$.values: expected an object, got array"),
+        ({"env": {"x": 3}}, "$.env.x: expected a string, got integer"),
+    ],
+)
+def test_plans_are_validated_strictly_with_a_did_you_mean(tmp_path: Path, plan: Any, message: str) -> None:
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(plan))
+    with pytest.raises(ConfigError) as caught:
+        load_plan(path)
+    assert str(caught.value) == f"{path}: {message}"
+
+
+def test_plan_operations_must_be_ones_the_server_lists(tmp_path: Path) -> None:
+    plan = Plan(
+        values={"get_notes.limit": 3, "limit": 1},
+        examples=[{"operation": "list_notes"}],
+        source="plan.json",
+    )
+    with pytest.raises(
+        ConfigError, match=r"plan.json: \$\.values\[\"get_notes.limit\"\]: the server lists no operation "
+    ):
+        check_plan_operations(plan, ["get_note", "list_notes"])
+    plan.values = {"limit": 1}
+    check_plan_operations(plan, ["get_note", "list_notes"])  # a bare parameter name applies everywhere
+    plan.create_read = [{"name": "c", "create": {"operation": "create_nte"}, "read": {"operation": "get_note"}}]
+    with pytest.raises(ConfigError, match=r"create_read\[0\]\.create\.operation: .* \(did you mean 'create_note'\?\)"):
+        check_plan_operations(plan, ["create_note", "get_note", "list_notes"])
+
+
+def test_the_plan_schema_is_published_and_describes_every_field() -> None:
+    from mcpaql_conformance.schemas import schema_document
+
+    document = schema_document("plan")
+    assert document["$id"].endswith("/plan.schema.json")
+    missing = [key for key, spec in document["properties"].items() if "description" not in spec]
+    for definition in document["$defs"].values():
+        missing += [key for key, spec in definition.get("properties", {}).items() if "description" not in spec]
+    assert missing == []
