@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from mcpaql_conformance.values import show
 
@@ -70,9 +69,9 @@ REFUSALS = frozenset({Kind.ERROR, Kind.STRING_ERROR, Kind.MALFORMED_ERROR, Kind.
 JSONRPC_INVALID_PARAMS = -32602
 
 
-@dataclass(frozen=True)
-class Answer:
-    """One answer, classified. ``message`` is the error text (or the prose) the server sent."""
+class Answer(NamedTuple):
+    """One answer, classified. ``message`` is the error text (or the prose) the server sent.
+    (A named tuple: checks classify hundreds of thousands of answers.)"""
 
     kind: Kind
     message: str = ""

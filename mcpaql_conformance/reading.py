@@ -198,6 +198,8 @@ def operations_of(answer: Any) -> tuple[list[JsonObject] | None, Readings]:
 
 def _ungrouped(entries: list[Any], readings: Readings) -> list[JsonObject]:
     """Entries grouped by endpoint (``[{endpoint, operations: [...]}]``) flattened."""
+    if not any(isinstance(e, dict) and "operations" in e for e in entries):  # the common case: a flat list
+        return [e for e in entries if isinstance(e, dict)]
     flat: list[JsonObject] = []
     for entry in entries:
         if not isinstance(entry, dict):

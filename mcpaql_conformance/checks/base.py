@@ -96,6 +96,7 @@ class Category:
 
 
 CRUDE_ENDPOINTS = ("create", "read", "update", "delete", "execute")
+CATEGORY_SET = frozenset(CRUDE_CATEGORIES)
 
 
 @dataclass(frozen=True)
@@ -221,11 +222,12 @@ class Context:
         entries, readings = operations_of(self.bundle.operations_list)
         index: dict[str, JsonObject] = {}
         for entry in entries or []:
-            if not isinstance(entry.get("name"), str) or entry.get("semantic_category") not in CRUDE_CATEGORIES:
-                entry = read_entry(entry, readings)
             name = entry.get("name")
-            if isinstance(name, str):
-                index.setdefault(name, entry)
+            if not isinstance(name, str) or entry.get("semantic_category") not in CATEGORY_SET:
+                entry = read_entry(entry, readings)
+                name = entry.get("name")
+            if isinstance(name, str) and name not in index:
+                index[name] = entry
         return index, readings
 
     @property

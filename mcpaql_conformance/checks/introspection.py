@@ -132,10 +132,13 @@ def operations_query(ctx: Context) -> Outcome:
     count = 0
     if operations is not None:
         count = len(operations)
-        named = [o for o in operations if isinstance(o, dict) and isinstance(o.get("name"), str)]
-        names = _names(named, ctx.listed_operations)
-        failures += _naming_failures(names, "listed")
-        failures += _reserved_failures([o for o in named if isinstance(o.get("semantic_category"), str)])
+        if not answer_failures:  # in the documented shape: every entry is named and classified
+            named = operations
+        else:
+            named = [o for o in operations if isinstance(o.get("name"), str)]
+            named = [o for o in named if isinstance(o.get("semantic_category"), str)]
+        failures += _naming_failures(_names(named, ctx.listed_operations), "listed")
+        failures += _reserved_failures(named)
         if not operations:
             failures.append("the operations list is empty")
     passed = f"introspect {{query: operations}} answered {count} operation(s) in the documented shape."

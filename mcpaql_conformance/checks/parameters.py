@@ -73,6 +73,19 @@ def _clearly_missing(case: JsonObject) -> bool:
     )
 
 
+def _clearly_refused(case: JsonObject) -> bool:
+    """The common case, decided inline: a structured error whose message names the parameter."""
+    response = case["response"]
+    error = response.get("error")
+    return (
+        response.get("success") is False
+        and isinstance(error, dict)
+        and isinstance(error.get("code"), str)
+        and isinstance(message := error.get("message"), str)
+        and mentions_identifier(message, case["parameter"])
+    )
+
+
 def _judge_missing(operation: str, parameter: str, response: Any) -> tuple[list[str], list[str]]:
     label = f"{operation}.{parameter}"
     answer = classify(response)
@@ -98,7 +111,7 @@ def unknown_explicit(ctx: Context) -> Outcome:
     failures = [
         f"{case['operation']}.{case['parameter']}: {reason}"
         for case in cases
-        if (reason := _silent_reason(case["parameter"], case["response"])) is not None
+        if not _clearly_refused(case) and (reason := _silent_reason(case["parameter"], case["response"])) is not None
     ]
     covered = {case["operation"] for case in cases}
     uncovered, withheld = split_withheld(

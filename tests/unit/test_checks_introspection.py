@@ -608,3 +608,47 @@ def test_detail_queries_that_gave_no_detail_fail_quoting_the_answer(bundle: Bund
         f"introspect {{query: operations, name: {lost['name']}}}: "
         "answered the operations list instead of the detail (ignored `name`)"
     )
+
+
+# Routing evidence: a refusal in any form counts as a refusal
+
+
+@pytest.mark.parametrize(
+    "refusal",
+    [
+        fail("VALIDATION_WRONG_ENDPOINT", "Operation 'get_widget' must be called via mcp_aql_read."),
+        {"success": False, "error": "Operation 'get_widget' must be called via mcp_aql_read, not mcp_aql_create"},
+        {"_raw_text": "Security violation: call get_widget via mcp_aql_read", "_is_error": True},
+        {"_mcp_error": {"code": -32603, "message": "fetch failed"}},
+    ],
+)
+def test_an_operation_sent_to_the_wrong_endpoint_and_refused_in_any_form_passes_routing(
+    bundle: Bundle, refusal: dict[str, Any]
+) -> None:
+    bundle["routing_tests"] = [{"operation": "get_widget", "tool": "mcp_aql_create", "response": refusal}]
+    assert run(operation_details, bundle).result is Result.PASS
+
+
+@pytest.mark.parametrize(
+    ("answer", "detail"),
+    [
+        (ok({"id": "w1"}), "get_widget via mcp_aql_create: executed although sent to the wrong endpoint"),
+        (
+            {"_raw_text": "Widget w1", "_is_error": False},
+            "get_widget via mcp_aql_create: not refused although sent to the wrong endpoint "
+            '(answered with plain text, not an MCP-AQL result: "Widget w1")',
+        ),
+        (
+            {"success": False, "error": "VALIDATION_MISSING_PARAM: id is required"},
+            "get_widget via mcp_aql_create: parameters were validated instead of the endpoint being refused "
+            '(error is a string, not an object: "VALIDATION_MISSING_PARAM: id is required")',
+        ),
+    ],
+)
+def test_an_operation_executed_or_validated_on_the_wrong_endpoint_fails_routing(
+    bundle: Bundle, answer: dict[str, Any], detail: str
+) -> None:
+    bundle["routing_tests"] = [{"operation": "get_widget", "tool": "mcp_aql_create", "response": answer}]
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == detail
