@@ -183,17 +183,22 @@ def _entries(data: Any, keys: tuple[str, ...], what: str) -> tuple[list[Any] | N
     return None, None
 
 
-def operations_of(answer: Any) -> tuple[list[JsonObject] | None, Readings]:
-    """Entries of an ``introspect {query: operations}`` answer (None: no list found)."""
+def _listed(answer: Any, keys: tuple[str, ...], what: str) -> tuple[list[Any] | None, Readings]:
+    """The list of an introspect list answer, wherever the server put it, and how it was read."""
     readings = Readings()
     data, how = data_of(answer)
-    entries, where = _entries(data, LIST_KEYS, "operations")
-    if entries is None:
-        return None, readings
-    for reading in (how, where):
-        if reading:
-            readings.add(reading, "")
-    return _ungrouped(entries, readings), readings
+    entries, where = _entries(data, keys, what)
+    if entries is not None:
+        for reading in (how, where):
+            if reading:
+                readings.add(reading, "")
+    return entries, readings
+
+
+def operations_of(answer: Any) -> tuple[list[JsonObject] | None, Readings]:
+    """Entries of an ``introspect {query: operations}`` answer (None: no list found)."""
+    entries, readings = _listed(answer, LIST_KEYS, "operations")
+    return (None if entries is None else _ungrouped(entries, readings)), readings
 
 
 def _ungrouped(entries: list[Any], readings: Readings) -> list[JsonObject]:
@@ -218,15 +223,8 @@ def _ungrouped(entries: list[Any], readings: Readings) -> list[JsonObject]:
 
 def types_of(answer: Any) -> tuple[list[JsonObject] | None, Readings]:
     """Entries of an ``introspect {query: types}`` answer (None: no list found)."""
-    readings = Readings()
-    data, how = data_of(answer)
-    entries, where = _entries(data, TYPE_LIST_KEYS, "types")
-    if entries is None:
-        return None, readings
-    for reading in (how, where):
-        if reading:
-            readings.add(reading, "")
-    return [entry for entry in entries if isinstance(entry, dict)], readings
+    entries, readings = _listed(answer, TYPE_LIST_KEYS, "types")
+    return (None if entries is None else [entry for entry in entries if isinstance(entry, dict)]), readings
 
 
 @dataclass(frozen=True)
