@@ -58,11 +58,19 @@ def evaluate(bundle: Bundle, level: int = 1, tier: str = "both", category: str |
         tool=TOOL_NAME,
         tool_version=__version__,
         readings=tuple(str(reading) for reading in bundle.capture_readings),
-        notes=tuple(
-            f"{note.get('operation') or '(all)'}: {note['probe']}: {note['reason']}"
-            for note in bundle.cases("capture_notes")
-        ),
+        notes=note_lines(bundle.cases("capture_notes")),
     )
+
+
+def note_lines(notes: list[Any]) -> tuple[str, ...]:
+    """``operation: probe, probe: reason``, one line per operation and reason (in first-seen order)."""
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for note in notes:
+        key = (str(note.get("operation") or "(all)"), str(note["reason"]))
+        grouped.setdefault(key, [])
+        if note["probe"] not in grouped[key]:
+            grouped[key].append(str(note["probe"]))
+    return tuple(f"{operation}: {', '.join(probes)}: {reason}" for (operation, reason), probes in grouped.items())
 
 
 def judge_safely(data: Any, source: str, level: int | None, tier: str) -> tuple[Report | None, str | None]:
