@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from enum import StrEnum
 from typing import Any, NamedTuple
 
-from mcpaql_conformance.values import show
+from mcpaql_conformance.values import json_type, show
 
 _MAX_DEPTH = 16
 # A code at the start of a plain-text error: "VALIDATION_UNKNOWN_PARAM: unknown parameter: query".
@@ -65,6 +65,17 @@ class Kind(StrEnum):
     NO_ANSWER = "no-answer"  # nothing within the time limit
 
 
+# Refusals for something else than the request's parameters: a record that does not exist, no
+# permission, a fault of the server or of what stands behind it.
+_UNRELATED_CODES = ("NOT_FOUND", "PERMISSION", "AUTH", "FORBIDDEN", "RATE_LIMIT", "QUOTA", "CONFLICT", "INTERNAL",
+                    "UNAVAILABLE", "TIMEOUT", "UPSTREAM", "BACKEND", "CONFIRMATION")  # fmt: skip
+_UNRELATED_TEXT = re.compile(
+    r"not found|does ?n[o']t exist|no such|permission|denied|unauthori[sz]ed|forbidden|rate.?limit|fetch failed"
+    r"|unavailable|internal (?:server )?error|timed? ?out|try again",
+    re.IGNORECASE,
+)
+JSONRPC_INTERNAL = -32603
+
 REFUSALS = frozenset({Kind.ERROR, Kind.STRING_ERROR, Kind.MALFORMED_ERROR, Kind.MCP_ERROR, Kind.JSONRPC_ERROR})
 JSONRPC_INVALID_PARAMS = -32602
 
@@ -99,6 +110,18 @@ class Answer(NamedTuple):
         return self.kind in (Kind.SUCCESS, Kind.PROSE, Kind.ERROR) and not self.flagless
 
     @property
+    def unrelated(self) -> bool:
+        """A refusal for something else than the request's parameters (a record not found, no
+        permission, a server or upstream fault): it shows nothing about parameter handling."""
+        if not self.refused or self.validation:
+            return False
+        if self.rpc_code is not None and (self.rpc_code == JSONRPC_INTERNAL or -32099 <= self.rpc_code <= -32000):
+            return True
+        if self.code:
+            return self.code.upper().startswith(_UNRELATED_CODES)
+        return _UNRELATED_TEXT.search(self.message[:500]) is not None
+
+    @property
     def validation(self) -> bool:
         """A refusal for invalid parameters (VALIDATION_* code, or JSON-RPC invalid params)."""
         return (self.code or "").startswith("VALIDATION_") or self.rpc_code == JSONRPC_INVALID_PARAMS
@@ -108,20 +131,21 @@ class Answer(NamedTuple):
         quoted = show(self.message)
         flag = " with no success flag" if self.flagless else ""
         if self.kind is Kind.ERROR:
-            return f"{self.code}: {self.message}" + (f" (sent{flag})" if self.flagless else "")
+            return f"{self.code}: {_clip(self.message)}" + (f" (sent{flag})" if self.flagless else "")
         if self.kind is Kind.STRING_ERROR:
             return f"error is a string, not an object{flag}: {quoted}"
         if self.kind is Kind.MALFORMED_ERROR:
             if self.details is None:
                 said = f" (message: {quoted})" if self.message else ""
                 return f"failed{flag} without an error object{said}"
-            return f"failed{flag} with an error that is not an object with code and message: {show(self.details)}"
+            return f"failed{flag} with an error {_malformed(self.details)}"
         if self.kind is Kind.MCP_ERROR:
-            return f"answered with an MCP error result (isError) in plain text: {quoted}"
+            return f"answered with an MCP error result (isError){_json_said(self.message)}: {quoted}"
         if self.kind is Kind.JSONRPC_ERROR:
             return f"answered with JSON-RPC error {self.rpc_code} {quoted}"
         if self.kind is Kind.TEXT:
-            return f"answered with plain text, not an MCP-AQL result: {quoted}"
+            shape = _json_said(self.message)
+            return f"answered {shape.removeprefix(' carrying ') or 'with plain text'}, not an MCP-AQL result: {quoted}"
         if self.kind in (Kind.SUCCESS, Kind.PROSE) and self.flagless:
             return f"answered a JSON object without a success flag (keys: {', '.join(self.keys) or 'none'})"
         if self.kind is Kind.PROSE:
@@ -131,6 +155,41 @@ class Answer(NamedTuple):
         if self.kind is Kind.NO_ANSWER:
             return "did not answer within the time limit"
         return "succeeded"
+
+
+MAX_JSON_SNIFF = 1_000_000  # characters of a text answer read as JSON to say what it is
+
+
+def _json_said(text: str) -> str:
+    """`` carrying a JSON array`` (or object, ...) when a text answer is JSON, else ""."""
+    start = text.lstrip()[:1]
+    if start not in ("[", "{") or len(text) > MAX_JSON_SNIFF:
+        return ""
+    import orjson
+
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        deep = "depth" in str(exc).lower() or "recursion" in str(exc).lower()
+        return " carrying JSON nested too deeply to read" if deep else ""
+    return f" carrying a JSON {json_type(value)}"
+
+
+def _clip(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
+
+
+def _malformed(error: Any) -> str:
+    """What is wrong with an error that is not {code: string, message: string}."""
+    if not isinstance(error, dict):
+        return f"that is not an object: {show(error)}"
+    code, message = error.get("code"), error.get("message")
+    problems = []
+    if not isinstance(code, str):
+        problems.append(f"whose code is not a string ({show(code)})" if "code" in error else "without a code")
+    if not isinstance(message, str):
+        problems.append(f"whose message is not text ({show(message)})" if "message" in error else "without a message")
+    return " and ".join(problems)
 
 
 def reads_as_refusal(text: str) -> bool:

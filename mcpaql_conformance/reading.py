@@ -101,15 +101,24 @@ def category_of(entry: Any) -> tuple[str | None, str | None]:
     return None, None
 
 
+_WORD = re.compile(r"[A-Za-z]+")
+
+
+def name_words(name: Any) -> list[str]:
+    """The lower-case words of a tool or family name (``mcp_aql_delete_v2``: mcp, aql, delete, v)."""
+    return [word.lower() for word in _WORD.findall(name[:256])] if isinstance(name, str) else []
+
+
 def tool_category(tool: Any) -> str | None:
     """The CRUDE category a tool name ends in (``mcp_aql_delete``, ``mcpaql-Delete``), if any."""
-    if not isinstance(tool, str):
-        return None
-    for separator in ("_", "-", ".", "/"):
-        tool = tool.replace(separator, " ")
-    words = tool.split()
+    words = name_words(tool)
     last = words[-1].upper() if words else ""
     return last if last in CRUDE_CATEGORIES else None
+
+
+def tool_categories(tool: Any) -> set[str]:
+    """Every CRUDE category a tool name mentions (``mcp_aql_delete_v2``: DELETE)."""
+    return {word.upper() for word in name_words(tool) if word.upper() in CRUDE_CATEGORIES}
 
 
 def declared_categories(*entries: Any) -> set[str]:
@@ -122,9 +131,7 @@ def declared_categories(*entries: Any) -> set[str]:
             value = entry.get(key)
             if isinstance(value, str) and value.strip().upper() in CRUDE_CATEGORIES:
                 found.add(value.strip().upper())
-        category = tool_category(entry.get("mcpTool"))
-        if category is not None:
-            found.add(category)
+        found |= tool_categories(entry.get("mcpTool"))
     return found
 
 
@@ -201,6 +208,26 @@ def operations_of(answer: Any) -> tuple[list[JsonObject] | None, Readings]:
     return (None if entries is None else _ungrouped(entries, readings)), readings
 
 
+def declarations_of(answer: Any) -> dict[str, list[JsonObject]]:
+    """Every declaration the operations list makes about each operation: its entries (twins
+    included) and, for entries grouped by endpoint, the group too (the group's category
+    counts even where the entry says otherwise)."""
+    entries, _ = _listed(answer, LIST_KEYS, "operations")
+    found: dict[str, list[JsonObject]] = {}
+    for entry in entries or []:
+        if not isinstance(entry, dict):
+            continue
+        nested = entry.get("operations")
+        if name_of(entry)[0] is None and isinstance(nested, list):
+            group = {k: v for k, v in entry.items() if k != "operations"}
+            for item in nested:
+                if isinstance(item, dict) and (name := name_of(item)[0]) is not None:
+                    found.setdefault(name, []).extend([item, group])
+        elif (name := name_of(entry)[0]) is not None:
+            found.setdefault(name, []).append(entry)
+    return found
+
+
 def _ungrouped(entries: list[Any], readings: Readings) -> list[JsonObject]:
     """Entries grouped by endpoint (``[{endpoint, operations: [...]}]``) flattened."""
     if not any(isinstance(e, dict) and "operations" in e for e in entries):  # the common case: a flat list
@@ -234,6 +261,8 @@ class DetailReading:
     detail: JsonObject | None
     readings: Readings
     problem: str | None = None
+    candidate: JsonObject | None = None  # a detail found under another name: not this operation's,
+    # but still a declaration for safety
 
 
 def detail_of(answer: Any, requested: str) -> DetailReading:
@@ -274,7 +303,7 @@ def detail_of(answer: Any, requested: str) -> DetailReading:
 def _named(detail: JsonObject, requested: str, readings: Readings) -> DetailReading:
     name = name_of(detail)[0]
     if name is not None and name != requested:
-        return DetailReading(None, readings, f"answered the detail of {name!r} instead")
+        return DetailReading(None, readings, f"answered the detail of {name!r} instead", candidate=detail)
     return DetailReading(detail, readings)
 
 
@@ -284,6 +313,14 @@ def _looks_like_detail(entry: JsonObject) -> bool:
 
 
 # --- normalised entries ------------------------------------------------------------------------
+
+
+def label(entry: Any, keys: tuple[str, ...] = OPERATION_NAME_KEYS) -> str:
+    """How to name an entry in a message: its name, else what stands under `name`, else unnamed."""
+    name = name_of(entry, keys)[0]
+    if name is not None:
+        return name
+    return show(entry.get("name")) if isinstance(entry, dict) and "name" in entry else "(unnamed)"
 
 
 def read_entry(raw: JsonObject, readings: Readings) -> JsonObject:
@@ -296,7 +333,7 @@ def read_entry(raw: JsonObject, readings: Readings) -> JsonObject:
     category, how = category_of(raw)
     if how is not None:
         entry = {**entry, "semantic_category": category}
-        readings.add(how, str(name))
+        readings.add(how, label(raw))
         endpoint = raw.get("endpoint")
         if isinstance(endpoint, str) and endpoint.strip().upper() == category:
             entry["endpoint"] = category.lower() if category else endpoint  # the CRUDE profile's family
@@ -306,7 +343,7 @@ def read_entry(raw: JsonObject, readings: Readings) -> JsonObject:
 def read_detail(raw: JsonObject, readings: Readings) -> JsonObject:
     """An OperationDetails object as the spec shapes it, and the readings it took."""
     detail = read_entry(raw, readings)
-    name = str(detail.get("name"))
+    name = label(raw)
     parameters, how = parameters_of(raw)
     if how is not None and parameters is not None:
         detail = {**detail, "parameters": parameters}
@@ -315,6 +352,11 @@ def read_detail(raw: JsonObject, readings: Readings) -> JsonObject:
         detail = {**detail, "parameters": parameters}  # some parameter entries were read leniently
     for parameter_reading in _parameter_readings(raw):
         readings.add(parameter_reading, name)
+    returns = raw.get("returns")
+    type_name, key = name_of(returns, TYPE_NAME_KEYS)
+    if isinstance(returns, dict) and key is not None:
+        detail = {**detail, "returns": {**returns, "name": type_name}}
+        readings.add(f"read `{key}` as the return type's name", name)
     return detail
 
 

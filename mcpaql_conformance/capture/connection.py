@@ -83,31 +83,39 @@ class Connection:
         from mcp.shared.exceptions import MCPError
 
         start = time.perf_counter()
+        operation = arguments.get("operation")
+        what = f"tools/call {plain(tool)}" + (f" (operation {plain(operation)})" if isinstance(operation, str) else "")
         try:
-            with _deadline(self.timeout, f"tools/call {tool}"):
+            with _deadline(self.timeout, what):
                 result = await self.session.call_tool(tool, arguments)
         except MCPError as exc:
             if "connection closed" in exc.error.message.lower():
-                raise CaptureError(f"the server closed the connection during tools/call {tool}") from None
-            error = {"code": exc.error.code, "message": exc.error.message}
+                raise CaptureError(f"the server closed the connection during {what}") from None
+            error: dict[str, Any] = {"code": exc.error.code, "message": exc.error.message}
+            if exc.error.data is not None:
+                error["data"] = exc.error.data
             return Answer({"_mcp_error": error}, "error", _ms(start))
         return Answer(tool_result_json(result), "answered", _ms(start))
 
 
 def tool_result_json(result: Any) -> Any:
-    """The MCP-AQL result inside a tool result, exactly as sent when it is not JSON."""
-    texts = [block.text for block in result.content if getattr(block, "type", None) == "text"]
-    if len(texts) == 1:
+    """The MCP-AQL result inside a tool result; else the text exactly as sent, with its isError flag
+    (also when isError contradicts a result that says it succeeded: that is not one to trust)."""
+    blocks = list(result.content or [])
+    texts = [block.text for block in blocks if getattr(block, "type", None) == "text"]
+    others = [f"[{getattr(block, 'type', 'unknown')} content]" for block in blocks if getattr(block, "type", None) != "text"]
+    is_error = bool(result.is_error)
+    if len(texts) == 1 and not others:
         try:
             parsed = orjson.loads(texts[0])
         except orjson.JSONDecodeError:
             parsed = None
-        if isinstance(parsed, dict):
+        if isinstance(parsed, dict) and not (is_error and parsed.get("success") is not False):
             return parsed
     structured = getattr(result, "structured_content", None)
-    if isinstance(structured, dict) and "success" in structured:
+    if isinstance(structured, dict) and "success" in structured and not is_error:
         return structured
-    return {"_raw_text": "\n".join(texts), "_is_error": bool(result.is_error)}
+    return {"_raw_text": "\n".join(texts + others), "_is_error": is_error}
 
 
 def _ms(start: float) -> float:

@@ -26,6 +26,7 @@ from mcpaql_conformance.capture.live import (
 from mcpaql_conformance.capture.safety import HOW_TO_PROBE, tool_is_destructive
 from mcpaql_conformance.capture.values import matches_type, synthesise
 from mcpaql_conformance.reading import SINGLE
+from mcpaql_conformance.textmatch import mentions_identifier
 from mcpaql_conformance.values import MISSING
 
 JsonObject = dict[str, Any]
@@ -179,19 +180,21 @@ def _missing(findings: Findings, operation: str, parameter: str, response: Any) 
 def _default(findings: Findings, op: Operation, name: str, response: Any) -> None:
     default = next(p["default"] for p in op.parameters or [] if p["name"] == name)
     path = _find_value(response, name, default)
-    if path is None and classify(response).kind is not Kind.SUCCESS:
-        path = f"data.{name}"  # refused, prose, not a result: the test judges what was sent
+    answer = classify(response)
+    # A refusal for something else (a synthesised id that does not exist) shows nothing about
+    # the default; prose, text or a refusal about this parameter is judged by the test.
+    unrelated = answer.refused and not mentions_identifier(answer.message, name)
+    if path is None and answer.kind is not Kind.SUCCESS and not unrelated:
+        path = f"data.{name}"
     if path is None:
-        findings.notes.append(
-            note(
-                op.name,
-                "optional_defaults",
-                f"the answer shows no {name!r} field to observe its default in",
-                NOT_APPLICABLE,
-                count=0,  # the probe was sent; its answer shows nothing to judge
-                parameter=name,
-            )
+        reason = (
+            f"the call was refused for another reason ({answer.describe()}), so its default cannot be "
+            "observed; plan values for the other parameters can fix that"
+            if unrelated
+            else f"the answer shows no {name!r} field to observe its default in"
         )
+        # The probe was sent (count 0); its answer shows nothing to judge.
+        findings.notes.append(note(op.name, "optional_defaults", reason, NOT_APPLICABLE, count=0, parameter=name))
         return
     findings.optional_defaults.append(
         {
@@ -258,15 +261,18 @@ def _rejects_as_unknown(response: Any, parameter: str) -> bool:
 
 
 def _accepted(response: Any, parameter: str) -> bool:
-    """An undocumented parameter counts as accepted when the call went through, or failed for a
-    reason that shows the parameters were taken (not for an unknown or a missing parameter)."""
+    """An undocumented parameter counts as accepted when the call went through, or failed with a
+    structured error that shows the parameters were taken (not an unknown, missing or invalid
+    parameter, not an internal fault). A protocol error or a text says nothing either way."""
     answer = classify(response)
     if answer.succeeded:
         return True
-    if not answer.refused:
-        return False  # not an MCP-AQL answer: nothing can be concluded
+    if answer.kind is not Kind.ERROR:
+        return False
     said = f"{answer.code or ''} {answer.message}".upper()
-    return not _rejects_as_unknown(response, parameter) and "MISSING" not in said and not answer.validation
+    if "INTERNAL" in (answer.code or "") or "MISSING" in said or answer.validation:
+        return False
+    return not _rejects_as_unknown(response, parameter)
 
 
 def _cross_value(name: str) -> Any:

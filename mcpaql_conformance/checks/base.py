@@ -263,6 +263,12 @@ class Context:
         categories = self.categories
         return [name for name in self.operation_names if categories.get(name) == semantic_category]
 
+    @property
+    def captured(self) -> bool:
+        """Whether the bundle was captured from a live server (not written by hand)."""
+        provenance = self.bundle.data.get("provenance")
+        return isinstance(provenance, dict) and provenance.get("captured") is True
+
     @cached_property
     def _notes_by_operation(self) -> dict[str, list[JsonObject]]:
         notes: dict[str, list[JsonObject]] = {}
@@ -377,16 +383,20 @@ def judge(
     no_evidence: str,
     uncovered_label: str = "no evidence for",
     withheld: list[str] | None = None,
+    explained: list[str] | None = None,
 ) -> Outcome:
     """The shared verdict: no evidence, failures, partial coverage or warnings, else PASS.
 
     With nothing judged a MUST test fails and a SHOULD test warns: never a vacuous pass.
-    Items capture withheld for safety are not "no evidence": they are listed as withheld,
-    with how to get the evidence, and a test with nothing else says it was not judged.
+    But what capture withheld for safety (``withheld``) or could not build, saying why
+    (``explained``, items with their reason), is not "no evidence": a test with nothing
+    else to judge says it was not judged, and why, and warns.
     """
     warnings = warnings or []
-    uncovered = uncovered or []
     withheld = withheld or []
+    explained = explained or []
+    unexplained = uncovered or []
+    uncovered = [*unexplained, *explained]
     notes: list[str] = []
     if uncovered:
         notes.append(f"{uncovered_label}: {listing(uncovered)}")
@@ -401,9 +411,10 @@ def judge(
         ][:MAX_FINDINGS]
     )
     if judged == 0 and not failures:
+        if (withheld or explained) and not unexplained:
+            said = "capture withheld every probe it needs" if not explained else "capture could not build its evidence"
+            return Outcome(Result.WARN, "; ".join([f"not judged: {said}", *notes]), findings)
         result = Result.FAIL if requirement is Requirement.MUST else Result.WARN
-        if withheld and not uncovered:
-            return Outcome(result, "; ".join(["not judged: capture withheld every probe it needs", *notes]), findings)
         return Outcome(result, "; ".join([f"no evidence: {no_evidence}", *notes]), findings)
     if failures:
         return Outcome(Result.FAIL, "; ".join([listing(failures, 5), *notes]), findings)

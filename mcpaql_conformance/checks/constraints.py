@@ -32,7 +32,8 @@ def enforced(ctx: Context) -> Outcome:
         judged=len(cases),
         failures=failures,
         passed=f"{len(cases)} constrained write(s) were rejected with structured errors.",
-        no_evidence="no constraint_tests (read-only or append-only attempts)",
+        no_evidence="no constraint_tests (read-only or append-only attempts)"
+        + ("; capture attempts constrained writes only from a plan's `constraints`" if ctx.captured else ""),
     )
 
 

@@ -14,7 +14,7 @@ from mcpaql_conformance.checks.base import (
     Outcome,
     judge,
 )
-from mcpaql_conformance.model import Requirement
+from mcpaql_conformance.model import Requirement, Result
 from mcpaql_conformance.schemas import CompiledSchema, operation_result_schema
 from mcpaql_conformance.textmatch import find_leaks, mentions
 
@@ -86,7 +86,7 @@ def no_leakage(ctx: Context) -> Outcome:
         f"{response_path(entries[i][0], entries[i][1])}{entries[i][2]}: {leak}"
         for i, leak in find_leaks([entry[3] for entry in entries])
     ]
-    return _leak_outcome(len(entries), failures)
+    return _leak_outcome(len(entries), failures, len(ctx.bundle.responses))
 
 
 def _simple_error_texts(ctx: Context) -> list[str] | None:
@@ -105,7 +105,11 @@ def _simple_error_texts(ctx: Context) -> list[str] | None:
     return texts
 
 
-def _leak_outcome(judged: int, failures: list[str]) -> Outcome:
+def _leak_outcome(judged: int, failures: list[str], answers: int = 0) -> Outcome:
+    if judged == 0 and answers:
+        # The server never said an error: nothing can leak here; the parameter tests judge why.
+        detail = f"not judged: none of the {answers} recorded answer(s) carries an error or warning text"
+        return Outcome(Result.WARN, detail)
     return judge(
         MUST,
         judged=judged,

@@ -21,7 +21,7 @@ from mcpaql_conformance.checks.base import (
     single,
     split_withheld,
 )
-from mcpaql_conformance.checks.parameters import silently_accepted
+from mcpaql_conformance.checks.parameters import unknown_parameter_problem
 from mcpaql_conformance.model import Requirement
 from mcpaql_conformance.reading import Readings, data_of, detail_of, operations_of, read_entry, read_type, types_of
 from mcpaql_conformance.schemas import introspection_schema, operation_result_schema
@@ -385,13 +385,23 @@ def _all_documented_exactly(accepted: dict[str, list[str]], index: ParameterInde
     return same_lengths and list(chain.from_iterable(accepted.values())) == index.names
 
 
-def _accepting_anything(ctx: Context) -> dict[str, str]:
-    """Operations that silently accepted the unknown-parameter probe, with the probe's name."""
-    return {
-        case["operation"]: case["parameter"]
-        for case in ctx.bundle.parameter_cases("unknown_parameter")
-        if silently_accepted(case["parameter"], case["response"])
-    }
+def _inconclusive_acceptance(ctx: Context) -> dict[str, str]:
+    """Operations whose unknown-parameter probe was not refused as unknown, and what it got:
+    what such an operation accepts cannot tell what it supports."""
+    found = {}
+    for case in ctx.bundle.parameter_cases("unknown_parameter"):
+        if unknown_parameter_problem(case["parameter"], case["response"]) is None:
+            continue
+        answer = classify(case["response"])
+        if answer.succeeded:
+            found[case["operation"]] = (
+                f"accepts any parameter (it accepted the unknown parameter {case['parameter']} too)"
+            )
+        else:
+            found[case["operation"]] = (
+                f"the unknown parameter {case['parameter']} got the same kind of answer ({answer.describe()})"
+            )
+    return found
 
 
 def _refused_valid_requests(ctx: Context) -> list[str]:
@@ -415,7 +425,7 @@ def completeness(ctx: Context) -> Outcome:
     failures: list[str] = []
     warnings: list[str] = []
     if not _all_documented_exactly(accepted, ctx.parameter_index):
-        anything = _accepting_anything(ctx)
+        inconclusive = _inconclusive_acceptance(ctx)
         for operation, parameters in accepted.items():
             known = operation in ctx.details_by_name
             names = ctx.parameter_index.names_of(operation)
@@ -423,12 +433,12 @@ def completeness(ctx: Context) -> Outcome:
                 continue  # the common case, decided without building sets or messages
             documented, seen = set(names), set(parameters)
             undocumented = [p for p in parameters if p not in documented]
-            if operation in anything and undocumented:
-                # Accepting the probe shows nothing about what it supports: the unknown-parameter
-                # test owns this; documenting the probes would not be the fix.
+            if operation in inconclusive and undocumented:
+                # What an operation that takes (or refuses alike) a made-up parameter accepts shows
+                # nothing about what it supports: the unknown-parameter test owns that, and
+                # documenting the probes would not be the fix.
                 warnings.append(
-                    f"{operation}: accepts any parameter (it accepted the unknown parameter "
-                    f"{anything[operation]} too), so accepting {', '.join(undocumented)} shows nothing"
+                    f"{operation}: {inconclusive[operation]}, so accepting {', '.join(undocumented)} shows nothing"
                 )
             elif not known:
                 failures.append(

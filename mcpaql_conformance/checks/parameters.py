@@ -94,6 +94,8 @@ def _judge_missing(operation: str, parameter: str, response: Any) -> tuple[list[
     if not answer.refused:
         return [f"{label}: the answer is not a refusal ({answer.describe()})"], []
     if not mentions_identifier(answer.message, parameter):
+        if answer.unrelated:  # e.g. a synthesised id was not found first: nothing shown either way
+            return [], [f"{label}: not shown: refused for another reason ({answer.describe()})"]
         return [f"{label}: the refusal does not name the parameter ({answer.describe()})"], []
     if answer.code != MISSING_PARAM_CODE:
         found = f"error code {answer.code!r}" if answer.code else f"no error code ({answer.describe()})"
@@ -108,11 +110,20 @@ def _judge_missing(operation: str, parameter: str, response: Any) -> tuple[list[
 )
 def unknown_explicit(ctx: Context) -> Outcome:
     cases = ctx.bundle.parameter_cases("unknown_parameter")
-    failures = [
-        f"{case['operation']}.{case['parameter']}: {reason}"
-        for case in cases
-        if not _clearly_refused(case) and (reason := _silent_reason(case["parameter"], case["response"])) is not None
-    ]
+    failures: list[str] = []
+    warnings: list[str] = []
+    for case in cases:
+        if _clearly_refused(case):
+            continue
+        reason = unknown_parameter_problem(case["parameter"], case["response"])
+        if reason is None:
+            continue
+        answer = classify(case["response"])
+        label = f"{case['operation']}.{case['parameter']}"
+        if answer.unrelated:  # refused before the parameters were looked at: nothing shown either way
+            warnings.append(f"{label}: not shown: refused for another reason ({answer.describe()})")
+        else:
+            failures.append(f"{label}: {reason}")
     covered = {case["operation"] for case in cases}
     uncovered, withheld = split_withheld(
         ctx, [name for name in ctx.operation_names if name not in covered], ("unknown_parameter",)
@@ -121,6 +132,7 @@ def unknown_explicit(ctx: Context) -> Outcome:
         MUST,
         judged=len(cases),
         failures=failures,
+        warnings=warnings,
         uncovered=uncovered,
         withheld=withheld,
         uncovered_label="operations without unknown-parameter evidence",
@@ -129,7 +141,7 @@ def unknown_explicit(ctx: Context) -> Outcome:
     )
 
 
-def _silent_reason(parameter: str, response: Any) -> str | None:
+def unknown_parameter_problem(parameter: str, response: Any) -> str | None:
     """Why an answer to an unknown parameter is not explicit, or None when it is. A refusal
     in any form counts (its form is judged by the discriminated-union test)."""
     answer = classify(response)
@@ -148,11 +160,6 @@ def _silent_reason(parameter: str, response: Any) -> str | None:
         if isinstance(message, str) and mentions_identifier(message, parameter):
             return None
     return "silently accepted: no error and no warning names it"
-
-
-def silently_accepted(parameter: str, response: Any) -> bool:
-    """A success that neither an error nor a warning marks: the server took the parameter."""
-    return classify(response).succeeded and _silent_reason(parameter, response) is not None
 
 
 def _details_name(details: Any, parameter: str) -> bool:
@@ -176,13 +183,14 @@ def defaults(ctx: Context) -> Outcome:
         return skip("No documented parameter declares a default.")
     failures = [reason for case in _unclear_defaults(ctx, cases) if (reason := _default_mismatch(case)) is not None]
     uncovered, withheld = split_withheld(ctx, applicable.uncovered_by(cases), ("optional_defaults",))
-    explained = [_with_reason(ctx, item) for item in uncovered]
-    observed = any(item != plain for item, plain in zip(explained, uncovered, strict=True))
+    reasons = {item: reason for item in uncovered if (reason := _reason(ctx, item))}
+    observed = bool(reasons)
     return judge(
         MUST,
         judged=len(cases),
         failures=failures,
-        uncovered=explained,
+        uncovered=[item for item in uncovered if item not in reasons],
+        explained=[f"{item} ({reason})" for item, reason in reasons.items()],
         withheld=withheld,
         uncovered_label="documented defaults without evidence",
         passed=f"{len(cases)} documented default(s) observed in the responses.",
@@ -198,11 +206,10 @@ def _no_default_evidence(ctx: Context, observed: bool) -> str:
     return "no parameter_tests.optional_defaults"
 
 
-def _with_reason(ctx: Context, item: str) -> str:
-    """``operation.parameter``, with capture's reason when it says why it has no evidence."""
+def _reason(ctx: Context, item: str) -> str | None:
+    """Capture's reason for having no evidence of ``operation.parameter``, when it says one."""
     operation, _, parameter = item.partition(".")
-    reason = ctx.not_probed(operation, ("optional_defaults",), parameter)
-    return f"{item} ({reason})" if reason else item
+    return ctx.not_probed(operation, ("optional_defaults",), parameter)
 
 
 def _unclear_defaults(ctx: Context, cases: list[JsonObject]) -> list[JsonObject]:

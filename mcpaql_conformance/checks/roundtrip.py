@@ -33,15 +33,17 @@ def _judge_cycles(ctx: Context, key: str, fields_key: str, semantic_category: st
         warnings += warning
     uncovered, withheld = split_withheld(ctx, _uncovered(cases, operations) if cases else operations, ())
     probe = "create_read" if semantic_category == "CREATE" else "update_read"
-    explained = [f"{name} ({reason})" if (reason := ctx.not_probed(name, (probe,))) else name for name in uncovered]
-    if not cases and not withheld and explained == uncovered:
-        explained = []  # the no-evidence detail names them
+    reasons = {name: reason for name in uncovered if (reason := ctx.not_probed(name, (probe,)))}
+    plain = [name for name in uncovered if name not in reasons]
+    if not cases and not withheld and not reasons:
+        plain = []  # the no-evidence detail names them
     return judge(
         MUST,
         judged=len(cases),
         failures=failures,
         warnings=warnings,
-        uncovered=explained,
+        uncovered=plain,
+        explained=[f"{name} ({reason})" for name, reason in reasons.items()],
         withheld=withheld,
         uncovered_label=f"{semantic_category} operations without {what} evidence",
         passed=f"{len(cases)} {what} cycle(s) read back every expected field unchanged.",

@@ -338,9 +338,10 @@ def test_an_operation_any_declaration_calls_destructive_gets_no_call_at_all(tmp_
     )
     assert result.returncode == 0, result.stderr
     calls = [json.loads(line) for line in log.read_text().splitlines()]
-    destructive = {"wipe_note", "run_job", "purge_all", "spaced_delete", "sneaky_delete", "twin"}
+    destructive = {"wipe_note", "run_job", "purge_all", "spaced_delete", "sneaky_delete", "twin", "grouped_purge"}
+    destructive |= {"Refresh_Index", "sweep_items"}
     assert [c for c in calls if c["operation"] in destructive] == []
-    assert [c for c in calls if c["tool"] in ("mcp_aql_delete", "mcp_aql_execute")] == []  # routing probes too
+    assert [c for c in calls if c["tool"] in ("mcp_aql_delete", "mcp_aql_execute", "mcp_aql_delete_v2")] == []
     assert any(c["operation"] == "login" for c in calls)  # the READ operation is probed
     notes = json.loads(bundle.read_text())["capture_notes"]
     for name in destructive:

@@ -44,7 +44,9 @@ OWNERS: dict[str, list[tuple[str, str]]] = {
         ("L1.introspection.operation-details", "tool 'notes_api' takes MCP-AQL operations but is not named 'mcp_aql'")
     ],
     "string-errors": [("L1.errors.discriminated-union", 'error is a string, not an object: "Missing required')],
-    "is-error-text": [("L1.errors.discriminated-union", "answered with an MCP error result (isError) in plain text")],
+    "is-error-text": [
+        ("L1.errors.discriminated-union", 'answered with an MCP error result (isError): "Missing required')
+    ],
     "jsonrpc-errors": [("L1.errors.discriminated-union", 'answered with JSON-RPC error -32602 "Missing required')],
     "prose-success": [("L1.roundtrip.create-read", "the read answered prose, not the record")],
 }

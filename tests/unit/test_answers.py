@@ -62,7 +62,7 @@ def test_ok_is_read_as_the_success_flag_but_marked_flagless() -> None:
         ),
         (
             {"_raw_text": "Missing x", "_is_error": True},
-            'answered with an MCP error result (isError) in plain text: "Missing x"',
+            'answered with an MCP error result (isError): "Missing x"',
         ),
         ({"_raw_text": "hello", "_is_error": False}, 'answered with plain text, not an MCP-AQL result: "hello"'),
         ({"success": True, "data": "Created."}, 'succeeded with prose instead of data: "Created."'),
@@ -142,3 +142,25 @@ def test_texts_of_a_deeply_nested_batch_stop_at_a_bound() -> None:
     for _ in range(100):
         response = {"success": True, "data": None, "results": [{"index": 0, "result": response}]}
     assert list(texts(response)) == []
+
+
+@pytest.mark.parametrize(
+    ("response", "description"),
+    [
+        ({"_raw_text": '[{"name": "x"}]', "_is_error": False}, "answered a JSON array, not an MCP-AQL result: "),
+        ({"_raw_text": "[" * 3000 + "]" * 3000, "_is_error": False}, "answered JSON nested too deeply to read"),
+        (
+            {"_raw_text": '{"success": true, "data": {}}', "_is_error": True},
+            "answered with an MCP error result (isError) carrying a JSON object: ",
+        ),
+        ({"success": False, "error": {"code": 400, "message": {"x": 1}}}, "whose code is not a string (400) and "),
+        ({"success": False, "error": {"message": "m"}}, "failed with an error without a code"),
+    ],
+)
+def test_descriptions_name_json_shapes_and_what_is_wrong_with_an_error(response: Any, description: str) -> None:
+    assert description in classify(response).describe()
+
+
+def test_long_messages_are_clipped_in_descriptions() -> None:
+    answer = classify({"success": False, "error": {"code": "X", "message": "m" * 5000}})
+    assert len(answer.describe()) < 400 and answer.describe().endswith("(5000 characters)")

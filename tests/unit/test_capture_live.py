@@ -240,3 +240,93 @@ def test_the_plan_schema_is_published_and_describes_every_field() -> None:
     for definition in document["$defs"].values():
         missing += [key for key, spec in definition.get("properties", {}).items() if "description" not in spec]
     assert missing == []
+
+
+def test_a_tool_whose_name_says_delete_or_execute_anywhere_is_destructive() -> None:
+    assert tool_is_destructive("mcp_aql_delete_v2") and tool_is_destructive("mcp_aql_execute_job")
+    assert tool_is_destructive("notes-purge") and not tool_is_destructive("mcp_aql_read_v2")
+    assert is_destructive([{"semantic_category": "READ", "permissions": {"readOnly": True}}], ["mcp_aql_delete_v2"])
+
+
+def test_every_declaration_of_a_grouped_or_twin_listing_counts() -> None:
+    from mcpaql_conformance.reading import declarations_of
+
+    answer = {
+        "success": True,
+        "data": {
+            "operations": [
+                {"endpoint": "DELETE", "operations": [{"name": "purge", "endpoint": "read"}]},
+                {"name": "twin", "semantic_category": "READ"},
+                {"name": "twin", "semantic_category": "DELETE"},
+            ]
+        },
+    }
+    found = declarations_of(answer)
+    assert is_destructive(found["purge"], []) and is_destructive(found["twin"], [])
+    assert len(found["twin"]) == 2 and found["purge"][1] == {"endpoint": "DELETE"}
+
+
+def test_a_detail_of_another_operation_is_no_reading_but_a_declaration() -> None:
+    from mcpaql_conformance.reading import detail_of
+
+    answer = {"success": True, "data": {"operation": {"name": "refresh_index", "semantic_category": "DELETE",
+                                                       "parameters": []}}}  # fmt: skip
+    found = detail_of(answer, "Refresh_Index")
+    assert found.detail is None and found.candidate is not None
+    assert found.problem == "answered the detail of 'refresh_index' instead"
+
+
+def test_an_is_error_result_is_kept_with_its_flag_unless_it_is_an_mcp_aql_failure() -> None:
+    from types import SimpleNamespace
+
+    from mcpaql_conformance.capture.connection import tool_result_json
+
+    def result(text: str, is_error: bool, *extra: Any) -> Any:
+        return SimpleNamespace(content=[SimpleNamespace(type="text", text=text), *extra], is_error=is_error)
+
+    failure = '{"success": false, "error": {"code": "X", "message": "m"}}'
+    assert tool_result_json(result(failure, True)) == json.loads(failure)  # as the MCP integration says
+    assert tool_result_json(result('{"success": true, "data": 1}', True)) == {
+        "_raw_text": '{"success": true, "data": 1}',
+        "_is_error": True,
+    }
+    image = SimpleNamespace(type="image")
+    assert tool_result_json(result("see picture", False, image)) == {
+        "_raw_text": "see picture\n[image content]",
+        "_is_error": False,
+    }
+
+
+@pytest.mark.parametrize(
+    ("answer", "wanted", "prefix"),
+    [
+        ({"success": True, "data": {"note_id": "n1", "title": "t"}}, {"note_id": "n1", "title": "t"}, "data."),
+        (
+            {"success": True, "data": {"items": [{"name": "a", "type": "x"}, {"name": "b", "type": "x"}]}},
+            {"name": "b", "type": "x"},
+            "data.items.1.",
+        ),
+        ({"success": True, "data": {"items": []}}, {"name": "b"}, None),
+    ],
+)
+def test_the_record_is_located_where_the_read_answer_keeps_it(answer: Any, wanted: Any, prefix: Any) -> None:
+    from mcpaql_conformance.capture.cycles import _record
+
+    assert _record(answer, wanted) == prefix
+
+
+@pytest.mark.parametrize(
+    ("name", "identifying"),
+    [
+        ("note_id", True),
+        ("id", True),
+        ("element_name", True),
+        ("noteId", True),
+        ("element_type", False),
+        ("mode", False),
+    ],
+)
+def test_identifier_like_parameters_name_one_record(name: str, identifying: bool) -> None:
+    from mcpaql_conformance.capture.cycles import identifier_like
+
+    assert identifier_like(name) is identifying

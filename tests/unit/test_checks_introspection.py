@@ -652,3 +652,19 @@ def test_an_operation_executed_or_validated_on_the_wrong_endpoint_fails_routing(
     outcome = run(operation_details, bundle)
     assert outcome.result is Result.FAIL
     assert outcome.detail == detail
+
+
+def test_examples_may_be_strings_as_the_introspection_schema_has_them(bundle: Bundle) -> None:
+    operation_detail(bundle, "get_widget")["examples"] = ['{ operation: "get_widget", params: { id: "w1" } }']
+    assert run(operation_details, bundle).result is Result.PASS
+
+
+def test_a_return_type_named_under_another_key_is_read_and_failed(bundle: Bundle) -> None:
+    returns = operation_detail(bundle, "get_widget")["returns"]
+    returns["element_name"] = returns.pop("name")
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == (
+        "operation details deviate from the spec: read `element_name` as the return type's name "
+        "(1 operation(s): get_widget)"
+    )

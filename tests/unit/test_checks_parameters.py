@@ -410,3 +410,25 @@ def test_snake_case_judges_accepted_parameters_without_details() -> None:
     outcome = run(snake_case, {"accepted_parameters": {"get_widget": ["widgetId"]}})
     assert outcome.result is Result.FAIL
     assert outcome.detail == "get_widget.widgetId: not snake_case"
+
+
+@pytest.mark.parametrize(
+    "refusal",
+    [
+        fail("NOT_FOUND_RESOURCE", "No widget 'probe'."),
+        {"success": False, "error": "Element 'probe' not found in personas"},
+        {"_mcp_error": {"code": -32603, "message": "fetch failed"}},
+    ],
+)
+def test_a_refusal_for_another_reason_shows_nothing_about_parameters_and_only_warns(
+    bundle: Bundle, refusal: dict[str, Any]
+) -> None:
+    from mcpaql_conformance.checks.parameters import unknown_explicit
+
+    parameter_case(bundle, "unknown_parameter", "get_widget", "bogus")["response"] = refusal
+    unknown = run(unknown_explicit, bundle)
+    assert unknown.result is Result.WARN
+    assert unknown.detail.startswith("get_widget.bogus: not shown: refused for another reason (")
+    parameter_case(bundle, "missing_required", "get_widget", "id")["response"] = refusal
+    missing = run(required_enforced, bundle)
+    assert missing.result is Result.WARN and "get_widget.id: not shown: refused for another reason" in missing.detail
