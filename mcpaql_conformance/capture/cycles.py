@@ -1,0 +1,433 @@
+"""Round trips: the plan's cycles, and cycles inferred from introspection when no plan covers an
+operation (a CREATE whose answer carries an identifier a READ or UPDATE operation takes).
+Every cycle runs its steps one after another, within the destructive rules."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import re
+
+from mcpaql_conformance.answers import Kind, classify
+from mcpaql_conformance.capture.discovery import Operation
+from mcpaql_conformance.capture.live import DESTRUCTIVE, FAILED, NOT_APPLICABLE, PHASE_CYCLES, PLAN, Live, gather, note
+from mcpaql_conformance.capture.plan import substitute
+from mcpaql_conformance.capture.probes import SENSITIVE_PROBE
+from mcpaql_conformance.capture.safety import HOW_TO_PROBE
+from mcpaql_conformance.capture.values import changed_value, distinct_value
+from mcpaql_conformance.values import MISSING, json_equal, resolve_path
+
+JsonObject = dict[str, Any]
+MAX_DEPTH = 4  # how deep an identifier is looked for in an answer
+MAX_UPDATE_TRIES = 3  # fields tried, one per update, before an inferred update cycle gives up
+INFERRED = 1000  # inferred cycles sort after the plan's
+
+
+@dataclass
+class Inferred:
+    """Cycles inferred during the capture, in the plan format (for --write-plan)."""
+
+    create_read: list[JsonObject] = field(default_factory=list)
+    update_read: list[JsonObject] = field(default_factory=list)
+
+
+# --- the plan's cycles -------------------------------------------------------------------------
+
+
+async def run_plan_cycles(live: Live, operations: dict[str, Operation]) -> None:
+    index = 0
+    for cycle in live.plan.create_read:
+        steps = await _steps(live, operations, cycle, ("create", "read"), index)
+        index += 1
+        if steps is not None:
+            fields = cycle.get("expected_fields") or {f"data.{k}": v for k, v in _echoed(live, cycle["create"]).items()}
+            live.evidence.round_trip_tests.append(
+                {
+                    "name": cycle["name"],
+                    "operation": cycle["create"]["operation"],
+                    "expected_fields": live.redactor.value(fields),
+                    "read_response": steps[-1],
+                }
+            )
+    for cycle in live.plan.update_read:
+        steps = await _steps(live, operations, cycle, ("create", "update", "read"), index)
+        index += 1
+        if steps is not None:
+            changed = set(cycle["update"].get("params", {}).get("input", {}))
+            kept = cycle.get("expected_fields") or {
+                f"data.{k}": v for k, v in _echoed(live, cycle["create"]).items() if k not in changed
+            }
+            live.evidence.update_preservation_tests.append(
+                {
+                    "name": cycle["name"],
+                    "operation": cycle["update"]["operation"],
+                    "preserved_fields": live.redactor.value(kept),
+                    "read_response": steps[-1],
+                }
+            )
+    for cycle in live.plan.constraints:
+        steps = await _steps(live, operations, cycle, ("create", "attempt"), index)
+        index += 1
+        if steps is not None:
+            live.evidence.constraint_tests.append(
+                {"name": cycle["name"], "documented": cycle.get("documented") is True, "response": steps[-1]}
+            )
+
+
+def _echoed(live: Live, step: JsonObject) -> JsonObject:
+    """A step's parameters a read is expected to give back: not the sensitive ones."""
+    operation = step["operation"]
+    return {k: v for k, v in step.get("params", {}).items() if (operation, k) not in live.redactor.sensitive}
+
+
+async def _steps(
+    live: Live, operations: dict[str, Operation], cycle: JsonObject, names: tuple[str, ...], index: int
+) -> list[Any] | None:
+    names = ("setup", *names) if "setup" in cycle else names
+    for step in names:
+        op = operations.get(cycle[step]["operation"])
+        if op is None:
+            reason = "operation not in introspection: cycle skipped"
+            live.evidence.notes.append(note(cycle[step]["operation"], cycle["name"], reason, PLAN, len(names)))
+            return None
+        if op.destructive and not live.allow_destructive:
+            reason = f"destructive step: cycle skipped ({HOW_TO_PROBE})"
+            live.evidence.notes.append(note(op.name, cycle["name"], reason, DESTRUCTIVE, len(names)))
+            return None
+    answers: dict[str, Any] = {}
+    for position, step in enumerate(names):
+        op = operations[cycle[step]["operation"]]
+        params = substitute(cycle[step].get("params", {}), answers)
+        answers[step] = await live.send(
+            (PHASE_CYCLES, index, position), op.tool, {"operation": op.name, "params": params}, op.name,
+            cycle["name"], f"{cycle['name']}: {step}",
+        )  # fmt: skip
+    return list(answers.values())
+
+
+# --- inferred cycles ---------------------------------------------------------------------------
+
+
+@dataclass
+class Created:
+    """A create that worked: what was sent, and where its identifiers sit in the answer."""
+
+    op: Operation
+    params: JsonObject
+    reader: Operation
+    ids: dict[str, str]  # reader parameter -> dotted path of its value in the create answer
+
+
+@dataclass
+class Outcome:
+    """What one inferred cycle gave: evidence, a plan entry, or the note saying why not."""
+
+    test: JsonObject | None = None
+    plan: JsonObject | None = None
+    note: JsonObject | None = None
+    created: Created | None = None
+    reading: tuple[str, str] | None = None
+
+
+async def infer_cycles(live: Live, operations: list[Operation]) -> Inferred:
+    """Create→read and update→read cycles for operations no plan cycle covers. Each cycle runs
+    its steps in order; cycles of different operations are independent and overlap."""
+    inferred = Inferred()
+    planned_creates = {c["create"]["operation"] for c in live.plan.create_read}
+    planned_updates = {c["update"]["operation"] for c in live.plan.update_read}
+    readers = [op for op in operations if op.category == "READ" and op.required_names]
+    creates = [o for o in operations if o.category == "CREATE" and o.name not in planned_creates]
+    updates = [o for o in operations if o.category == "UPDATE" and o.name not in planned_updates]
+    outcomes = await gather([_creator(live, op, readers, INFERRED + i) for i, op in enumerate(creates)])
+    created = [o.created for o in outcomes if o.created is not None]
+    start = INFERRED + len(creates)
+    outcomes += await gather([_updater(live, op, created, start + i) for i, op in enumerate(updates)])
+    for outcome in outcomes:
+        _apply(live, inferred, outcome)
+    return inferred
+
+
+def _creator(live: Live, op: Operation, readers: list[Operation], index: int) -> Any:
+    return lambda: _infer_create_read(live, op, readers, index)
+
+
+def _updater(live: Live, op: Operation, created: list[Created], index: int) -> Any:
+    return lambda: _infer_update_read(live, op, created, index)
+
+
+def _apply(live: Live, inferred: Inferred, outcome: Outcome) -> None:
+    if outcome.reading is not None:
+        live.readings.add(*outcome.reading)
+    if outcome.note is not None:
+        live.evidence.notes.append(outcome.note)
+    if outcome.test is None:
+        return
+    kind = "create_read" if "expected_fields" in outcome.test else "update_read"
+    tests = live.evidence.round_trip_tests if kind == "create_read" else live.evidence.update_preservation_tests
+    tests.append(outcome.test)
+    if outcome.plan is not None:
+        getattr(inferred, kind).append(outcome.plan)
+
+
+def _skip(op: Operation, probe: str, reason: str, cause: str, count: int = 2) -> Outcome:
+    what = probe.replace("_", "-")
+    return Outcome(note=note(op.name, probe, f"inferred {what} cycle not run: {reason}", cause, count))
+
+
+def _create_params(live: Live, op: Operation) -> JsonObject:
+    """Every documented parameter (or every required one the server named), with a value that
+    differs from its default."""
+    params: JsonObject = {}
+    known = op.parameters if op.parameters is not None else [{"name": name} for name in op.discovered]
+    for parameter in known:
+        planned = live.plan.value_for(op.name, parameter["name"])
+        if planned is not MISSING:
+            params[parameter["name"]] = planned
+        elif parameter.get("sensitive") is True:
+            params[parameter["name"]] = SENSITIVE_PROBE
+        else:
+            params[parameter["name"]] = distinct_value(parameter, f"probe-{parameter['name']}")
+    return params
+
+
+async def _infer_create_read(live: Live, op: Operation, readers: list[Operation], index: int) -> Outcome:
+    if op.destructive and not live.allow_destructive:
+        return _skip(op, "create_read", f"destructive operation ({HOW_TO_PROBE})", DESTRUCTIVE)
+    if op.parameters is None and not op.discovered:
+        return _skip(op, "create_read", "introspection gave no parameter list", NOT_APPLICABLE)
+    if any(p.get("type") == "object" and p.get("required") is True for p in op.parameters or []):
+        return _skip(op, "create_read", "it takes an object whose fields introspection does not give", NOT_APPLICABLE)
+    params = _create_params(live, op)
+    name = f"inferred-{op.name}-read"
+    answer = await _call(live, op, params, (PHASE_CYCLES, index, 0), name, "create")
+    if not classify(answer).succeeded:
+        reason = f"the create was refused ({classify(answer).describe()}); a plan entry can give it working values"
+        return _skip(op, "create_read", reason, FAILED, 1)
+    allowed = [r for r in readers if not (r.destructive and not live.allow_destructive)]
+    match = _reader_for(op, answer, allowed)
+    reading = None
+    if match is None:
+        found = await _read_by_prose(live, op, answer, allowed, index, name)
+        if found is None:
+            return _skip(op, "create_read", "no READ operation takes an identifier its answer carries", NOT_APPLICABLE, 1)
+        reader, ids, read = found
+        token = _resolve(answer, next(iter(ids.values())))
+        reading = ("read an identifier out of a prose answer", f"{op.name}: {token}")
+    else:
+        reader, ids = match
+        read_params = {param: _resolve(answer, path) for param, path in ids.items()}
+        read = await _call(live, reader, read_params, (PHASE_CYCLES, index, 1), name, "read")
+    read_by = {param: _resolve(answer, path) for param, path in ids.items()}
+    expected = _expected(live, op, params, read_by, read, exclude=set())
+    if expected is None:
+        reason = f"the answer of {reader.name} holds no record with the values sent; a plan entry can name the read"
+        return _skip(op, "create_read", reason, NOT_APPLICABLE, 0)
+    if not expected:
+        return _skip(op, "create_read", "nothing it submits can be compared after a read", NOT_APPLICABLE, 0)
+    test = {"name": name, "operation": op.name, "expected_fields": live.redactor.value(expected), "read_response": read}
+    created = Created(op, params, reader, ids)
+    if any(path.startswith(PROSE) for path in ids.values()):
+        return Outcome(test=test, created=created, reading=reading)  # a plan cannot point into prose
+    refs = {param: "${create." + path + "}" for param, path in ids.items()}
+    plan = {
+        "name": name,
+        "create": {"operation": op.name, "params": live.redactor.params(op.name, params)},
+        "read": {"operation": reader.name, "params": refs},
+    }
+    return Outcome(test=test, plan=plan, created=created, reading=reading)
+
+
+def _reader_for(create: Operation, answer: Any, readers: list[Operation]) -> tuple[Operation, dict[str, str]] | None:
+    """The READ operation whose required parameters the create answer fills (most identifiers,
+    fewest other parameters, then the most name in common with the create), and where each
+    value sits in the answer."""
+    candidates = []
+    for reader in readers:
+        ids = {}
+        for parameter in reader.required_names:
+            path = _locate(answer, parameter)
+            if path is None:
+                break
+            ids[parameter] = path
+        else:
+            identifying = sum(1 for name in ids if identifier_like(name))
+            rank = (-identifying, len(ids) - identifying, -_shared(create.name, reader.name), reader.index)
+            candidates.append((rank, reader, ids))
+    if not candidates:
+        return None
+    _, reader, ids = min(candidates, key=lambda c: c[0])
+    return reader, ids
+
+
+def identifier_like(name: str) -> bool:
+    """A parameter that names one record (``note_id``, ``id``, ``element_name``, ``slug``)."""
+    lower = name.lower()
+    return lower in ("id", "key", "name", "slug", "uuid") or lower.endswith(("_id", "id", "_key", "_name", "_slug", "_uuid"))
+
+
+def _shared(left: str, right: str) -> int:
+    """Characters two operation names share at their ends (``create_note`` / ``get_note``: 5)."""
+    count = 0
+    for a, b in zip(reversed(left), reversed(right), strict=False):
+        if a != b:
+            break
+        count += 1
+    return count
+
+
+def _locate(answer: Any, key: str, path: str = "", depth: int = 0) -> str | None:
+    """The dotted path of a scalar field ``key`` (or ``id`` for a ``*_id`` key) in an answer."""
+    if depth > MAX_DEPTH or not isinstance(answer, dict):
+        return None
+    for name in (key, "id") if key.endswith("_id") else (key,):
+        item = answer.get(name)
+        if isinstance(item, str | int) and not isinstance(item, bool) and item != "":
+            return f"{path}{name}"
+    for name, item in answer.items():
+        found = _locate(item, key, f"{path}{name}.", depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
+PROSE = "prose:"  # an identifier read out of a prose answer: ``prose:N`` is its Nth candidate token
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}")
+MAX_PROSE_TRIES = 3
+
+
+def _tokens(answer: Any) -> list[str]:
+    """Words of a prose answer that may be identifiers (they contain a digit)."""
+    verdict = classify(answer)
+    if verdict.kind not in (Kind.PROSE, Kind.TEXT) or verdict.refused:
+        return []
+    words = (w.rstrip(".:-") for w in _TOKEN.findall(verdict.message[:2000]))
+    return [w for w in dict.fromkeys(words) if any(c.isdigit() for c in w)][:MAX_PROSE_TRIES]
+
+
+async def _read_by_prose(
+    live: Live, op: Operation, answer: Any, readers: list[Operation], index: int, name: str
+) -> tuple[Operation, dict[str, str], Any] | None:
+    """A create that answered prose: try its identifier-like words with each one-parameter READ."""
+    tokens = _tokens(answer)
+    candidates = sorted(
+        (r for r in readers if len(r.required_names) == 1), key=lambda r: (-_shared(op.name, r.name), r.index)
+    )
+    step = 1
+    for reader in candidates[:MAX_PROSE_TRIES]:
+        for position, token in enumerate(tokens):
+            param = reader.required_names[0]
+            read = await _call(live, reader, {param: token}, (PHASE_CYCLES, index, step), name, "read")
+            step += 1
+            if classify(read).succeeded:
+                return reader, {param: f"{PROSE}{position}"}, read
+    return None
+
+
+def _resolve(answer: Any, path: str) -> Any:
+    if path.startswith(PROSE):
+        tokens = _tokens(answer)
+        position = int(path.removeprefix(PROSE))
+        return tokens[position] if position < len(tokens) else None
+    return resolve_path(answer, path)
+
+
+def _expected(
+    live: Live, op: Operation, params: JsonObject, read_by: JsonObject, read: Any, exclude: set[str]
+) -> JsonObject | None:
+    """The submitted fields a read must give back, at the place the read answer keeps the record;
+    None when a structured read answer holds no record with any of the values sent or read by
+    (the read shows something else, e.g. another page of a list: nothing to judge)."""
+    sensitive = {name for (operation, name) in live.redactor.sensitive if operation == op.name}
+    sent = {name: value for name, value in params.items() if name not in sensitive and name not in read_by}
+    prefix = "data."
+    if classify(read).kind is Kind.SUCCESS:
+        found = _record(read, {**sent, **read_by})
+        if found is None:
+            return None
+        prefix = found
+    return {f"{prefix}{name}": value for name, value in sent.items() if name not in exclude}
+
+
+MAX_NODES = 10_000  # objects looked at for the record in a read answer
+
+
+def _record(read: Any, wanted: JsonObject) -> str | None:
+    """The dotted path prefix (``data.``, ``data.items.1.``) of the object in an answer that holds
+    the most of the ``wanted`` fields with the wanted values, if any holds one."""
+    best: tuple[int, str] | None = None
+    queue: list[tuple[Any, str, int]] = [(read, "", 0)]
+    for node, path, depth in queue:
+        if len(queue) > MAX_NODES:
+            break
+        if isinstance(node, dict):
+            score = sum(1 for key, value in wanted.items() if key in node and json_equal(node[key], value))
+            if score and (best is None or score > best[0]):
+                best = (score, path)
+            children: list[tuple[str, Any]] = list(node.items())[:MAX_NODES]
+        elif isinstance(node, list):
+            children = [(str(index), item) for index, item in enumerate(node[:MAX_NODES])]
+        else:
+            continue
+        if depth < MAX_DEPTH + 2:
+            queue += [(child, f"{path}{key}.", depth + 1) for key, child in children if isinstance(child, dict | list)]
+    return best[1] if best is not None else None
+
+
+async def _call(live: Live, op: Operation, params: JsonObject, key: tuple[int, ...], name: str, step: str) -> Any:
+    return await live.send(key, op.tool, {"operation": op.name, "params": params}, op.name, name, f"{name}: {step}")
+
+
+async def _infer_update_read(live: Live, op: Operation, created: list[Created], index: int) -> Outcome:
+    if op.destructive and not live.allow_destructive:
+        return _skip(op, "update_read", f"destructive operation ({HOW_TO_PROBE})", DESTRUCTIVE, 3)
+    if op.parameters is None and not op.discovered:
+        return _skip(op, "update_read", "introspection gave no parameter list", NOT_APPLICABLE, 3)
+    names = {p["name"] for p in op.parameters} if op.parameters is not None else set(op.discovered)
+    identifiers = [name for name in op.required_names if name != "input"]
+    if not any(identifier_like(name) for name in identifiers):
+        return _skip(op, "update_read", "it takes no parameter that names a record", NOT_APPLICABLE, 3)
+    source = next((c for c in created if all(p in c.ids for p in identifiers)), None)
+    if source is None:
+        return _skip(op, "update_read", "no inferred create answers the identifiers it takes", NOT_APPLICABLE, 3)
+    name = f"inferred-{op.name}-read"
+    create = await _call(live, source.op, source.params, (PHASE_CYCLES, index, 0), name, "create")
+    if not classify(create).succeeded:
+        return _skip(op, "update_read", f"the create was refused ({classify(create).describe()})", FAILED, 2)
+    ids = {p: _resolve(create, source.ids[p]) for p in identifiers}
+    sensitive = live.redactor.sensitive
+    candidates = [k for k in source.params if k not in source.ids and (source.op.name, k) not in sensitive]
+    changed_field, attempts, step = None, [], 1
+    for field_name in candidates[:MAX_UPDATE_TRIES]:
+        new = changed_value(source.params[field_name], f"probe-{field_name}")
+        update = {**ids, "input": {field_name: new}} if "input" in names else {**ids, field_name: new}
+        answer = await _call(live, op, update, (PHASE_CYCLES, index, step), name, f"update {field_name}")
+        step += 1
+        attempts.append(f"{field_name}: {classify(answer).describe()}")
+        if classify(answer).succeeded:
+            changed_field = field_name
+            break
+    if changed_field is None:
+        reason = "every update tried was refused (" + "; ".join(attempts) + "); a plan entry can give its input"
+        return _skip(op, "update_read", reason, FAILED, 0)
+    read_params = {p: _resolve(create, path) for p, path in source.ids.items()}
+    read = await _call(live, source.reader, read_params, (PHASE_CYCLES, index, step), name, "read")
+    kept = _expected(live, source.op, source.params, read_params, read, exclude={changed_field})
+    if kept is None:
+        reason = f"the answer of {source.reader.name} holds no record with the values sent; a plan entry can name it"
+        return _skip(op, "update_read", reason, NOT_APPLICABLE, 0)
+    if not kept:
+        return _skip(op, "update_read", "the update touched the only field to compare", NOT_APPLICABLE, 0)
+    test = {"name": name, "operation": op.name, "preserved_fields": live.redactor.value(kept), "read_response": read}
+    if any(path.startswith(PROSE) for path in source.ids.values()):
+        return Outcome(test=test)
+    refs = {p: "${create." + path + "}" for p, path in source.ids.items()}
+    change = {changed_field: changed_value(source.params[changed_field], f"probe-{changed_field}")}
+    update_params = {**{p: refs[p] for p in identifiers}, **({"input": change} if "input" in names else change)}
+    plan = {
+        "name": name,
+        "create": {"operation": source.op.name, "params": live.redactor.params(source.op.name, source.params)},
+        "update": {"operation": op.name, "params": update_params},
+        "read": {"operation": source.reader.name, "params": refs},
+    }
+    return Outcome(test=test, plan=plan)
