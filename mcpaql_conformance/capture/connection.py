@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 import tempfile
 import time
@@ -13,7 +12,6 @@ from typing import Any
 
 import anyio
 import orjson
-
 from anyio.abc import Process
 
 from mcpaql_conformance.capture.process import spawn, stdio_streams, stop
@@ -103,7 +101,8 @@ def tool_result_json(result: Any) -> Any:
     (also when isError contradicts a result that says it succeeded: that is not one to trust)."""
     blocks = list(result.content or [])
     texts = [block.text for block in blocks if getattr(block, "type", None) == "text"]
-    others = [f"[{getattr(block, 'type', 'unknown')} content]" for block in blocks if getattr(block, "type", None) != "text"]
+    kinds = [getattr(block, "type", "unknown") for block in blocks]
+    others = [f"[{kind} content]" for kind in kinds if kind != "text"]
     is_error = bool(result.is_error)
     if len(texts) == 1 and not others:
         try:

@@ -4,10 +4,9 @@ Every cycle runs its steps one after another, within the destructive rules."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
-
-import re
 
 from mcpaql_conformance.answers import Kind, classify
 from mcpaql_conformance.capture.discovery import Operation
@@ -210,7 +209,9 @@ async def _infer_create_read(live: Live, op: Operation, readers: list[Operation]
     if match is None:
         found = await _read_by_prose(live, op, answer, allowed, index, name)
         if found is None:
-            return _skip(op, "create_read", "no READ operation takes an identifier its answer carries", NOT_APPLICABLE, 1)
+            return _skip(
+                op, "create_read", "no READ operation takes an identifier its answer carries", NOT_APPLICABLE, 1
+            )
         reader, ids, read = found
         token = _resolve(answer, next(iter(ids.values())))
         reading = ("read an identifier out of a prose answer", f"{op.name}: {token}")
@@ -263,7 +264,9 @@ def _reader_for(create: Operation, answer: Any, readers: list[Operation]) -> tup
 def identifier_like(name: str) -> bool:
     """A parameter that names one record (``note_id``, ``id``, ``element_name``, ``slug``)."""
     lower = name.lower()
-    return lower in ("id", "key", "name", "slug", "uuid") or lower.endswith(("_id", "id", "_key", "_name", "_slug", "_uuid"))
+    return lower in ("id", "key", "name", "slug", "uuid") or lower.endswith(
+        ("_id", "id", "_key", "_name", "_slug", "_uuid")
+    )
 
 
 def _shared(left: str, right: str) -> int:

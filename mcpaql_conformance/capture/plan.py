@@ -70,9 +70,7 @@ def load_plan(path: Path | None) -> Plan:
     plan = Plan(implementation=data.get("implementation"), values=dict(data.get("values", {})), source=source)
     for parameter, variable in data.get("env", {}).items():
         if variable not in os.environ:
-            raise ConfigError(
-                f"{source}: $.env.{plain(parameter)}: environment variable {plain(variable)} is not set"
-            )
+            raise ConfigError(f"{source}: $.env.{plain(parameter)}: environment variable {plain(variable)} is not set")
         plan.secrets[parameter] = os.environ[variable]
         plan.env[parameter] = variable
     plan.examples = list(data.get("examples", []))
@@ -201,7 +199,9 @@ def _without_sensitive(live: Live, cycles: list[JsonObject]) -> list[JsonObject]
         for step, spec in cycle.items():
             if isinstance(spec, dict) and "operation" in spec:
                 params = {
-                    k: v for k, v in spec.get("params", {}).items() if (spec["operation"], k) not in live.redactor.sensitive
+                    k: v
+                    for k, v in spec.get("params", {}).items()
+                    if (spec["operation"], k) not in live.redactor.sensitive
                 }
                 copy[step] = {**spec, "params": params}
         cleaned.append(copy)

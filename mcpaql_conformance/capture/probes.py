@@ -132,9 +132,7 @@ async def probe_operation(live: Live, op: Operation) -> Findings:
     documented = {p["name"]: p for p in op.parameters or []}
     base = {name: value(live, op.name, documented.get(name, {"name": name})) for name in required}
     probes = planned_probes(live, op, [] if discovered else required, base)
-    answers = await gather(
-        [_sender(live, op, probe, (*key, 1, index)) for index, probe in enumerate(probes)]
-    )
+    answers = await gather([_sender(live, op, probe, (*key, 1, index)) for index, probe in enumerate(probes)])
     for name, response in discovered:
         _missing(findings, op.name, name, response)
     _interpret(op, probes, answers, findings)

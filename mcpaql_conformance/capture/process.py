@@ -49,7 +49,7 @@ async def stdio_streams(process: Process, warn: Any) -> AsyncIterator[tuple[Any,
 
     async def reader() -> None:
         assert process.stdout is not None
-        seen_message = banner = False
+        lines = _Lines(warn)
         buffer = b""
         async with read_writer:
             with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
@@ -57,24 +57,11 @@ async def stdio_streams(process: Process, warn: Any) -> AsyncIterator[tuple[Any,
                     buffer += chunk
                     if len(buffer) > MAX_LINE and b"\n" not in buffer:
                         raise StdoutError(f"the server wrote a stdout line longer than {MAX_LINE // 2**20} MB")
-                    *lines, buffer = buffer.split(b"\n")
-                    for raw in lines:
-                        line = raw.decode("utf-8", errors="replace").strip()
-                        if not line:
-                            continue
-                        try:
-                            message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-                        except ValueError:
-                            if seen_message or banner:
-                                raise StdoutError(
-                                    f"the server wrote text that is not JSON-RPC to stdout: {plain(line, max_len=200)!r}"
-                                    " (stdout is the protocol channel; log to stderr)"
-                                ) from None
-                            banner = True
-                            warn(f"the server printed a banner before speaking JSON-RPC: {plain(line, max_len=200)!r}")
-                            continue
-                        seen_message = True
-                        await read_writer.send(SessionMessage(message))
+                    *complete, buffer = buffer.split(b"\n")
+                    for raw in complete:
+                        message = lines.read(raw, types.jsonrpc_message_adapter)
+                        if message is not None:
+                            await read_writer.send(SessionMessage(message))
 
     async def writer() -> None:
         assert process.stdin is not None
@@ -92,6 +79,33 @@ async def stdio_streams(process: Process, warn: Any) -> AsyncIterator[tuple[Any,
             yield read_stream, write_stream
         finally:
             group.cancel_scope.cancel()
+
+
+class _Lines:
+    """Stdout, line by line: JSON-RPC messages; one banner line before the first is tolerated."""
+
+    def __init__(self, warn: Any) -> None:
+        self.warn = warn
+        self.spoken = self.banner = False
+
+    def read(self, raw: bytes, adapter: Any) -> Any:
+        line = raw.decode("utf-8", errors="replace").strip()
+        if not line:
+            return None
+        try:
+            message = adapter.validate_json(line, by_name=False)
+        except ValueError:
+            shown = plain(line, max_len=200)
+            if self.spoken or self.banner:
+                raise StdoutError(
+                    f"the server wrote text that is not JSON-RPC to stdout: {shown!r}"
+                    " (stdout is the protocol channel; log to stderr)"
+                ) from None
+            self.banner = True
+            self.warn(f"the server printed a banner before speaking JSON-RPC: {shown!r}")
+            return None
+        self.spoken = True
+        return message
 
 
 async def stop(process: Process) -> None:
