@@ -35,7 +35,7 @@ class ConformanceGroup(click.Group):
         except click.exceptions.Exit as exc:
             sys.exit(exc.exit_code)
         except click.ClickException as exc:
-            exc.show()
+            click.echo(f"error: {_usage_line(exc)}", err=True)
             sys.exit(EXIT_CONFIG)
         except ConfigError as exc:
             click.echo(f"error: {exc}", err=True)
@@ -43,9 +43,9 @@ class ConformanceGroup(click.Group):
         except click.Abort:
             click.echo("aborted", err=True)
             sys.exit(130)
-        except BrokenPipeError:
+        except BrokenPipeError:  # the reader went away (`... | head -1`): nothing more to say
             _silence_stdout()
-            sys.exit(1)
+            sys.exit(EXIT_PIPE_CLOSED)
         except Exception as exc:  # a bug of ours: one line, not a traceback (unless asked for)
             if os.environ.get("MCPAQL_CONFORMANCE_DEBUG"):
                 raise
@@ -56,6 +56,20 @@ class ConformanceGroup(click.Group):
             )
             sys.exit(EXIT_CONFIG)
         sys.exit(result if isinstance(result, int) else 0)
+
+
+EXIT_PIPE_CLOSED = 141  # what a shell reports for a command stopped by SIGPIPE
+
+
+def _usage_line(exc: click.ClickException) -> str:
+    """Click's error as one line, with where to look for help (never the multi-line usage)."""
+    from mcpaql_conformance.sanitize import plain
+
+    message = plain(exc.format_message(), max_len=500)
+    context = getattr(exc, "ctx", None)
+    if isinstance(exc, click.UsageError) and context is not None:
+        return f"{message} (see '{context.command_path} --help')"
+    return message
 
 
 def _silence_stdout() -> None:
@@ -75,9 +89,12 @@ def _use_color(output: Path | None) -> bool:
 def _emit(text: str, output: Path | None, what: str) -> None:
     from mcpaql_conformance.jsonio import write_atomic
 
-    if output is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+    if output is None or str(output) == "-":
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except BrokenPipeError:  # the reader took what it wanted: the verdict still stands
+            _silence_stdout()
     else:
         write_atomic(output, text)
         click.echo(f"wrote {what} to {click.format_filename(output)}", err=True)

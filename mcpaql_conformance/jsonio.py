@@ -6,6 +6,7 @@ import contextlib
 import gc
 import os
 import re
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -40,11 +41,24 @@ def gc_paused(freeze: bool = True) -> Iterator[None]:
             gc.enable()
 
 
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"))  # fmt: skip
+
+
 def read_bytes(path: Path, what: str) -> bytes:
-    """Read a file, turning every OS failure into one clear ConfigError."""
+    """Read a regular file, turning every OS failure into one clear ConfigError. A FIFO, socket
+    or device is refused at once (reading one could block forever)."""
     shown = plain(str(path))
     try:
-        return path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as handle:
+            mode = os.fstat(handle.fileno()).st_mode
+            if stat.S_ISDIR(mode):
+                raise IsADirectoryError
+            kind = next((name for test, name in _KINDS if test(mode)), None)
+            if kind is not None:
+                raise ConfigError(f"{shown}: is {kind}, not a {what} file")
+            return handle.read()
     except FileNotFoundError:
         raise ConfigError(f"{what} not found: {shown}") from None
     except IsADirectoryError:
@@ -59,6 +73,8 @@ def parse_json(data: bytes, source: str) -> Any:
     """Parse JSON bytes; errors name the source, line and column."""
     if data.startswith(_UTF8_BOM):
         data = data[len(_UTF8_BOM) :]
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff") or (len(data) > 1 and 0 in (data[0], data[1])):
+        raise ConfigError(f"{source}: UTF-16 is not supported; save the file as UTF-8")
     if not data or data.isspace():
         raise ConfigError(f"{source}: file is empty, expected JSON")
     try:
@@ -119,20 +135,47 @@ def load_json_file(path: Path, what: str) -> Any:
 
 
 def write_atomic(path: Path, text: str, durable: bool = True) -> None:
-    """Write text so that readers see the old file or the whole new one, never half.
-    ``durable``: also force it to disk before it replaces the old file (off for the many
-    small capture records, where it cost more than the capture's calls)."""
-    target = path.expanduser()
-    directory = target.parent if str(target.parent) else Path(".")
+    """Write an output file so that readers see the old file or the whole new one, never half.
+
+    Through a symbolic link, the link's target is replaced and the link stays. A character
+    device or a FIFO (``/dev/stdout``, ``/dev/null``, a pipe) is written to directly: only
+    regular files are replaced. A replaced file keeps its permissions. ``durable``: also
+    force the file to disk first (off for the many small capture records)."""
     shown = plain(str(path))
-    if target.is_dir():
+    path = path.expanduser()
+    try:
+        existing = os.stat(path)  # through any link: what will be written to
+    except FileNotFoundError:
+        existing = None
+    except OSError as exc:
+        raise ConfigError(f"{shown}: cannot write output: {plain(exc.strerror or str(exc))}") from None
+    if existing is not None and stat.S_ISDIR(existing.st_mode):
         raise ConfigError(f"{shown}: is a directory, expected an output file")
+    if existing is not None and not stat.S_ISREG(existing.st_mode):
+        _write_through(path, text, shown)  # /dev/stdout, a pipe, /dev/null: opened as named
+        return
+    target = Path(os.path.realpath(path))  # a regular file (or none yet): replace the link's target
+    directory = target.parent
     if not directory.is_dir():
         raise ConfigError(f"{shown}: cannot write output: folder {plain(str(directory))} does not exist")
+    mode = stat.S_IMODE(existing.st_mode) if existing is not None else 0o644
+    _replace(target, text, durable, mode, shown)
+
+
+def _write_through(target: Path, text: str, shown: str) -> None:
+    """Write into a device or FIFO as it is (replacing it would break it)."""
+    try:
+        with open(target, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise ConfigError(f"{shown}: cannot write output: {plain(exc.strerror or str(exc))}") from None
+
+
+def _replace(target: Path, text: str, durable: bool, mode: int, shown: str) -> None:
     import tempfile  # only commands that write files pay for this import
 
     try:
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     except OSError as exc:
         raise ConfigError(f"{shown}: cannot write output: {plain(exc.strerror or str(exc))}") from None
     try:
@@ -141,7 +184,7 @@ def write_atomic(path: Path, text: str, durable: bool = True) -> None:
             handle.flush()
             if durable:
                 os.fsync(handle.fileno())
-        os.chmod(tmp_name, 0o644)
+        os.chmod(tmp_name, mode)
         os.replace(tmp_name, target)
     except OSError as exc:
         with contextlib.suppress(OSError):

@@ -12,6 +12,7 @@ from typing import Any
 from mcpaql_conformance.bundle import Bundle
 from mcpaql_conformance.checks.base import Context
 from mcpaql_conformance.schemas import bundle_schema, json_path, schema_document
+from mcpaql_conformance.values import list_index
 
 ERROR, WARNING, INFO = "error", "warning", "info"
 _TOOL_ID = re.compile(r"^[a-z][a-z0-9_]*/[a-z][a-z0-9_]*$")
@@ -208,11 +209,12 @@ def impossible_path(document: Any, path: str) -> str | None:
                 return None
             current = current[segment]
         elif isinstance(current, list):
-            if not segment.isdigit():
+            index = list_index(segment)
+            if index is None:
                 return f"{'.'.join(segments[:depth])} is a list, indexed by numbers, not {segment!r}"
-            if int(segment) >= len(current):
+            if index >= len(current):
                 return None
-            current = current[int(segment)]
+            current = current[index]
         else:
             return f"{'.'.join(segments[:depth])} is a {type(current).__name__} value, not an object or a list"
     return None

@@ -22,14 +22,18 @@ def resolve_path(document: Any, path: str) -> Any:
             if segment not in current:
                 return MISSING
             current = current[segment]
-        elif isinstance(current, list) and segment.isdigit() and segment.isascii():
-            index = int(segment)
+        elif isinstance(current, list) and (index := list_index(segment)) is not None:
             if index >= len(current):
                 return MISSING
             current = current[index]
         else:
             return MISSING
     return current
+
+
+def list_index(segment: str) -> int | None:
+    """A path segment as a list index: ASCII digits only (``"²"`` is a digit to ``isdigit``)."""
+    return int(segment) if segment.isascii() and segment.isdigit() else None
 
 
 def resolve_each(documents: list[Any], paths: list[str]) -> list[Any]:

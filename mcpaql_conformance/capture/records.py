@@ -93,10 +93,13 @@ class RecordWriter:
         if folder is None:
             return
         folder.mkdir(parents=True, exist_ok=True)
-        per_operation: Counter[str] = Counter()
+        # Counted by file name, not by operation: names that collide once made safe ("a/b",
+        # "a_b", "..", "") still get a file each.
+        per_name: Counter[str] = Counter()
         for exchange in exchanges:
-            per_operation[exchange.operation] += 1
-            name = f"{safe_name(exchange.operation)}-{per_operation[exchange.operation]}.json"
+            base = safe_name(exchange.operation)
+            per_name[base] += 1
+            name = f"{base}-{per_name[base]}.json"
             record = orjson.dumps(exchange.record(), option=orjson.OPT_INDENT_2).decode() + "\n"
             write_atomic(folder / name, record, durable=False)
         write_atomic(folder / "metrics.json", orjson.dumps(self.metrics(), option=orjson.OPT_INDENT_2).decode())

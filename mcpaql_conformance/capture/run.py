@@ -81,17 +81,40 @@ def capture(options: CaptureOptions) -> CaptureResult:
 
 
 def _check_outputs(options: CaptureOptions) -> None:
-    """Refuse unusable output paths before any server is started."""
+    """Refuse unusable output paths before any server is started, naming the option."""
     for option, path in (("--bundle", options.bundle), ("--write-plan", options.write_plan)):
         if path is None:
             continue
-        if path.is_dir():
+        target = Path(os.path.realpath(path))
+        if target.is_dir():
             raise CaptureError(f"{option} {plain(str(path))}: is a directory, expected a file")
-        if not path.parent.is_dir():
-            raise CaptureError(f"{option} {plain(str(path))}: folder {plain(str(path.parent))} does not exist")
+        if not target.parent.is_dir():
+            raise CaptureError(f"{option} {plain(str(path))}: folder {plain(str(target.parent))} does not exist")
+        if not target.exists() or target.is_file():
+            _try_writing(option, path, target.parent)
     records = options.capture_dir
-    if records is not None and records.exists() and not records.is_dir():
+    if records is None:
+        return
+    if records.exists() and not records.is_dir():
         raise CaptureError(f"--capture-dir {plain(str(records))}: exists and is not a folder")
+    try:
+        records.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        reason = plain(exc.strerror or str(exc))
+        raise CaptureError(f"--capture-dir {plain(str(records))}: cannot create the folder: {reason}") from None
+    _try_writing("--capture-dir", records, records)
+
+
+def _try_writing(option: str, shown: Path, folder: Path) -> None:
+    """Create and remove a file in ``folder``: the one check that holds for every user, root too."""
+    import tempfile
+
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        reason = plain(exc.strerror or str(exc))
+        raise CaptureError(f"{option} {plain(str(shown))}: cannot write in {plain(str(folder))}: {reason}") from None
 
 
 async def _capture(options: CaptureOptions, plan: Plan) -> CaptureResult:

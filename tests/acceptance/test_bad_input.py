@@ -157,3 +157,48 @@ def test_an_internal_error_is_one_line_unless_debugging(tmp_path):
         env={**os.environ, "MCPAQL_CONFORMANCE_DEBUG": "1"},
     )
     assert "Traceback" in debug.stderr and "simulated bug" in debug.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (("test", "--levl", "2", "x.json"), "No such option '--levl'"),
+        (("tset",), "No such command 'tset'"),
+        (("test",), "Missing argument 'BUNDLE'"),
+        (("test", "b.json", "--format", "yaml"), "Invalid value for '--format'"),
+    ],
+)
+def test_usage_errors_are_one_line_with_where_to_look_for_help(cli, args, fragment):
+    result = cli(*args)
+    assert_config_error(result, fragment, "--help')")
+
+
+@pytest.mark.parametrize("command", ["test", "validate", "report", "badge"])
+def test_a_fifo_given_as_input_is_refused_at_once(cli, tmp_path, command):
+    fifo = tmp_path / "input.json"
+    os.mkfifo(fifo)
+    assert_config_error(cli(command, str(fifo)), "is a FIFO, not a")
+
+
+def test_a_utf16_file_is_named_as_such(cli, tmp_path):
+    path = tmp_path / "b.json"
+    path.write_bytes(json.dumps(minimal_conformant_bundle()).encode("utf-16"))
+    assert_config_error(cli("test", str(path)), "UTF-16 is not supported; save the file as UTF-8")
+
+
+def test_a_closed_pipe_ends_quietly_with_the_verdicts_code(tmp_path):
+    path = tmp_path / "b.json"
+    path.write_text(json.dumps(minimal_conformant_bundle()))
+    shell = f"{sys.executable} -m mcpaql_conformance test {path} | head -1; exit ${{PIPESTATUS[0]}}"
+    result = subprocess.run(["bash", "-c", shell], capture_output=True, text=True, check=False)
+    assert result.returncode == 0 and result.stderr == ""
+    assert result.stdout.startswith("MCP-AQL conformance report")
+
+
+@pytest.mark.parametrize("output", ["-", "/dev/stdout"])
+def test_the_report_can_go_to_stdout_by_name(cli, tmp_path, output):
+    path = tmp_path / "b.json"
+    path.write_text(json.dumps(minimal_conformant_bundle()))
+    result = cli("test", str(path), "-f", "json", "-o", output)
+    assert result.returncode == 0
+    assert json.loads(result.stdout)["exitCode"] == 0

@@ -330,3 +330,17 @@ def test_identifier_like_parameters_name_one_record(name: str, identifying: bool
     from mcpaql_conformance.capture.cycles import identifier_like
 
     assert identifier_like(name) is identifying
+
+
+def test_operations_whose_names_collide_once_made_safe_get_a_record_file_each(tmp_path: Path) -> None:
+    writer = RecordWriter(tmp_path, "stamp", "server")
+    names = ["a/b", "a_b", "a\\b", "..", ".", "", "x" * 100 + "1", "x" * 100 + "2"]
+    for index, name in enumerate(names):
+        writer.add(exchange(name), (index,))
+    writer.flush()
+    files = sorted(p.name for p in (tmp_path / "stamp" / "server").glob("*-*.json"))
+    assert len(files) == len(names)
+    operations = sorted(
+        json.loads(p.read_text())["operation"] for p in (tmp_path / "stamp" / "server").glob("*-*.json")
+    )
+    assert operations == sorted(names)

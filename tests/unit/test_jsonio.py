@@ -6,6 +6,7 @@ import gc
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -134,10 +135,10 @@ def test_read_bytes_directory_is_a_config_error(tmp_path: Path) -> None:
 
 
 def test_read_bytes_permission_denied_is_a_config_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def denied(self: Path) -> bytes:
+    def denied(*args: Any) -> int:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(Path, "read_bytes", denied)
+    monkeypatch.setattr(os, "open", denied)
     path = tmp_path / "secret.json"
     with pytest.raises(ConfigError) as caught:
         read_bytes(path, "report")
@@ -145,14 +146,54 @@ def test_read_bytes_permission_denied_is_a_config_error(tmp_path: Path, monkeypa
 
 
 def test_read_bytes_other_os_errors_are_config_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(self: Path) -> bytes:
+    def broken(*args: Any) -> int:
         raise OSError(5, "Input/output error")
 
-    monkeypatch.setattr(Path, "read_bytes", broken)
+    monkeypatch.setattr(os, "open", broken)
     path = tmp_path / "b.json"
     with pytest.raises(ConfigError) as caught:
         read_bytes(path, "bundle")
     assert str(caught.value) == f"{path}: cannot read bundle: Input/output error"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_is_refused_at_once_instead_of_blocking(tmp_path: Path) -> None:
+    fifo = tmp_path / "bundle.json"
+    os.mkfifo(fifo)
+    with pytest.raises(ConfigError) as caught:
+        read_bytes(fifo, "bundle")
+    assert str(caught.value) == f"{fifo}: is a FIFO, not a bundle file"
+
+
+def test_a_device_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="/dev/null: is a character device, not a plan file"):
+        read_bytes(Path("/dev/null"), "plan")
+
+
+@pytest.mark.parametrize("data", ["{}".encode("utf-16"), "{}".encode("utf-16-le"), "{}".encode("utf-16-be")])
+def test_utf16_files_are_named_as_such(data: bytes) -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_json(data, "b.json")
+    assert str(caught.value) == "b.json: UTF-16 is not supported; save the file as UTF-8"
+
+
+def test_output_goes_through_a_symlink_and_keeps_the_link_and_the_mode(tmp_path: Path) -> None:
+    target = tmp_path / "real.txt"
+    target.write_text("old")
+    target.chmod(0o600)
+    link = tmp_path / "link.txt"
+    link.symlink_to(target)
+    write_atomic(link, "new")
+    assert link.is_symlink() and target.read_text() == "new"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+
+
+def test_output_into_a_device_writes_through_and_reports_a_full_disk() -> None:
+    write_atomic(Path("/dev/null"), "text")  # not replaced by a regular file
+    assert Path("/dev/null").is_char_device()
+    if Path("/dev/full").exists():
+        with pytest.raises(ConfigError, match="/dev/full: cannot write output: No space left on device"):
+            write_atomic(Path("/dev/full"), "text")
 
 
 def test_load_json_file_parses_the_file(tmp_path: Path) -> None:
