@@ -325,7 +325,6 @@ def validate_command(bundles: tuple[Path, ...], fmt: str, strict: bool) -> int:
     Exit 1 on any error diagnostic, 2 with --strict on warnings only, else 0; 3 when a file
     cannot be read or parsed.
     """
-    import orjson
 
     from mcpaql_conformance.jsonio import load_json_file
     from mcpaql_conformance.sanitize import plain
@@ -346,7 +345,9 @@ def validate_command(bundles: tuple[Path, ...], fmt: str, strict: bool) -> int:
             for path, diagnostics in results.items()
             for d in diagnostics
         ]
-        sys.stdout.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode() + "\n")
+        from mcpaql_conformance.render.json import dumps
+
+        sys.stdout.write(dumps(payload))  # invisible controls written as escapes, as in reports
     else:
         for path, diagnostics in results.items():
             click.echo(f"{plain(str(path))}: {len(diagnostics)} diagnostic(s)")

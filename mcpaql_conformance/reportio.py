@@ -9,6 +9,7 @@ from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.jsonio import load_json_file
 from mcpaql_conformance.model import (
     EXIT_MUST_FAILED,
+    LEVEL2_FEATURES,
     CategoryResult,
     Report,
     Result,
@@ -37,9 +38,15 @@ def report_from_data(data: Any, source: str = "<report>") -> Report:
         CategoryResult(c["name"], c["required"], tuple(_test(t) for t in c["tests"])) for c in data["categories"]
     )
     requested = data.get("requestedLevel")
+    if requested is not None and type(requested) is not int:  # 2.0 or true are not levels
+        raise ConfigError(f"{source}: $.requestedLevel: expected the level 1 or 2, got {plain(repr(requested))}")
     filtered = data.get("categoryFilter") is not None
     level = None if filtered or requested is None else conformance_level(requested, categories)
     stale = (data.get("baseline") or {}).get("stale") or []
+    exit_code = EXIT_MUST_FAILED if stale else exit_code_for(categories)
+    if not filtered and not _judged_every_must_category(categories, requested):
+        # A report that lacks a MUST category (or all of them) has shown no conformance.
+        level, exit_code = (0 if requested is not None else None), EXIT_MUST_FAILED
     return Report(
         implementation=data.get("implementation"),
         version=data.get("version"),
@@ -47,7 +54,7 @@ def report_from_data(data: Any, source: str = "<report>") -> Report:
         requested_level=requested,
         conformance_level=level,
         categories=categories,
-        exit_code=EXIT_MUST_FAILED if stale else exit_code_for(categories),
+        exit_code=exit_code,
         tier=data.get("tier"),
         category_filter=data.get("categoryFilter"),
         tool=data.get("tool"),
@@ -57,6 +64,16 @@ def report_from_data(data: Any, source: str = "<report>") -> Report:
         baseline=(data.get("baseline") or {}).get("file"),
         stale=tuple((data.get("baseline") or {}).get("stale") or ()),
     )
+
+
+def _judged_every_must_category(categories: tuple[CategoryResult, ...], requested: Any) -> bool:
+    """Whether the report holds every category its level requires (the Level 2 Features one
+    too, for Level 2)."""
+    from mcpaql_conformance.checks import CATEGORIES
+
+    names = {category.name for category in categories}
+    needed = [c.name for c in CATEGORIES if c.required or (requested == 2 and c.name == LEVEL2_FEATURES)]
+    return all(name in names for name in needed)
 
 
 def _test(entry: dict[str, Any]) -> TestResult:

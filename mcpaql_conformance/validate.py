@@ -122,7 +122,7 @@ def _not_required(ctx: Context) -> Iterator[tuple[str, str]]:
         if case["operation"] in documented and (parameter is None or parameter.get("required") is not True):
             yield (
                 json_path(["parameter_tests", "missing_required", index]),
-                (f"{case['operation']}.{case['parameter']} is not documented as required"),
+                (f"{case['operation'] + '.' + case['parameter']!r} is not documented as required"),
             )
 
 
@@ -135,7 +135,7 @@ def _not_required(ctx: Context) -> Iterator[tuple[str, str]]:
 def _uncovered_required(ctx: Context) -> Iterator[tuple[str, str]]:
     cases = ctx.bundle.parameter_cases("missing_required")
     for pair in ctx.parameter_index.required.uncovered_by(cases):
-        yield "$.parameter_tests.missing_required", f"no evidence for required {pair}"
+        yield "$.parameter_tests.missing_required", f"no evidence for required {pair!r}"
 
 
 @rule(
@@ -152,7 +152,7 @@ def _no_detail(ctx: Context) -> Iterator[tuple[str, str]]:
         if isinstance(entry, dict) and isinstance(entry.get("name"), str) and entry["name"] not in documented:
             yield (
                 json_path(["introspection", "operations_list", "data", "operations", index]),
-                (f"{entry['name']} is listed but has no operation detail"),
+                (f"{entry['name']!r} is listed but has no operation detail"),
             )
 
 
@@ -185,12 +185,12 @@ def _impossible_paths(ctx: Context) -> Iterator[tuple[str, str]]:
             for path in case[fields]:
                 reason = impossible_path(case[response], path)
                 if reason is not None:
-                    yield json_path([section, index, fields, path]), f"{path} cannot exist in {response}: {reason}"
+                    yield json_path([section, index, fields, path]), f"{path!r} cannot exist in {response}: {reason}"
     for index, case in enumerate(ctx.bundle.parameter_cases("optional_defaults")):
         reason = impossible_path(case["response"], case["expected_value_path"])
         if reason is not None:
             where = json_path(["parameter_tests", "optional_defaults", index, "expected_value_path"])
-            yield where, f"{case['expected_value_path']} cannot exist in the response: {reason}"
+            yield where, f"{case['expected_value_path']!r} cannot exist in the response: {reason}"
 
 
 _RESULT_KEYS = ("success", "data", "error", "warnings", "_meta", "results", "summary")
@@ -252,7 +252,7 @@ def _agent_tool_ids(ctx: Context) -> Iterator[tuple[str, str]]:
             if endpoints and operation not in endpoints:
                 yield where, f"{operation!r} is not a documented operation"
             elif endpoints and endpoints[operation] != endpoint:
-                yield where, f"{operation} is on endpoint {endpoints[operation]!r}, not {endpoint!r}"
+                yield where, f"{operation!r} is on endpoint {endpoints[operation]!r}, not {endpoint!r}"
 
 
 @rule("MQA013", INFO, "No expected_exit_code", "declare the exit code verify-fixtures should expect")

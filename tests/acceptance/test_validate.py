@@ -49,15 +49,15 @@ CASES = {
                 {"operation": "create_bookmark", "parameter": "title", "response": {"success": False}}
             )
         ),
-        "create_bookmark.title is not documented as required",
+        "'create_bookmark.title' is not documented as required",
     ),
     "MQA005": (
         mutate(lambda b: b["parameter_tests"]["missing_required"].pop(0)),
-        "$.parameter_tests.missing_required: no evidence for required introspect.query",
+        "$.parameter_tests.missing_required: no evidence for required 'introspect.query'",
     ),
     "MQA006": (
         mutate(lambda b: b["introspection"]["operation_details"].pop()),
-        "update_bookmark is listed but has no operation detail",
+        "'update_bookmark' is listed but has no operation detail",
     ),
     "MQA007": (mutate(lambda b: b["error_tests"][0].pop("must_mention")), "'missing-url' has no must_mention"),
     "MQA008": (
@@ -66,11 +66,11 @@ CASES = {
     ),
     "MQA009": (
         mutate(lambda b: b["round_trip_tests"][0]["expected_fields"].update({"data.tags.first": "x"})),
-        "data.tags.first cannot exist in read_response: data.tags is a list, indexed by numbers, not 'first'",
+        "'data.tags.first' cannot exist in read_response: data.tags is a list, indexed by numbers, not 'first'",
     ),
     "MQA010": (with_agent(input="  "), "$.agent_tests[0].input: the input prompt is empty"),
     "MQA011": (with_agent(expectedTools=[]), "$.agent_tests[0].expectedTools: no expected tools"),
-    "MQA012": (with_agent(expectedTools=["create/get_bookmark"]), "get_bookmark is on endpoint 'read', not 'create'"),
+    "MQA012": (with_agent(expectedTools=["create/get_bookmark"]), "'get_bookmark' is on endpoint 'read', not 'create'"),
     "MQA013": (
         mutate(lambda b: b.pop("expected_exit_code")),
         "$: verify-fixtures will count this bundle as a mismatch",
@@ -155,3 +155,12 @@ def test_odd_names_that_pass_the_schema_do_not_crash_validate(cli, write_bundle)
     bundle["introspection"]["operation_details"].append({"name": {}, "parameters": [{"name": {"a": 1}}]})
     result = cli("validate", str(write_bundle(bundle)))
     assert result.returncode in (0, 1) and "internal error" not in result.stderr
+
+
+def test_json_diagnostics_write_bidi_and_c1_controls_as_escapes(cli, write_bundle):
+    bundle = {"implementation": "x", "evil\u202ekey\x9b": 1}
+    result = cli("validate", str(write_bundle(bundle)), "-f", "json")
+    assert "\u202e" not in result.stdout and "\x9b" not in result.stdout
+    assert "\\u202e" in result.stdout
+    [diagnostic] = [d for d in json.loads(result.stdout) if d["code"] == "MQA002"]
+    assert "'evil\u202ekey\x9b'" in diagnostic["message"]  # quoted, the value kept exactly

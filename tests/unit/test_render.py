@@ -335,3 +335,24 @@ def test_json_report_writes_invisible_controls_as_escapes_but_keeps_the_value() 
 def test_markdown_escaping_defeats_autolinks() -> None:
     escaped = markdown("https://x.example www.y.example a@b.example mailto:c@d.example")
     assert escaped == "https\\://x.example www\\.y.example a@\u2060b.example mailto\\:c@\u2060d.example"
+
+
+@pytest.mark.parametrize("text", ["_www.example.com", "x_www.example.com", "see WWW.example.com"])
+def test_www_links_are_defeated_wherever_they_stand(text: str) -> None:
+    from cmarkgfm import github_flavored_markdown_to_html
+
+    html = github_flavored_markdown_to_html(markdown(text) + "\n")
+    assert "<a " not in html and "example.com" in html
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [("- item", "- item"), ("---", "---"), ("1. one", "1. one"), ("12) x", "12) x"), ("+ y", "+ y"), ("===", "===")],
+)
+def test_text_at_the_start_of_a_line_cannot_open_a_block(text: str, shown: str) -> None:
+    from cmarkgfm import github_flavored_markdown_to_html
+
+    html = github_flavored_markdown_to_html("Title\n" + markdown(text) + "\n")
+    assert html.strip() == f"<p>Title\n{shown}</p>"
+    alone = github_flavored_markdown_to_html(markdown("   " + text) + "\n")
+    assert alone.strip() == f"<p>{shown}</p>"

@@ -64,7 +64,8 @@ def test_our_own_json_report_is_accepted() -> None:
 def test_a_reference_runner_report_without_ids_is_accepted() -> None:
     loaded = report_from_data(reference_report())
     assert loaded.implementation == "reference-adapter"
-    assert (loaded.requested_level, loaded.conformance_level) == (2, 2)
+    # It lacks most MUST categories: read, but it has shown no conformance.
+    assert (loaded.requested_level, loaded.conformance_level, loaded.exit_code) == (2, 0, 1)
     assert [c.name for c in loaded.categories] == ["Introspection Fidelity", "Semantic Evaluation"]
     test = loaded.categories[1].tests[0]
     assert (test.id, test.name, test.result, test.detail, test.spec_ref) == (
@@ -215,3 +216,26 @@ def test_an_impossible_requested_level_is_not_a_conformance_report() -> None:
     data = {"requestedLevel": 7, "conformanceLevel": 7, "summary": {}, "categories": []}
     with pytest.raises(ConfigError, match=r"\$\.requestedLevel: must be one of 1, 2, null"):
         report_from_data(data, "r.json")
+
+
+@pytest.mark.parametrize("level", [2.0, True, "2"])
+def test_a_requested_level_that_is_not_an_integer_is_invalid(level: Any) -> None:
+    data = orjson.loads(render_json(report(conformant_bundle(), level=2)))
+    data["requestedLevel"] = level
+    assert "$.requestedLevel" in config_error(data)
+
+
+def test_a_report_without_categories_claims_no_conformance() -> None:
+    data = orjson.loads(render_json(report(conformant_bundle(), level=2)))
+    data["categories"] = []
+    loaded = report_from_data(data)
+    assert loaded.conformance_level == 0 and loaded.exit_code == 1
+    from mcpaql_conformance.render.badge import badge_status
+
+    assert badge_status(loaded).color == "red"
+
+
+def test_a_level_2_report_without_level_2_features_is_not_level_2() -> None:
+    data = orjson.loads(render_json(report(conformant_bundle(), level=2)))
+    data["categories"] = [c for c in data["categories"] if c["name"] != "Level 2 Features"]
+    assert report_from_data(data).conformance_level == 0
