@@ -163,4 +163,4 @@ def test_json_diagnostics_write_bidi_and_c1_controls_as_escapes(cli, write_bundl
     assert "\u202e" not in result.stdout and "\x9b" not in result.stdout
     assert "\\u202e" in result.stdout
     [diagnostic] = [d for d in json.loads(result.stdout) if d["code"] == "MQA002"]
-    assert "'evil\u202ekey\x9b'" in diagnostic["message"]  # quoted, the value kept exactly
+    assert "'evil\\u202ekey\\x9b'" in diagnostic["message"]  # quoted with repr: controls shown, not acted on
