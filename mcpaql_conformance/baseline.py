@@ -67,15 +67,32 @@ def _entry(item: Any, where: str, source: str) -> Entry:
     return Entry(item["category"], True, reason)
 
 
+def _first_entries(entries: list[Entry]) -> Any:
+    """``first(category, test_id)``: the first entry (in file order) that matches, found by
+    index, not by scanning every entry for every test."""
+    by_test: dict[str, tuple[int, Entry]] = {}
+    by_category: dict[str, tuple[int, Entry]] = {}
+    for position, entry in enumerate(entries):
+        index = by_category if entry.is_category else by_test
+        index.setdefault(entry.target.casefold() if entry.is_category else entry.target, (position, entry))
+
+    def first(category: CategoryResult, test_id: str) -> Entry | None:
+        found = [m for m in (by_test.get(test_id), by_category.get(category.name.casefold())) if m is not None]
+        return min(found, key=lambda match: match[0])[1] if found else None
+
+    return first
+
+
 def apply_baseline(report: Report, entries: list[Entry], source: str) -> Report:
     """Mark listed failures as baselined; a listed entry with nothing failing is stale (exit 1)."""
     used: set[Entry] = set()
     matched: set[Entry] = set()
     categories = []
+    first = _first_entries(entries)
     for category in report.categories:
         tests = []
         for test in category.tests:
-            entry = next((e for e in entries if e.matches(category, test.id)), None)
+            entry = first(category, test.id)
             if entry is not None:
                 matched.add(entry)
                 if test.result is Result.FAIL:

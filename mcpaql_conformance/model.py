@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 
 
 class Result(StrEnum):
@@ -92,8 +94,8 @@ class Summary:
     @classmethod
     def of(cls, categories: tuple[CategoryResult, ...]) -> Summary:
         tests = [test for category in categories for test in category.tests]
-        counts = {result: sum(1 for t in tests if t.result is result) for result in Result}
-        baselined = sum(1 for t in tests if t.result is Result.FAIL and not t.failed)
+        counts = Counter(test.result for test in tests)
+        baselined = sum(1 for test in tests if test.baselined is not None and test.result is Result.FAIL)
         return cls(
             total=len(tests),
             passed=counts[Result.PASS],
@@ -136,7 +138,7 @@ class Report:
     baseline: str | None = None  # the baseline file applied, if any
     stale: tuple[str, ...] = ()  # baseline entries whose tests no longer fail (they fail the run)
 
-    @property
+    @cached_property
     def summary(self) -> Summary:
         return Summary.of(self.categories)
 

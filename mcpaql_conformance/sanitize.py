@@ -30,6 +30,8 @@ _SPACES = re.compile(r"[\t\n\r]+")
 def plain(text: object, *, max_len: int = 2000) -> str:
     """One line of printable text: escapes and controls removed, whitespace folded."""
     value = text if isinstance(text, str) else str(text)
+    if len(value) <= max_len and value.isprintable():
+        return value  # nothing below can match: every character it removes is unprintable
     if len(value) > max_len * 4:
         value = value[: max_len * 4]
     value = _ANSI.sub("", value)

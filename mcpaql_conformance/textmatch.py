@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 _IDENT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
@@ -27,6 +29,26 @@ def mentions_identifier(text: str, name: str) -> bool:
     return False
 
 
+_IDENT_RUN = re.compile(r"[A-Za-z0-9_]+")
+
+
+def identifiers_in(text: str) -> set[str]:
+    """Every whole identifier in ``text``: ``mentions_identifier(text, name)`` is ``name in``
+    this set, for any identifier-shaped name (one pass, however many names are asked)."""
+    return set(_IDENT_RUN.findall(text))
+
+
+def mentions_all(text: str, fragments: list[str]) -> list[bool]:
+    """``mentions`` of each fragment, in one pass over the text for the identifier-shaped ones."""
+    if len(fragments) < 4:
+        return [mentions(text, fragment) for fragment in fragments]
+    present = identifiers_in(text)
+    return [
+        fragment in present if _IDENTIFIER.fullmatch(fragment) else bool(fragment) and fragment in text
+        for fragment in fragments
+    ]
+
+
 def mentions(text: str, fragment: str) -> bool:
     """Identifier-shaped fragments must appear whole; other fragments as substrings."""
     if _IDENTIFIER.fullmatch(fragment):
@@ -36,8 +58,20 @@ def mentions(text: str, fragment: str) -> bool:
 
 def normalize_words(text: str) -> str:
     """Case-folded (NFKC) words separated by single spaces, padded with a space each side."""
+    if len(text) <= _SHORT:
+        return _normalize_short(text)
+    return _normalize(text)
+
+
+_SHORT = 1024  # short texts (phrases, names, most answers) recur: their normal form is cached
+
+
+def _normalize(text: str) -> str:
     folded = unicodedata.normalize("NFKC", text).casefold()
     return " " + _NON_WORD.sub(" ", folded).strip() + " "
+
+
+_normalize_short = functools.lru_cache(maxsize=8192)(_normalize)
 
 
 def contains_phrase(normalized_text: str, phrase: str) -> bool:
@@ -56,6 +90,107 @@ def contains_phrase(normalized_text: str, phrase: str) -> bool:
             return True
         start = normalized_text.find(words, start + 1)
     return False
+
+
+def phrases_in(normalized_text: str, phrases: list[str]) -> set[str]:
+    """The phrases that ``contains_phrase`` finds in a text from ``normalize_words``, all at once:
+    linear in the text and the phrases (Aho-Corasick over words), however many phrases there
+    are and however often their words recur. A wide (East Asian) character is a word of its
+    own, which is ``contains_phrase``'s rule that a phrase may start or end next to one."""
+    if len(phrases) <= FEW_PHRASES:  # not worth an automaton
+        return {phrase for phrase in phrases if contains_phrase(normalized_text, phrase)}
+    wanted: dict[tuple[str, ...], list[str]] = {}
+    for phrase in phrases:
+        words = _phrase_words(phrase)
+        if words:
+            wanted.setdefault(words, []).append(phrase)
+    if not wanted:
+        return set()
+    machine = _Automaton(list(wanted))
+    return {phrase for words in machine.found(_words(normalized_text)) for phrase in wanted[words]}
+
+
+FEW_PHRASES = 8
+
+
+@functools.lru_cache(maxsize=4096)
+def _phrase_words(phrase: str) -> tuple[str, ...]:
+    return tuple(_words(normalize_words(phrase)))
+
+
+@functools.cache
+def _wide(char: str) -> bool:
+    return unicodedata.east_asian_width(char) in ("W", "F")
+
+
+_SPACE = " "  # a token of its own: "世界 x" and "世界x" are different texts
+
+
+def _words(normalized: str) -> Iterator[str]:
+    for index, word in enumerate(normalized.split()):
+        if index:
+            yield _SPACE
+        if word.isascii():
+            yield word
+            continue
+        run = ""
+        for char in word:
+            if _wide(char):
+                if run:
+                    yield run
+                    run = ""
+                yield char
+            else:
+                run += char
+        if run:
+            yield run
+
+
+class _Automaton:
+    """Aho-Corasick over word sequences: which of the sequences occur in a stream of words."""
+
+    def __init__(self, sequences: list[tuple[str, ...]]) -> None:
+        self.goto: list[dict[str, int]] = [{}]
+        self.out: list[list[tuple[str, ...]]] = [[]]
+        for sequence in sequences:
+            node = 0
+            for word in sequence:
+                child = self.goto[node].get(word)
+                if child is None:
+                    self.goto.append({})
+                    self.out.append([])
+                    child = self.goto[node][word] = len(self.goto) - 1
+                node = child
+            self.out[node].append(sequence)
+        self.fail = [0] * len(self.goto)
+        self.next_output = [0] * len(self.goto)  # nearest node on the failure chain with output
+        queue = deque(self.goto[0].values())
+        while queue:
+            node = queue.popleft()
+            for word, child in self.goto[node].items():
+                queue.append(child)
+                state = self.fail[node]
+                while state and word not in self.goto[state]:
+                    state = self.fail[state]
+                target = self.goto[state].get(word, 0)
+                self.fail[child] = target if target != child else 0
+                link = self.fail[child]
+                self.next_output[child] = link if self.out[link] else self.next_output[link]
+
+    def found(self, words: Iterable[str]) -> set[tuple[str, ...]]:
+        seen = [False] * len(self.goto)  # a node's whole output chain is reported once
+        found: set[tuple[str, ...]] = set()
+        node = 0
+        for word in words:
+            while node and word not in self.goto[node]:
+                node = self.fail[node]
+            node = self.goto[node].get(word, 0)
+            state = node
+            while state and not seen[state]:
+                seen[state] = True
+                found.update(self.out[state])
+                state = self.next_output[state]
+        return found
 
 
 def _boundary(neighbour: str, edge: str) -> bool:

@@ -115,8 +115,8 @@ class Live:
         params = arguments.get("params", arguments)
         if isinstance(params, dict):  # a server may echo a sensitive value: mask it wherever it shows
             for name, value in params.items():
-                if (operation, name) in self.redactor.sensitive and isinstance(value, str):
-                    self.redactor.add_secret(value)
+                if (operation, name) in self.redactor.sensitive:
+                    self.redactor.add_secret(value)  # strings and numbers alike
         async with self._slots:
             started = time.perf_counter()
             try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,10 @@ from mcpaql_conformance.answers import classify
 from mcpaql_conformance.jsonio import write_atomic
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def _unchanged(value: Any) -> Any:
+    return value
 
 
 def safe_name(text: str) -> str:
@@ -65,6 +70,9 @@ class RecordWriter:
     root: Path | None
     timestamp: str
     implementation: str = "server"
+    # Masks secrets once more as records are written: a secret learned late (a sensitive
+    # value sent after an earlier answer echoed it) is masked in every record and file name.
+    redact: Callable[[Any], Any] = _unchanged
     exchanges: list[Exchange] = field(default_factory=list)
     _keys: list[SortKey] = field(default_factory=list)
 
@@ -72,7 +80,7 @@ class RecordWriter:
     def folder(self) -> Path | None:
         if self.root is None:
             return None
-        return self.root / safe_name(self.timestamp) / safe_name(self.implementation)
+        return self.root / safe_name(self.timestamp) / safe_name(self.redact(self.implementation))
 
     def add(self, exchange: Exchange, key: SortKey) -> None:
         self.exchanges.append(exchange)
@@ -97,19 +105,20 @@ class RecordWriter:
         # "a_b", "..", "") still get a file each.
         per_name: Counter[str] = Counter()
         for exchange in exchanges:
-            base = safe_name(exchange.operation)
+            base = safe_name(self.redact(exchange.operation))
             per_name[base] += 1
             name = f"{base}-{per_name[base]}.json"
-            record = orjson.dumps(exchange.record(), option=orjson.OPT_INDENT_2).decode() + "\n"
+            record = orjson.dumps(self.redact(exchange.record()), option=orjson.OPT_INDENT_2).decode() + "\n"
             write_atomic(folder / name, record, durable=False)
-        write_atomic(folder / "metrics.json", orjson.dumps(self.metrics(), option=orjson.OPT_INDENT_2).decode())
+        metrics = orjson.dumps(self.redact(self.metrics()), option=orjson.OPT_INDENT_2).decode()
+        write_atomic(folder / "metrics.json", metrics)
 
     def flush_log(self, server_log: str) -> None:
         """Write the server's stderr (redacted) beside the records."""
         folder = self.folder
         if folder is not None and server_log:
             folder.mkdir(parents=True, exist_ok=True)
-            write_atomic(folder / "server-stderr.log", server_log, durable=False)
+            write_atomic(folder / "server-stderr.log", self.redact(server_log), durable=False)
 
     def metrics(self) -> dict[str, Any]:
         times = sorted(e.milliseconds for e in self.exchanges)

@@ -26,7 +26,7 @@ from mcpaql_conformance.capture.live import NOT_APPLICABLE, Evidence, Live, gath
 from mcpaql_conformance.capture.plan import Plan, check_plan_operations, load_plan, write_plan
 from mcpaql_conformance.capture.probes import probe_batch, probe_operation, run_examples
 from mcpaql_conformance.capture.records import RecordWriter
-from mcpaql_conformance.capture.redact import Redactor
+from mcpaql_conformance.capture.redact import SHORT_SECRET, Redactor
 from mcpaql_conformance.jsonio import write_atomic
 from mcpaql_conformance.reading import Readings, parameters_of, read_detail
 from mcpaql_conformance.sanitize import plain
@@ -124,8 +124,8 @@ async def _capture(options: CaptureOptions, plan: Plan) -> CaptureResult:
         redactor.add_secret(secret)
     # Milliseconds and the process id keep concurrent or quick successive runs apart.
     stamp = f"{started.strftime('%Y%m%dT%H%M%S')}{started.microsecond // 1000:03d}Z-{os.getpid()}"
-    writer = RecordWriter(options.capture_dir, stamp, plan.implementation or "server")
-    warnings: list[str] = []
+    writer = RecordWriter(options.capture_dir, stamp, plan.implementation or "server", redactor.value)
+    warnings = _short_secret_warnings(plan)
     records = _Background(writer.flush)
     with server_log() as errlog:
         try:
@@ -139,17 +139,28 @@ async def _capture(options: CaptureOptions, plan: Plan) -> CaptureResult:
                 server = dict(connection.server)
         except CaptureError as exc:
             records.finish()
-            writer.flush_log(redactor.value(read_log(errlog)))
-            raise CaptureError(f"{exc}{_records_hint(writer)}") from None
+            writer.flush_log(read_log(errlog))
+            raise CaptureError(redactor.text(f"{exc}{_records_hint(writer)}")) from None
         records.finish()
-        writer.flush_log(redactor.value(read_log(errlog)))
+        writer.flush_log(read_log(errlog))
     bundle = assemble(live, server, writer.implementation, options, started)
     write_atomic(options.bundle, orjson.dumps(bundle, option=orjson.OPT_INDENT_2).decode() + "\n")
     if options.write_plan is not None:
         write_plan(options.write_plan, live, inferred)
     not_sent = sum(int(n.get("count", 1)) for n in live.evidence.notes)
     source = redactor.value(options.target.describe())
-    return CaptureResult(bundle, writer.metrics(), writer.folder, source, not_sent, tuple(redactor.value(warnings)))
+    metrics = redactor.value(writer.metrics())
+    return CaptureResult(bundle, metrics, writer.folder, source, not_sent, tuple(redactor.value(warnings)))
+
+
+def _short_secret_warnings(plan: Plan) -> list[str]:
+    """A secret is masked wherever it appears; one this short may also mask unrelated text."""
+    return [
+        f"the value of ${plain(plan.env[parameter])} is {len(secret)} character(s) long: it is masked wherever"
+        " it appears, which may also mask unrelated text in the records and the bundle"
+        for parameter, secret in plan.secrets.items()
+        if 0 < len(secret) < SHORT_SECRET
+    ]
 
 
 class _Background:

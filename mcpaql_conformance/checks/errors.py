@@ -16,7 +16,7 @@ from mcpaql_conformance.checks.base import (
 )
 from mcpaql_conformance.model import Requirement, Result
 from mcpaql_conformance.schemas import CompiledSchema, operation_result_schema
-from mcpaql_conformance.textmatch import find_leaks, mentions
+from mcpaql_conformance.textmatch import find_leaks, mentions_all
 
 ERRORS = Category("Error Quality", required=True, level=1)
 MUST = Requirement.MUST
@@ -138,7 +138,8 @@ def actionable(ctx: Context) -> Outcome:
             warnings.append(f"{case['name']}: the response is not an error ({answer.describe()})")
             continue
         message = answer.message
-        missing = [m for m in case.get("must_mention") or [] if not mentions(message, m)]
+        fragments = case.get("must_mention") or []
+        missing = [m for m, said in zip(fragments, mentions_all(message, fragments), strict=True) if not said]
         if missing:
             warnings.append(f"{case['name']}: message does not mention {', '.join(missing)}")
     return judge(

@@ -20,9 +20,8 @@ class Trusted(str):
     """Text produced by this tool itself (badges, fixed markup): not escaped again."""
 
 
-def terminal(text: object) -> str:
-    """Terminal-safe text: no escape sequences or controls (rich Text objects are never parsed as markup)."""
-    return plain(text)
+# Terminal-safe text: no escape sequences or controls (rich Text objects are never parsed as markup).
+terminal = plain
 
 
 def _escape_block_start(match: re.Match[str]) -> str:

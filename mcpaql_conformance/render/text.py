@@ -8,8 +8,17 @@ from mcpaql_conformance.render.escape import terminal
 
 STYLES = {Result.PASS: "bold green", Result.WARN: "bold yellow", Result.FAIL: "bold red", Result.SKIP: "dim"}
 EXIT_STYLES = {0: "bold green", 2: "bold yellow"}
+_LABELS = {result: f"{result.value:<4}" for result in Result}  # one lookup per test row
 
 Span = tuple[str, str | None]  # text, rich style
+
+
+class _Sanitised(dict[str, str]):
+    """``safe[text]``: ``terminal(text)``, computed once per distinct text."""
+
+    def __missing__(self, text: str) -> str:
+        self[text] = cleaned = terminal(text)
+        return cleaned
 
 
 def _field(value: object) -> str:
@@ -19,6 +28,7 @@ def _field(value: object) -> str:
 def report_lines(report: Report) -> list[list[Span]]:
     """The layout of the text report; bundle strings are already terminal-safe."""
     s = report.summary
+    safe = _Sanitised()  # names and details repeat: each distinct one is cleaned once
     level = "none claimed (category filter)" if report.category_filter else _field(report.conformance_level)
     tier = f", tier {terminal(report.tier)}" if report.tier else ""
     counts = f"{s.passed} passed, {s.warned} warned, {s.failed} failed, {s.skipped} skipped"
@@ -44,16 +54,16 @@ def report_lines(report: Report) -> list[list[Span]]:
         for test in category.tests:
             row: list[Span] = [
                 ("  ", None),
-                (f"{test.result.value:<4}", STYLES[test.result]),
-                (f" {terminal(test.name)}", None),
+                (_LABELS[test.result], STYLES[test.result]),
+                (f" {safe[test.name]}", None),
             ]
             if test.id:
-                row.append((f"  [{terminal(test.id)}]", "dim"))
+                row.append((f"  [{safe[test.id]}]", "dim"))
             if test.baselined is not None:
-                row.append((f"  (baselined: {terminal(test.baselined)})", "yellow"))
+                row.append((f"  (baselined: {safe[test.baselined]})", "yellow"))
             lines.append(row)
             if test.detail:
-                lines.append([(f"        {terminal(test.detail)}", None)])
+                lines.append([(f"        {safe[test.detail]}", None)])
     if report.stale:
         lines.append([])
         lines.append([(f"Stale baseline entries ({len(report.stale)}), which fail the run:", "bold red")])
@@ -66,7 +76,7 @@ def report_lines(report: Report) -> list[list[Span]]:
 def render_text(report: Report, color: bool = False) -> str:
     lines = report_lines(report)
     if not color:
-        return "".join("".join(text for text, _ in line) + "\n" for line in lines)
+        return "".join(["".join([text for text, _ in line]) + "\n" for line in lines])
     return _render_rich(lines)
 
 

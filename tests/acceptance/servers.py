@@ -1,5 +1,5 @@
 """Misbehaving MCP servers for capture tests: python servers.py KIND, KIND one of no-aql, no-introspect,
-odd, exit, crash, hang, evil, garbage, banner, grandchild, die-mid."""
+odd, exit, crash, hang, evil, garbage, banner, grandchild, die-mid, leaky, deep."""
 
 from __future__ import annotations
 
@@ -171,6 +171,47 @@ def evil_endpoint(tool: str) -> Any:
     return call
 
 
+LEAKY_DETAIL = {
+    "name": "get_account",
+    "semantic_category": "READ",
+    "endpoint": "read",
+    "parameters": [
+        {"name": "account_id", "type": "string", "required": True},
+        {"name": "pin", "type": "integer", "required": True, "sensitive": True},
+    ],
+}
+
+
+def leaky_read(operation: str, params: dict[str, Any] | None = None) -> str:
+    """Echoes its secrets back: the API token inside longer words, the PIN as a number."""
+    params = params or {}
+    token, pin = os.environ["LEAKY_TOKEN"], params.get("pin", int(os.environ["LEAKY_PIN"]))
+    if operation == "introspect" and "name" in params:
+        return json.dumps({"success": True, "data": {"operation": LEAKY_DETAIL}})
+    if operation == "introspect" and params.get("query") == "operations":
+        return json.dumps({"success": True, "data": {"operations": [LEAKY_DETAIL]}})
+    if operation == "introspect":
+        return json.dumps({"success": True, "data": {"types": []}})
+    message = f"token_{token}_rejected (pin {pin}); retry with {token}{token}"
+    error = {"code": "PERMISSION_DENIED", "message": message, "pin": pin, "echo": {f"key-{token}": [pin, float(pin)]}}
+    return json.dumps({"success": False, "error": error})
+
+
+def nested(depth: int) -> Any:
+    value: Any = "bottom"
+    for level in range(depth):
+        value = {"level": level, "inner": [value]}
+    return value
+
+
+def deep_read(operation: str, params: dict[str, Any] | None = None) -> str:
+    """A valid server whose read answer nests 300 levels deep (600 JSON containers)."""
+    params = params or {}
+    if operation == "introspect":
+        return odd_read(operation, params)
+    return json.dumps({"success": True, "data": nested(300)})
+
+
 CRASH = """Starting notes server on stdio
 Traceback (most recent call last):
   File "/srv/notes/main.py", line 3, in <module>
@@ -198,13 +239,20 @@ def main(kind: str) -> None:
         print("Notes server 1.0 ready", flush=True)
     if kind == "grandchild":  # a child that would outlive a server stopped on its own
         subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)", "grandchild-of-the-server"])
-    server = MCPServer("misbehaving", version="0.0.1")
+    if kind == "leaky":  # the server's name and version echo the API token and the PIN
+        server = MCPServer(f"notes-{os.environ['LEAKY_TOKEN']}", version=os.environ["LEAKY_PIN"])
+    else:
+        server = MCPServer("misbehaving", version="0.0.1")
     if kind == "no-aql":
         server.tool(name="hello", description="Say hello.")(lambda name: f"hello {name}")
     elif kind == "no-introspect":
         server.tool(name="mcp_aql_read", description="Broken.")(lambda operation, params=None: "not json at all")
     elif kind in ("odd", "banner", "grandchild"):
         server.tool(name="mcp_aql_read", description="READ operations.", structured_output=False)(odd_read)
+    elif kind == "leaky":
+        server.tool(name="mcp_aql_read", description="READ operations.", structured_output=False)(leaky_read)
+    elif kind == "deep":
+        server.tool(name="mcp_aql_read", description="READ operations.", structured_output=False)(deep_read)
     elif kind == "die-mid":
         server.tool(name="mcp_aql_read", description="READ operations.", structured_output=False)(dying_read)
     elif kind == "evil":

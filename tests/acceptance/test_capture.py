@@ -510,3 +510,56 @@ def test_a_plan_naming_an_operation_the_server_does_not_list_is_a_configuration_
         result.stderr
     )
     assert not bundle.exists() and leftover_children("mcpaql_conformance.demo_adapter") == []
+
+
+def test_a_server_echoing_its_secrets_in_its_name_words_and_numbers_never_gets_them_written(tmp_path):
+    token, pin = "k9Zq2", "482193"
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"env": {"token": "LEAKY_TOKEN", "get_account.pin": "LEAKY_PIN"}}))
+    bundle, records = tmp_path / "bundle.json", tmp_path / "records"
+    args = ["--bundle", str(bundle), "--capture-dir", str(records), "--plan", str(plan), "--timeout", "15"]
+    server = ("--", sys.executable, str(SERVERS), "leaky")
+    env = {"LEAKY_TOKEN": token, "LEAKY_PIN": pin}
+    result = run_cli("capture", *args, "--write-plan", str(tmp_path / "next.json"), *server, env=env)
+    assert result.returncode == 0, result.stderr
+    checked = run_cli("check", *args, "-f", "markdown", *server, env=env)
+    assert checked.returncode == 1, checked.stderr
+    written = [p for p in tmp_path.rglob("*") if p.is_file() and p != plan]
+    assert len(written) > 10
+    for text in [result.stdout, result.stderr, checked.stdout, checked.stderr]:
+        assert token not in text and pin not in text, text
+    for path in written:
+        assert token not in str(path.relative_to(tmp_path)), path
+        assert token not in path.read_text() and pin not in path.read_text(), path
+    data = json.loads(bundle.read_text())
+    assert data["implementation"] == "notes-***" and data["provenance"]["server"]["version"] == "***"
+    messages = [test["response"]["error"] for test in data["error_tests"]]
+    assert {"message": "token_***_rejected (pin ***); retry with ******", "pin": "***"}.items() <= messages[0].items()
+    assert messages[0]["echo"] == {"key-***": ["***", "***"]}
+
+
+def test_a_short_secret_is_masked_everywhere_with_a_warning(tmp_path):
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"env": {"token": "LEAKY_TOKEN", "get_account.pin": "LEAKY_PIN"}}))
+    bundle = tmp_path / "bundle.json"
+    args = ["--bundle", str(bundle), "--capture-dir", str(tmp_path / "r"), "--plan", str(plan)]
+    result = run_cli(
+        "capture", *args, "--", sys.executable, str(SERVERS), "leaky", env={"LEAKY_TOKEN": "Zq9", "LEAKY_PIN": "1234"}
+    )
+    assert result.returncode == 0, result.stderr
+    assert (
+        "warning: the value of $LEAKY_TOKEN is 3 character(s) long: it is masked wherever it appears, which may"
+        " also mask unrelated text in the records and the bundle"
+    ) in result.stderr.splitlines()
+    assert "Zq9" not in bundle.read_text() and "LEAKY_PIN is" not in result.stderr
+    assert verdict(bundle)["exitCode"] == 1  # still a valid bundle, judged (no UPDATE operation documented)
+
+
+def test_an_answer_nested_300_levels_deep_is_captured_with_a_marker(tmp_path):
+    result, bundle = capture(tmp_path, sys.executable, str(SERVERS), "deep", plan=False)
+    assert result.returncode == 0, result.stderr
+    text = bundle.read_text()
+    assert '"[not recorded: nested more than 100 levels deep]"' in text
+    records = list((tmp_path / "records").rglob("get_thing-*.json"))
+    assert records and all("nested more than 100 levels deep" in p.read_text() for p in records)
+    assert verdict(bundle)["exitCode"] == 1  # judged like any other bundle: the server documents no UPDATE

@@ -9,7 +9,7 @@ import pytest
 
 from mcpaql_conformance.capture.plan import load_plan, substitute
 from mcpaql_conformance.capture.records import Exchange, RecordWriter, safe_name
-from mcpaql_conformance.capture.redact import MASK, Redactor
+from mcpaql_conformance.capture.redact import DEEPER, MASK, MAX_DEPTH, Redactor
 from mcpaql_conformance.capture.values import matches_type, synthesise
 from mcpaql_conformance.errors import ConfigError
 
@@ -41,12 +41,22 @@ def test_plan_values_are_checked_against_the_introspected_type():
     assert matches_type({"x": 1}, {"type": "CustomType"})
 
 
-def test_secrets_are_masked_inside_text_and_short_ones_only_as_words():
+def test_secrets_are_masked_wherever_they_appear_whatever_their_length():
     redactor = Redactor()
     redactor.add_secret("x")
     redactor.add_secret("long-secret-value")
-    masked = redactor.value({"index": "x", "text": "index has an x", "note": "key=long-secret-value;"})
-    assert masked == {"index": MASK, "text": f"index has an {MASK}", "note": f"key={MASK};"}
+    masked = redactor.value({"indexes": "x", "text": "index has an x", "note": "key=long-secret-value;"})
+    assert masked == {f"inde{MASK}es": MASK, f"te{MASK}t": f"inde{MASK} has an {MASK}", "note": f"key={MASK};"}
+    assert redactor.short_secrets() == ["x"]
+
+
+def test_our_own_field_names_and_values_stay_whole_even_when_a_short_secret_is_inside():
+    redactor = Redactor()
+    redactor.add_secret("o")
+    bundle = {"introspection": {"query_attempts": [{"query": "operations", "tool": "mcp_aql_read"}]}, "note": "ok"}
+    assert redactor.value(bundle) == {
+        "introspection": {"query_attempts": [{"query": "operations", "tool": "mcp_aql_read"}]}, "n***te": "***k"
+    }  # fmt: skip
 
 
 def test_sensitive_parameters_are_masked_by_operation():
@@ -123,7 +133,39 @@ def test_odd_introspection_bounds_never_crash_or_explode(parameter):
     assert value is not None and len(str(value)) <= 4096
 
 
-def test_a_short_secret_is_masked_as_a_whole_word_but_not_inside_words():
+def test_a_secret_inside_a_longer_word_is_masked():
+    redactor = Redactor()
+    redactor.add_secret("k9Zq2")
+    assert redactor.value("user 'k9Zq2' got token_k9Zq2_rejected, k9Zq2k9Zq2") == (
+        f"user '{MASK}' got token_{MASK}_rejected, {MASK}{MASK}"
+    )
+
+
+def test_numeric_secrets_are_masked_as_numbers_and_inside_numbers_and_text():
+    redactor = Redactor()
+    redactor.add_secret(482193)
+    redactor.add_secret(True)  # a boolean hides nothing: never a secret
+    redactor.add_secret({"nested": [7.5]})
+    assert redactor.secrets == {"482193", "7.5"}
+    answer = {"pin": 482193, "float": 482193.0, "longer": 14821930, "other": 48219, "flag": True, "text": "pin 482193"}
+    assert redactor.value(answer) == {
+        "pin": MASK, "float": MASK, "longer": MASK, "other": 48219, "flag": True, "text": f"pin {MASK}"
+    }  # fmt: skip
+
+
+def test_overlapping_secrets_leave_no_part_of_the_longer_one():
     redactor = Redactor()
     redactor.add_secret("abc")
-    assert redactor.value("user 'abc' tried abcdef") == f"user '{MASK}' tried abcdef"
+    redactor.add_secret("abcdef")
+    assert redactor.text("xabcdefx abcx") == f"x{MASK}x {MASK}x"
+
+
+def test_answers_nested_deeper_than_the_limit_are_cut_with_a_marker_without_recursion():
+    value: object = "bottom"
+    for _ in range(50_000):
+        value = {"inner": [value]}
+    cut = Redactor().value(value)
+    for _ in range(MAX_DEPTH // 2):
+        cut = cut["inner"][0]  # type: ignore[index]
+    assert cut == DEEPER and MAX_DEPTH == 100
+    assert Redactor().value({"a": [1, "x"]}) == {"a": [1, "x"]} and Redactor().value(5) == 5

@@ -59,11 +59,10 @@ def test_formats_are_text_json_markdown_junit_and_html() -> None:
     from mcpaql_conformance.render.junit import render_junit
 
     assert FORMATS == ("text", "json", "markdown", "junit", "html")
-    assert renderer("json") is render_json
-    assert renderer("markdown") is render_markdown
-    assert renderer("text") is render_text
-    assert renderer("junit") is render_junit
-    assert renderer("html") is render_html
+    sample = hostile_report()
+    for name, function in [("json", render_json), ("markdown", render_markdown), ("text", render_text),
+                           ("junit", render_junit), ("html", render_html)]:  # fmt: skip
+        assert renderer(name)(sample, False) == function(sample, False), name
 
 
 def test_an_unknown_format_is_a_config_error_listing_the_valid_ones() -> None:
@@ -330,6 +329,16 @@ def test_json_report_writes_invisible_controls_as_escapes_but_keeps_the_value() 
     assert "\u202e" not in text and "\x9b" not in text and "\u2066" not in text
     assert '"a\\u202eb\\u009bc\\u2066"' in text
     assert orjson.loads(text)["implementation"] == "a\u202eb\x9bc\u2066"
+
+
+def test_json_fast_scan_of_utf8_finds_exactly_the_invisible_characters() -> None:
+    from mcpaql_conformance.render.json import _INVISIBLE, _INVISIBLE_UTF8
+
+    for code in range(0x80, 0x3000):
+        character = chr(code)
+        encoded = ("\u00a7" + character + "\u2026").encode()
+        found = any(pattern.search(encoded) for pattern in _INVISIBLE_UTF8)
+        assert found == bool(_INVISIBLE.match(character)), hex(code)
 
 
 def test_markdown_escaping_defeats_autolinks() -> None:

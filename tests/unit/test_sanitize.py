@@ -127,3 +127,10 @@ def test_hostile_escape_floods_are_neutralised_quickly(hostile: str) -> None:
 
 def test_arabic_letter_mark_and_mongolian_vowel_separator_are_removed() -> None:
     assert plain("a\u061cb\u180ec") == "abc"
+
+
+def test_printable_fast_path_agrees_with_the_full_cleaning_for_every_character() -> None:
+    # plain() returns printable text unchanged; nothing it removes may be printable.
+    removed = [chr(code) for code in range(0x110000) if plain(chr(code) + "\x00") != chr(code)]
+    assert all(not character.isprintable() for character in removed)
+    assert "\x1b" in removed and "\u202e" in removed and "\u2028" in removed

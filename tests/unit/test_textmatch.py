@@ -352,3 +352,25 @@ def test_find_leaks_reports_every_message_that_repeats_a_leak() -> None:
 
 def test_find_leaks_of_clean_repeated_messages_is_empty() -> None:
     assert find_leaks(["Missing required parameter 'id'."] * 1000) == []
+
+
+def test_phrases_in_agrees_with_contains_phrase_on_random_texts() -> None:
+    import random
+
+    from mcpaql_conformance.textmatch import normalize_words, phrases_in
+
+    alphabet = ["a", "b", "ab", "ba", "café", "caf", "é", "世", "界", "世界", "x_y", "1", "Ab", "\u0391\u0392"]
+    rng = random.Random(20261123)
+    for _ in range(400):
+        text = normalize_words(" ".join(rng.choice([*alphabet, ".", ",", ""]) for _ in range(rng.randint(0, 12))))
+        phrases = ["".join(rng.choice([*alphabet, " "]) for _ in range(rng.randint(1, 4))) for _ in range(6)]
+        expected = {p for p in phrases if contains_phrase(text, p)}
+        assert phrases_in(text, phrases) == expected, (text, phrases)
+
+
+def test_mentions_all_agrees_with_mentions() -> None:
+    from mcpaql_conformance.textmatch import mentions_all
+
+    text = "Missing 'widget_id' (see docs/api.md); id is required, a-b too."
+    fragments = ["id", "widget_id", "widget", "docs/api.md", "a-b", "required", "", "api", "b"]
+    assert mentions_all(text, fragments) == [mentions(text, f) for f in fragments]
