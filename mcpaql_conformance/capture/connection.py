@@ -14,6 +14,7 @@ import anyio
 import orjson
 from anyio.abc import Process
 
+from mcpaql_conformance.capture.depth import tolerate_deep_http_answers
 from mcpaql_conformance.capture.process import spawn, stdio_streams, stop
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.sanitize import plain
@@ -184,6 +185,7 @@ async def _transport(target: Target, process: Process | None, warnings: list[str
         return
     from mcp.client.streamable_http import streamable_http_client
 
+    tolerate_deep_http_answers()
     async with streamable_http_client(str(target.url)) as streams:
         yield streams
 

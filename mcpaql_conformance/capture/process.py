@@ -19,6 +19,7 @@ from typing import Any
 import anyio
 from anyio.abc import Process
 
+from mcpaql_conformance.capture.depth import DeepTolerantReader
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.sanitize import plain
 
@@ -44,6 +45,7 @@ async def stdio_streams(process: Process, warn: Any) -> AsyncIterator[tuple[Any,
     from mcp import types
     from mcp.shared.message import SessionMessage
 
+    adapter = DeepTolerantReader(types.jsonrpc_message_adapter)
     read_writer, read_stream = anyio.create_memory_object_stream[Any](0)
     write_stream, write_reader = anyio.create_memory_object_stream[Any](0)
 
@@ -59,7 +61,7 @@ async def stdio_streams(process: Process, warn: Any) -> AsyncIterator[tuple[Any,
                         raise StdoutError(f"the server wrote a stdout line longer than {MAX_LINE // 2**20} MB")
                     *complete, buffer = buffer.split(b"\n")
                     for raw in complete:
-                        message = lines.read(raw, types.jsonrpc_message_adapter)
+                        message = lines.read(raw, adapter)
                         if message is not None:
                             await read_writer.send(SessionMessage(message))
 

@@ -6,13 +6,12 @@ import functools
 import re
 from typing import Any
 
+from mcpaql_conformance.capture.depth import DEEPER, MAX_DEPTH
+
 MASK = "***"
 # A secret this short is masked wherever it appears all the same (a secret is never
 # written), but the user is warned: it may also blank out unrelated text of the evidence.
 SHORT_SECRET = 4
-# What stands in for a container nested deeper than this in what a server sent.
-MAX_DEPTH = 100
-DEEPER = f"[not recorded: nested more than {MAX_DEPTH} levels deep]"
 
 
 def secret_text(value: object) -> str | None:
@@ -118,8 +117,7 @@ def _same(value: Any) -> Any:
 
 def _rebuild(root: Any, scalar: Any) -> Any:
     """A copy of a JSON tree with ``scalar`` applied to every key and leaf, without recursion;
-    a container nested deeper than MAX_DEPTH is replaced by DEEPER (JSON writers and readers
-    stop at a few hundred levels; no real answer comes near)."""
+    a container nested deeper than MAX_DEPTH is replaced by DEEPER (see depth.py)."""
     holder: list[Any] = [root]
     stack: list[tuple[Any, Any, Any, int]] = [(root, holder, 0, 0)]  # (source, its copy's parent, slot, depth)
     while stack:

@@ -1,5 +1,6 @@
 """Misbehaving MCP servers for capture tests: python servers.py KIND, KIND one of no-aql, no-introspect,
-odd, exit, crash, hang, evil, garbage, banner, grandchild, die-mid, leaky, deep."""
+odd, exit, crash, hang, evil, garbage, banner, grandchild, die-mid, leaky, deep, deep-raw,
+deep-http PORT_FILE."""
 
 from __future__ import annotations
 
@@ -212,6 +213,72 @@ def deep_read(operation: str, params: dict[str, Any] | None = None) -> str:
     return json.dumps({"success": True, "data": nested(300)})
 
 
+def deep_answer(message: dict[str, Any]) -> dict[str, Any] | None:
+    """JSON-RPC by hand: answers whose message nests 300 levels (deeper than the SDK reads)."""
+    method, ident = message.get("method"), message.get("id")
+    if ident is None:
+        return None
+    result: Any
+    if method == "initialize":
+        result = {
+            "protocolVersion": message["params"]["protocolVersion"],
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "deep-raw", "version": "1"},
+        }
+    elif method == "tools/list":
+        schema = {"type": "object", "properties": {"operation": {"type": "string"}, "params": {"type": "object"}}}
+        result = {"tools": [{"name": "mcp_aql_read", "description": "READ operations.", "inputSchema": schema}]}
+    else:
+        arguments = message["params"]["arguments"]
+        if arguments.get("operation") == "introspect":
+            text = odd_read("introspect", arguments.get("params"))
+            result = {"content": [{"type": "text", "text": text}], "isError": False}
+        else:
+            answer = {"success": True, "data": nested(300)}
+            result = {"content": [{"type": "text", "text": json.dumps(answer)}], "structuredContent": answer}
+    return {"jsonrpc": "2.0", "id": ident, "result": result}
+
+
+def raw_deep_server() -> None:
+    for line in sys.stdin:
+        answer = deep_answer(json.loads(line))
+        if answer is not None:
+            sys.stdout.write(json.dumps(answer) + "\n")
+            sys.stdout.flush()
+
+
+def http_deep_server(port_file: str) -> None:
+    """The same over plain HTTP (JSON answers, no event stream); writes its port to port_file."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            answer = deep_answer(json.loads(body))
+            data = json.dumps(answer).encode() if answer is not None else b""
+            self.send_response(200 if answer is not None else 202)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self) -> None:
+            self.send_response(405)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        do_DELETE = do_GET
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    with open(port_file + ".tmp", "w", encoding="utf-8") as out:
+        out.write(str(server.server_address[1]))
+    os.replace(port_file + ".tmp", port_file)
+    server.serve_forever()
+
+
 CRASH = """Starting notes server on stdio
 Traceback (most recent call last):
   File "/srv/notes/main.py", line 3, in <module>
@@ -239,6 +306,12 @@ def main(kind: str) -> None:
         print("Notes server 1.0 ready", flush=True)
     if kind == "grandchild":  # a child that would outlive a server stopped on its own
         subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)", "grandchild-of-the-server"])
+    if kind == "deep-raw":
+        raw_deep_server()
+        return
+    if kind == "deep-http":
+        http_deep_server(sys.argv[2])
+        return
     if kind == "leaky":  # the server's name and version echo the API token and the PIN
         server = MCPServer(f"notes-{os.environ['LEAKY_TOKEN']}", version=os.environ["LEAKY_PIN"])
     else:

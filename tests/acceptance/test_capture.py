@@ -563,3 +563,35 @@ def test_an_answer_nested_300_levels_deep_is_captured_with_a_marker(tmp_path):
     records = list((tmp_path / "records").rglob("get_thing-*.json"))
     assert records and all("nested more than 100 levels deep" in p.read_text() for p in records)
     assert verdict(bundle)["exitCode"] == 1  # judged like any other bundle: the server documents no UPDATE
+
+
+def deep_markers(bundle: Path) -> int:
+    """How many answers were captured with their deepest part cut."""
+    data = json.loads(bundle.read_text())
+    answer = data["parameter_tests"]["missing_required"][0]["response"]  # the server answers all alike
+    assert answer["success"] is True and answer["data"]["level"] == 299
+    return bundle.read_text().count('"[not recorded: nested more than 100 levels deep]"')
+
+
+def test_a_json_rpc_message_deeper_than_the_sdk_reads_is_captured_over_stdio(tmp_path):
+    result, bundle = capture(tmp_path, sys.executable, str(SERVERS), "deep-raw", plan=False)
+    assert result.returncode == 0, result.stderr
+    assert "not JSON-RPC" not in result.stderr and "_mcp_error" not in bundle.read_text()
+    assert deep_markers(bundle) >= 1
+
+
+def test_a_json_rpc_message_deeper_than_the_sdk_reads_is_captured_over_http(tmp_path):
+    port_file = tmp_path / "port"
+    server = subprocess.Popen([sys.executable, str(SERVERS), "deep-http", str(port_file)])
+    try:
+        deadline = time.monotonic() + 30
+        while not port_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        url = f"http://127.0.0.1:{port_file.read_text()}/mcp"
+        result, bundle = capture(tmp_path, extra=("--url", url), plan=False)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    assert result.returncode == 0, result.stderr
+    assert "_mcp_error" not in bundle.read_text()  # the SDK alone turns each such answer into an error
+    assert deep_markers(bundle) >= 1
