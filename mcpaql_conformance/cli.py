@@ -39,7 +39,7 @@ class ConformanceGroup(click.Group):
             sys.exit(EXIT_CONFIG)
         except ConfigError as exc:
             click.echo(f"error: {exc}", err=True)
-            sys.exit(EXIT_CONFIG)
+            sys.exit(exc.exit_code)  # 3; 128 + N for a capture stopped by signal N
         except click.Abort:
             click.echo("aborted", err=True)
             sys.exit(130)

@@ -24,6 +24,17 @@ class CaptureError(ConfigError):
     """The server could not be captured (not started, exited, hung, not MCP-AQL): exit 3."""
 
 
+class CaptureStopped(CaptureError):
+    """A signal stopped the capture: the server was stopped, no bundle written; exit 128 + N."""
+
+    def __init__(self, number: int, records_hint: str = "") -> None:
+        import signal
+
+        name = signal.Signals(number).name
+        super().__init__(f"stopped by {name}: the server was stopped and no bundle was written{records_hint}")
+        self.exit_code = 128 + number
+
+
 @dataclass(frozen=True)
 class Target:
     """What to connect to: a command to spawn over stdio, or a streamable-HTTP URL."""

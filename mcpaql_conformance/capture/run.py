@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
+import signal
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -13,7 +16,14 @@ import anyio
 import orjson
 
 from mcpaql_conformance import SPEC_VERSION, __version__
-from mcpaql_conformance.capture.connection import CaptureError, Target, connect, read_log, server_log
+from mcpaql_conformance.capture.connection import (
+    CaptureError,
+    CaptureStopped,
+    Target,
+    connect,
+    read_log,
+    server_log,
+)
 from mcpaql_conformance.capture.cycles import Inferred, infer_cycles, run_plan_cycles
 from mcpaql_conformance.capture.discovery import (
     Operation,
@@ -66,10 +76,11 @@ def capture(options: CaptureOptions) -> CaptureResult:
     plan = load_plan(options.plan)
     _check_outputs(options)
     result: list[CaptureResult] = []
+    stop = _Stop()
 
     async def main() -> None:
-        with anyio.fail_after(options.timeout * OVERALL_FACTOR):
-            result.append(await _capture(options, plan))
+        with stop.on_signals(), anyio.fail_after(options.timeout * OVERALL_FACTOR):
+            result.append(await _capture(options, plan, stop))
 
     try:
         anyio.run(main)
@@ -77,7 +88,44 @@ def capture(options: CaptureOptions) -> CaptureResult:
         raise CaptureError(
             f"the capture did not finish within {options.timeout * OVERALL_FACTOR:g} s (30 x --timeout)"
         ) from None
+    if stop.signal is not None:
+        raise CaptureStopped(stop.signal, stop.records_hint)
     return result[0]
+
+
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+class _Stop:
+    """SIGINT, SIGTERM or SIGHUP during a capture: the capture is cancelled, the server
+    stopped (its whole process group), the records so far written whole, no bundle."""
+
+    def __init__(self) -> None:
+        self.signal: int | None = None
+        self.records_hint = ""
+
+    @contextlib.contextmanager
+    def on_signals(self) -> Iterator[None]:
+        import asyncio
+
+        scope = anyio.CancelScope()
+        loop = asyncio.get_running_loop()
+        installed = []
+        for number in STOP_SIGNALS:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not the main thread
+                loop.add_signal_handler(number, self._received, number, scope)
+                installed.append(number)
+        try:
+            with scope:
+                yield
+        finally:
+            for number in installed:
+                loop.remove_signal_handler(number)
+
+    def _received(self, number: int, scope: anyio.CancelScope) -> None:
+        if self.signal is None:
+            self.signal = number
+        scope.cancel()
 
 
 def _check_outputs(options: CaptureOptions) -> None:
@@ -117,7 +165,7 @@ def _try_writing(option: str, shown: Path, folder: Path) -> None:
         raise CaptureError(f"{option} {plain(str(shown))}: cannot write in {plain(str(folder))}: {reason}") from None
 
 
-async def _capture(options: CaptureOptions, plan: Plan) -> CaptureResult:
+async def _capture(options: CaptureOptions, plan: Plan, stop: _Stop) -> CaptureResult:
     started = dt.datetime.now(dt.UTC)
     redactor = Redactor()
     for secret in plan.secrets.values():
@@ -141,6 +189,11 @@ async def _capture(options: CaptureOptions, plan: Plan) -> CaptureResult:
             records.finish()
             writer.flush_log(read_log(errlog))
             raise CaptureError(redactor.text(f"{exc}{_records_hint(writer)}")) from None
+        except anyio.get_cancelled_exc_class():  # a signal: the records so far, each file whole
+            records.finish()
+            writer.flush_log(read_log(errlog))
+            stop.records_hint = redactor.text(_records_hint(writer))
+            raise
         records.finish()
         writer.flush_log(read_log(errlog))
     bundle = assemble(live, server, writer.implementation, options, started)

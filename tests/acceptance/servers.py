@@ -1,6 +1,6 @@
 """Misbehaving MCP servers for capture tests: python servers.py KIND, KIND one of no-aql, no-introspect,
 odd, exit, crash, hang, evil, garbage, banner, grandchild, die-mid, leaky, deep, deep-raw,
-deep-http PORT_FILE."""
+deep-http PORT_FILE, slow."""
 
 from __future__ import annotations
 
@@ -38,6 +38,11 @@ def odd_read(operation: str, params: dict[str, Any] | None = None) -> str:
     if "thing_id" not in params:
         return "error: thing_id missing"  # an error as a plain string
     return json.dumps({"success": True, "data": {"error": "no such thing"}})  # a success wrapping an error
+
+
+def slow_read(operation: str, params: dict[str, Any] | None = None) -> str:
+    time.sleep(1)
+    return odd_read(operation, params)
 
 
 def dying_read(operation: str, params: dict[str, Any] | None = None) -> str:
@@ -290,6 +295,10 @@ ModuleNotFoundError: No module named 'notes_backend'
 """
 
 
+# Says so on stderr (kept in the records' server-stderr.log), then sleeps for an hour.
+GRANDCHILD = "import sys, time; print('grandchild started', file=sys.stderr, flush=True); time.sleep(3600)"
+
+
 def main(kind: str) -> None:
     if kind == "exit":
         sys.exit(3)
@@ -304,8 +313,10 @@ def main(kind: str) -> None:
         time.sleep(3600)
     if kind == "banner":
         print("Notes server 1.0 ready", flush=True)
+    if kind == "slow":  # a second for every call, and a child: a capture to stop midway
+        subprocess.Popen([sys.executable, "-c", GRANDCHILD, "grandchild-of-the-slow-server"])
     if kind == "grandchild":  # a child that would outlive a server stopped on its own
-        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)", "grandchild-of-the-server"])
+        subprocess.Popen([sys.executable, "-c", GRANDCHILD, "grandchild-of-the-server"])
     if kind == "deep-raw":
         raw_deep_server()
         return
@@ -326,6 +337,8 @@ def main(kind: str) -> None:
         server.tool(name="mcp_aql_read", description="READ operations.", structured_output=False)(leaky_read)
     elif kind == "deep":
         server.tool(name="mcp_aql_read", description="READ operations.", structured_output=False)(deep_read)
+    elif kind == "slow":
+        server.tool(name="mcp_aql_read", description="READ operations.", structured_output=False)(slow_read)
     elif kind == "die-mid":
         server.tool(name="mcp_aql_read", description="READ operations.", structured_output=False)(dying_read)
     elif kind == "evil":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -148,7 +149,8 @@ def test_capture_over_streamable_http(tmp_path):
 
 
 def leftover_children(marker: str) -> list[str]:
-    out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True, check=False).stdout
+    # -ww: full command lines (ps cuts them at $COLUMNS, which pytest sets, and the marker is last)
+    out = subprocess.run(["ps", "-ww", "-eo", "pid,args"], capture_output=True, text=True, check=False).stdout
     return [line for line in out.splitlines() if marker in line and "ps -eo" not in line]
 
 
@@ -403,6 +405,7 @@ def test_a_banner_before_a_working_server_is_tolerated_with_one_warning(tmp_path
 def test_no_process_of_the_server_outlives_the_capture(tmp_path):
     result, _ = capture(tmp_path, sys.executable, str(SERVERS), "grandchild", plan=False)
     assert result.returncode == 0, result.stderr
+    assert "grandchild started" in next((tmp_path / "records").rglob("server-stderr.log")).read_text()
     deadline = time.monotonic() + 5
     while leftover_children("grandchild-of-the-server") and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -595,3 +598,35 @@ def test_a_json_rpc_message_deeper_than_the_sdk_reads_is_captured_over_http(tmp_
     assert result.returncode == 0, result.stderr
     assert "_mcp_error" not in bundle.read_text()  # the SDK alone turns each such answer into an error
     assert deep_markers(bundle) >= 1
+
+
+@pytest.mark.parametrize(
+    ("number", "name"), [(signal.SIGTERM, "SIGTERM"), (signal.SIGHUP, "SIGHUP"), (signal.SIGINT, "SIGINT")]
+)
+def test_a_signal_stops_the_capture_and_the_server_with_one_line_and_nothing_half_written(tmp_path, number, name):
+    bundle, records = tmp_path / "bundle.json", tmp_path / "records"
+    command = [sys.executable, "-m", "mcpaql_conformance", "capture", "--bundle", str(bundle), "--capture-dir"]
+    command += [str(records), "--", sys.executable, str(SERVERS), "slow"]
+    capture_process = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not leftover_children("grandchild-of-the-slow-server") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(3)  # a few slow calls in
+    capture_process.send_signal(number)
+    _, stderr = capture_process.communicate(timeout=30)
+    assert capture_process.returncode == 128 + number, stderr
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        f"error: stopped by {name}: the server was stopped and no bundle was written (records and the server's stderr: "
+    ), stderr
+    assert not bundle.exists()
+    written = [path for path in records.rglob("*") if path.is_file()]
+    assert any(path.name.startswith("introspect-") for path in written)
+    assert all(path.suffix in (".json", ".log") for path in written)  # no temporary file left behind
+    assert all(json.loads(path.read_text()) is not None for path in written if path.suffix == ".json")
+    deadline = time.monotonic() + 5
+    while leftover_children("grandchild-of-the-slow-server") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert leftover_children("grandchild-of-the-slow-server") == []
+    assert leftover_children(f"{SERVERS} slow") == []
+    assert "grandchild started" in next(records.rglob("server-stderr.log")).read_text()
