@@ -1,13 +1,18 @@
 """Suites: a named group of bundles judged together (FlowMCP Selections, taken further).
 
 A suite file is ``{"name", "description", "bundles": [paths or globs], "level", "tier"}``;
-paths are relative to the suite file. Every member must resolve (else exit 3, naming it);
+paths and globs are relative to the suite's folder and confined to it. Every member must
+resolve (else exit 3, naming it);
 each is judged, in parallel; the suite's exit code is its worst member's.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import glob
+import itertools
+import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -87,21 +92,32 @@ def load_suite(data: dict[str, Any], path: Path) -> Suite:
 
 
 def _resolve(entries: list[str], suite_file: Path, source: str) -> tuple[Path, ...]:
+    """Every member, relative to the suite's folder and confined to it: a path or glob that
+    leaves it (absolute, ``..``, or a link that leads out) is refused; globs are matched
+    against the folder's contents (the folder's own name is never read as a pattern) and
+    never follow a link to a folder (so no link loop is walked)."""
     base = suite_file.parent
+    inside = os.path.realpath(base)
     members: list[Path] = []
     for index, entry in enumerate(entries):
-        pattern = entry if Path(entry).is_absolute() else str(base / entry)
+        where = f"{source}: $.bundles[{index}]"
         if glob.has_magic(entry):
-            found = sorted(Path(p) for p in glob.glob(pattern, recursive=True) if Path(p).is_file())
+            found = _glob(base, entry, where)
             if not found:
-                raise ConfigError(f"{source}: $.bundles[{index}]: {plain(entry)!r} matches no file")
-            members += found
-        elif Path(pattern).is_file():
-            members.append(Path(pattern))
-        elif Path(pattern).is_dir():
-            raise ConfigError(f"{source}: $.bundles[{index}]: member {plain(entry)!r} is a folder; use a glob")
+                raise ConfigError(f"{where}: {plain(entry)!r} matches no file")
         else:
-            raise ConfigError(f"{source}: $.bundles[{index}]: member {plain(entry)!r} not found")
+            found = [Path(entry) if Path(entry).is_absolute() else base / entry]
+            if found[0].is_dir():
+                raise ConfigError(f"{where}: member {plain(entry)!r} is a folder; use a glob")
+            if not found[0].is_file():
+                raise ConfigError(f"{where}: member {plain(entry)!r} not found")
+        for member in found:
+            if os.path.commonpath([inside, os.path.realpath(member)]) != inside:
+                raise ConfigError(
+                    f"{where}: {plain(str(member))!r} is outside the suite's folder {plain(str(base))!r};"
+                    " members must be inside it (a link may not lead out)"
+                )
+        members += found
     # One member per file, however it was written; never the suite file itself.
     seen = {suite_file.resolve()}
     unique: list[Path] = []
@@ -110,6 +126,67 @@ def _resolve(entries: list[str], suite_file: Path, source: str) -> tuple[Path, .
             seen.add(member.resolve())
             unique.append(member)
     return tuple(unique)
+
+
+def _glob(base: Path, pattern: str, where: str) -> list[Path]:
+    """Files under ``base`` whose relative path matches ``pattern`` (``*``, ``?``, ``[...]``
+    within a name, ``**`` for any number of folders; names starting with "." only when the
+    pattern says so), in sorted order. Links to folders are not followed."""
+    parts = pattern.split("/")
+    if pattern.startswith("/") or any(part == ".." for part in parts):
+        raise ConfigError(f"{where}: {plain(pattern)!r}: a glob must stay inside the suite's folder (no '/' or '..')")
+    parts = [part for part in parts if part not in ("", ".")]
+    fixed = list(itertools.takewhile(lambda part: not glob.has_magic(part), parts[:-1]))
+    start, rest = base.joinpath(*fixed), [_segment(part) for part in parts[len(fixed) :]]
+    deepest = None if None in rest else len(rest)  # no "**": never deeper than the pattern
+    found: list[Path] = []
+    for folder, subfolders, files in os.walk(start, followlinks=False):
+        relative = Path(folder).relative_to(start).parts
+        if deepest is not None and len(relative) >= deepest - 1:
+            subfolders.clear()
+        for name in files:
+            if _matches(rest, (*relative, name)):
+                found.append(Path(folder, name))
+    return sorted(found)
+
+
+def _segment(part: str) -> re.Pattern[str] | None:
+    """One name of a glob as a regular expression; None for ``**``."""
+    if part == "**":
+        return None
+    hidden = "" if part.startswith(".") else r"(?!\.)"
+    return re.compile(hidden + fnmatch.translate(part))
+
+
+def _matches(pattern: list[re.Pattern[str] | None], names: tuple[str, ...]) -> bool:
+    """Whether folder and file ``names`` match the segments, in O(segments x names)."""
+    reachable = {0}  # pattern positions reachable after the names read so far
+    for name in names:
+        following: set[int] = set()
+        for position in _closure(pattern, reachable):
+            if position == len(pattern):
+                continue  # the pattern is used up, the path is not
+            segment = pattern[position]
+            if segment is None:
+                if not name.startswith("."):
+                    following.add(position)  # "**" takes this folder too
+            elif segment.match(name):
+                following.add(position + 1)
+        reachable = following
+        if not reachable:
+            return False
+    return len(pattern) in _closure(pattern, reachable)
+
+
+def _closure(pattern: list[re.Pattern[str] | None], positions: set[int]) -> set[int]:
+    """Positions reachable by letting each "**" match no folder at all."""
+    result, stack = set(positions), list(positions)
+    while stack:
+        position = stack.pop()
+        if position < len(pattern) and pattern[position] is None and position + 1 not in result:
+            result.add(position + 1)
+            stack.append(position + 1)
+    return result
 
 
 def judge_member(path: Path, level: int, tier: str) -> Member:

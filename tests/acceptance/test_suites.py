@@ -6,6 +6,7 @@ import json
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -162,3 +163,57 @@ def test_suites_write_the_step_summary_and_refuse_html_before_judging(cli, suite
     assert summary.read_text().startswith("# MCP-AQL Conformance Suite: adapters")
     html = cli("test", str(write_suite(suite_dir)), "-f", "html")
     assert html.returncode == 3 and "not available for suites" in html.stderr
+
+
+def member_names(cli: Any, suite: Path) -> list[str]:
+    result = cli("test", str(suite), "-f", "json")
+    assert result.returncode in (0, 1, 2), result.stderr
+    return [str(Path(member["bundle"]).relative_to(suite.parent)) for member in json.loads(result.stdout)["members"]]
+
+
+def test_globs_are_relative_to_the_suite_folder_whose_own_name_is_never_a_pattern(cli, tmp_path):
+    for folder in ("team[12]", "team1", "team2"):
+        (tmp_path / folder / "members").mkdir(parents=True)
+        shutil.copy(FIXTURES / "l1-conformant-notes.json", tmp_path / folder / "members" / f"{folder}.json")
+    suite = write_suite(tmp_path / "team[12]", bundles=["members/*.json"])
+    assert member_names(cli, suite) == ["members/team[12].json"]
+
+
+def test_double_star_walks_folders_but_not_links_to_folders_so_a_link_loop_ends(cli, suite_dir):
+    deep = suite_dir / "members" / "a" / "b"
+    deep.mkdir(parents=True)
+    shutil.copy(FIXTURES / "l1-conformant-notes.json", deep / "deep.json")
+    (deep / "loop").symlink_to(suite_dir / "members", target_is_directory=True)
+    (suite_dir / "members" / ".hidden.json").write_text("{}")
+    suite = write_suite(suite_dir, bundles=["members/**/*.json"])
+    assert member_names(cli, suite) == [
+        "members/a/b/deep.json",
+        "members/diff-02-leak-stack-frame-notes.json",
+        "members/l1-conformant-notes.json",
+        "members/l2-conformant-bookmarks.json",
+    ]
+    assert member_names(cli, write_suite(suite_dir, bundles=["**/deep.json", "members/*/b/*.json"])) == [
+        "members/a/b/deep.json"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ("../outside.json", "is outside the suite's folder"),
+        ("{outside}", "is outside the suite's folder"),
+        ("members/escape.json", "is outside the suite's folder"),
+        ("members/*.json", "is outside the suite's folder"),
+        ("../*.json", "a glob must stay inside the suite's folder (no '/' or '..')"),
+        ("{outside_glob}", "a glob must stay inside the suite's folder (no '/' or '..')"),
+    ],
+)
+def test_members_outside_the_suite_folder_are_refused(cli, tmp_path, entry, message):
+    suite_dir = tmp_path / "suite"
+    (suite_dir / "members").mkdir(parents=True)
+    shutil.copy(FIXTURES / "l1-conformant-notes.json", tmp_path / "outside.json")
+    (suite_dir / "members" / "escape.json").symlink_to(tmp_path / "outside.json")
+    entry = entry.format(outside=tmp_path / "outside.json", outside_glob=tmp_path / "*.json")
+    result = cli("test", str(write_suite(suite_dir, bundles=[entry])))
+    assert result.returncode == 3 and message in result.stderr and "$.bundles[0]: " in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
