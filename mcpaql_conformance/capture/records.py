@@ -13,6 +13,7 @@ import orjson
 
 from mcpaql_conformance.answers import classify
 from mcpaql_conformance.jsonio import write_atomic
+from mcpaql_conformance.sanitize import plain
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -22,8 +23,9 @@ def _unchanged(value: Any) -> Any:
 
 
 def safe_name(text: str) -> str:
-    """A file-system-safe name (server-provided names are untrusted)."""
-    return _UNSAFE.sub("_", text).strip("._")[:80] or "unnamed"
+    """A file-system-safe name (server-provided names are untrusted; escape sequences are
+    dropped first, so that what is left is the name a terminal would have shown)."""
+    return _UNSAFE.sub("_", plain(text)).strip("._")[:80] or "unnamed"
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """Misbehaving MCP servers for capture tests: python servers.py KIND, KIND one of no-aql, no-introspect,
 odd, exit, crash, hang, evil, garbage, banner, grandchild, die-mid, leaky, deep, deep-raw,
-deep-http PORT_FILE, slow."""
+deep-http PORT_FILE, slow, ansi."""
 
 from __future__ import annotations
 
@@ -43,6 +43,24 @@ def odd_read(operation: str, params: dict[str, Any] | None = None) -> str:
 def slow_read(operation: str, params: dict[str, Any] | None = None) -> str:
     time.sleep(1)
     return odd_read(operation, params)
+
+
+OSC8 = "\x1b]8;;https://evil.example\x07"
+ANSI_DETAIL = {**DETAIL, "name": f"get_{OSC8}thing\x1b[2J\x9b31m"}
+
+
+def ansi_read(operation: str, params: dict[str, Any] | None = None) -> str:
+    """Names full of terminal escapes; with $ANSI_HANG set, every other call hangs."""
+    params = params or {}
+    if operation == "introspect" and "name" in params:
+        return json.dumps({"success": True, "data": {"operation": ANSI_DETAIL}})
+    if operation == "introspect" and params.get("query") == "operations":
+        return json.dumps({"success": True, "data": {"operations": [ANSI_DETAIL]}})
+    if operation == "introspect":
+        return json.dumps({"success": True, "data": {"types": []}})
+    if os.environ.get("ANSI_HANG"):
+        time.sleep(60)
+    return json.dumps({"success": False, "error": {"code": "NOT_FOUND", "message": f"no \x1b[31m{OSC8}thing"}})
 
 
 def dying_read(operation: str, params: dict[str, Any] | None = None) -> str:
@@ -323,7 +341,9 @@ def main(kind: str) -> None:
     if kind == "deep-http":
         http_deep_server(sys.argv[2])
         return
-    if kind == "leaky":  # the server's name and version echo the API token and the PIN
+    if kind == "ansi":
+        server = MCPServer(f"notes{OSC8}\x1b[2J", version="1\x1b[31m.0\u202e")
+    elif kind == "leaky":  # the server's name and version echo the API token and the PIN
         server = MCPServer(f"notes-{os.environ['LEAKY_TOKEN']}", version=os.environ["LEAKY_PIN"])
     else:
         server = MCPServer("misbehaving", version="0.0.1")
@@ -337,6 +357,9 @@ def main(kind: str) -> None:
         server.tool(name="mcp_aql_read", description="READ operations.", structured_output=False)(leaky_read)
     elif kind == "deep":
         server.tool(name="mcp_aql_read", description="READ operations.", structured_output=False)(deep_read)
+    elif kind == "ansi":
+        server.tool(name="mcp_aql_read", description="READ operations.", structured_output=False)(ansi_read)
+        server.tool(name=f"helper{OSC8}\x1b[31m", description="\x1b[2J")(lambda: "x")
     elif kind == "slow":
         server.tool(name="mcp_aql_read", description="READ operations.", structured_output=False)(slow_read)
     elif kind == "die-mid":

@@ -630,3 +630,30 @@ def test_a_signal_stops_the_capture_and_the_server_with_one_line_and_nothing_hal
     assert leftover_children("grandchild-of-the-slow-server") == []
     assert leftover_children(f"{SERVERS} slow") == []
     assert "grandchild started" in next(records.rglob("server-stderr.log")).read_text()
+
+
+CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "json"])
+def test_terminal_escapes_in_server_names_never_reach_the_terminal(tmp_path, fmt):
+    bundle, records = tmp_path / "bundle.json", tmp_path / "records"
+    server = ("--", sys.executable, str(SERVERS), "ansi")
+    result = run_cli("check", "--bundle", str(bundle), "--capture-dir", str(records), "-f", fmt, *server)
+    assert result.returncode == 1, result.stderr
+    assert not CONTROLS.search(result.stdout) and not CONTROLS.search(result.stderr)
+    assert "records: " in result.stderr and "/notes\n" in result.stderr.replace("; 0 probe", "\n")
+    shown = {"text": "MCP-AQL conformance report: notes 1.0", "markdown": "| Implementation | notes |"}
+    exact = '"implementation": "notes\\u001b]8;;https://evil.example\\u0007\\u001b[2J"'  # JSON: exact, escaped
+    assert {**shown, "json": exact}[fmt] in result.stdout
+
+
+def test_a_timeout_line_names_the_call_without_the_servers_escapes(tmp_path):
+    bundle = tmp_path / "bundle.json"
+    args = ["capture", "--bundle", str(bundle), "--timeout", "2", "--", sys.executable, str(SERVERS), "ansi"]
+    result = run_cli(*args, env={"ANSI_HANG": "1"})
+    assert result.returncode == 3
+    assert result.stderr.startswith(
+        "error: the server did not answer tools/call mcp_aql_read (operation get_thing) within 2 s"
+    )
+    assert not CONTROLS.search(result.stderr)
