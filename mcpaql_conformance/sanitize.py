@@ -19,11 +19,14 @@ _ANSI = re.compile(
 )
 # C0 and C1 controls (tab/newline handled separately), DEL, bidi controls,
 # zero-width joiners used for spoofing, line/paragraph separators, and what XML
-# 1.0 cannot carry at all (U+FFFE, U+FFFF, lone surrogates).
+# 1.0 cannot carry at all (U+FFFE, U+FFFF).
 _CONTROL = re.compile(
     r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069\ufeff"
-    r"\ufffe\uffff\ud800-\udfff]"
+    r"\ufffe\uffff]"
 )
+# Lone surrogates: bytes of a file name that are not UTF-8 (Python keeps them as U+DC80..
+# U+DCFF). Shown as U+FFFD, so that "bad\xff.json" does not read as "bad.json".
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 _SPACES = re.compile(r"[\t\n\r]+")
 
 
@@ -37,6 +40,7 @@ def plain(text: object, *, max_len: int = 2000) -> str:
     value = _ANSI.sub("", value)
     value = _SPACES.sub(" ", value)
     value = _CONTROL.sub("", value)
+    value = _SURROGATE.sub("\ufffd", value)
     if len(value) > max_len:
         value = value[: max_len - 1] + "\u2026"
     return value

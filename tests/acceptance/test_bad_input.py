@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from tests.acceptance.conftest import minimal_conformant_bundle
+from tests.acceptance.conftest import ROOT, minimal_conformant_bundle
 
 
 def assert_config_error(result, *fragments: str) -> None:
@@ -202,3 +204,26 @@ def test_the_report_can_go_to_stdout_by_name(cli, tmp_path, output):
     result = cli("test", str(path), "-f", "json", "-o", output)
     assert result.returncode == 0
     assert json.loads(result.stdout)["exitCode"] == 0
+
+
+def test_file_names_that_are_not_utf8_are_read_written_and_named_with_a_replacement_character(cli, tmp_path):
+    bundle = Path(os.fsdecode(os.fsencode(tmp_path) + b"/bad\xff.json"))
+    shutil.copy(ROOT / "fixtures" / "l1-conformant-notes.json", bundle)
+    judged = cli("test", str(bundle), "-o", str(bundle.with_name("out\udcfe.txt")))
+    assert judged.returncode == 0 and judged.stderr == f"wrote text report to {tmp_path}/out\ufffd.txt\n"
+    assert os.path.exists(os.fsencode(tmp_path) + b"/out\xfe.txt")
+    assert_config_error(cli("test", str(bundle.with_name("gone\udcff.json"))), "gone\ufffd.json")
+    validated = cli("validate", str(bundle))
+    assert validated.returncode == 0 and f"{tmp_path}/bad\ufffd.json: 0 diagnostic(s)" in validated.stdout
+
+
+def test_a_superscript_digit_in_a_field_path_is_a_key_not_a_list_index(cli, write_bundle):
+    # "²" passes str.isdigit(); as a list index it once crashed the round-trip check.
+    bundle = json.loads((ROOT / "fixtures" / "l1-conformant-notes.json").read_text())
+    test = bundle["round_trip_tests"][0]
+    test["expected_fields"] = {"data.²": 1}
+    result = cli("test", str(write_bundle(bundle)), "-f", "json")
+    assert result.returncode == 1 and "internal error" not in result.stderr
+    report = json.loads(result.stdout)
+    details = [t["detail"] for c in report["categories"] for t in c["tests"] if c["name"] == "Round-Trip Integrity"]
+    assert any("data.²" in detail for detail in details), details

@@ -134,3 +134,7 @@ def test_printable_fast_path_agrees_with_the_full_cleaning_for_every_character()
     removed = [chr(code) for code in range(0x110000) if plain(chr(code) + "\x00") != chr(code)]
     assert all(not character.isprintable() for character in removed)
     assert "\x1b" in removed and "\u202e" in removed and "\u2028" in removed
+
+
+def test_bytes_of_a_file_name_that_are_not_utf8_show_as_replacement_characters() -> None:
+    assert plain("bad\udcff\udcfe.json") == "bad\ufffd\ufffd.json"
