@@ -11,6 +11,7 @@ from typing import Any
 from mcpaql_conformance.checks import CATEGORIES
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.jsonio import load_json_file
+from mcpaql_conformance.kinds import BASELINE, refuse_other_kinds
 from mcpaql_conformance.model import EXIT_MUST_FAILED, CategoryResult, Report, Result, exit_code_for
 from mcpaql_conformance.sanitize import plain
 
@@ -33,6 +34,7 @@ def load_baseline(path: Path) -> list[Entry]:
     """Read ``{"entries": [{"id" | "category": ..., "reason": ...}]}`` (or the bare list)."""
     source = plain(str(path))
     data = load_json_file(path, "baseline")
+    refuse_other_kinds(data, source, BASELINE)
     items = data.get("entries") if isinstance(data, dict) else data
     if not isinstance(items, list):
         raise ConfigError(f'{source}: $: expected {{"entries": [...]}} or a list of entries')

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -10,6 +10,7 @@ from typing import Any
 
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.jsonio import load_json_file
+from mcpaql_conformance.kinds import BUNDLE, refuse_other_kinds
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.schemas import bundle_schema
 from mcpaql_conformance.values import json_type
@@ -167,8 +168,26 @@ def load_bundle(path: Path) -> Bundle:
     return bundle_from_data(load_json_file(path, "bundle"), source)
 
 
+def bundle_files(paths: Iterable[Path], what: str = "bundle") -> list[Path]:
+    """Expand folders to their ``*.json`` files (sorted); a missing path is a ConfigError
+    (``what`` not found). A FIFO or device is kept: reading it refuses it, naming it."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            members = sorted(p for p in path.glob("*.json") if p.is_file())
+            if not members:
+                raise ConfigError(f"{plain(str(path))}: no bundles (*.json) in this folder")
+            found += members
+        elif path.exists():
+            found.append(path)
+        else:
+            raise ConfigError(f"{what} not found: {plain(str(path))}")
+    return list(dict.fromkeys(found))
+
+
 def bundle_from_data(data: Any, source: str = "<bundle>") -> Bundle:
     """Shape-check already-parsed JSON as a bundle."""
+    refuse_other_kinds(data, source, BUNDLE)
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: $: expected a JSON object (the evidence bundle), got {json_type(data)}")
     reason = bundle_schema().shape_error(data)

@@ -6,6 +6,7 @@ that ``mcpaql-conformance version`` starts fast.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from dataclasses import dataclass
@@ -101,6 +102,7 @@ def _emit(text: str, output: Path | None, what: str) -> None:
 
 
 @click.group(cls=ConformanceGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", "-V", message=f"%(prog)s %(version)s (MCP-AQL spec {SPEC_VERSION})")
 def cli() -> None:
     """Judge MCP-AQL evidence bundles against the MCP-AQL conformance specification.
 
@@ -145,13 +147,13 @@ def judging_options(function: Any) -> Any:
 
 
 @cli.command()
-@click.argument("bundle", type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path), metavar="BUNDLE|SUITE|FOLDER...")
 @judging_options
-@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Suites: parallel processes (default: cores).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Several bundles: parallel processes (default: cores).")
 @click.pass_context
 def test(
     ctx: click.Context,
-    bundle: Path,
+    paths: tuple[Path, ...],
     level: str,
     tier: str,
     fmt: str,
@@ -160,31 +162,37 @@ def test(
     baseline: Path | None,
     jobs: int | None,
 ) -> int:
-    """Run the conformance tests on an evidence BUNDLE (JSON), or on every member of a suite
-    file ({"name", "bundles": [paths or globs], "level", "tier"})."""
+    """Run the conformance tests on an evidence BUNDLE (JSON); on every member of a SUITE file
+    ({"name", "bundles": [paths or globs], "level", "tier"}); or on several bundles, or the
+    *.json bundles of a FOLDER, judged together like a suite."""
     from mcpaql_conformance.jsonio import load_json_file
+    from mcpaql_conformance.kinds import BUNDLE, SUITE, refuse_other_kinds
     from mcpaql_conformance.sanitize import plain
-    from mcpaql_conformance.suite import is_suite
+    from mcpaql_conformance.suite import is_suite, load_suite, suite_of_paths
 
     # Bad option values are configuration errors before any file is read.
     judging = _judging(level, tier, fmt, output, category, baseline)
-    data = load_json_file(bundle, "bundle")
-    if is_suite(data):
-        if category is not None or baseline is not None:
-            raise ConfigError("--category and --baseline apply to one bundle, not to a suite")
+    several = len(paths) > 1 or paths[0].is_dir()
+    data = None if several else load_json_file(paths[0], "bundle")
+    if not several and not is_suite(data):
+        refuse_other_kinds(data, plain(str(paths[0])), BUNDLE, SUITE)
+        return _judge(data, plain(str(paths[0])), judging)
+    if category is not None or baseline is not None:
+        what = "several bundles" if several else "a suite"
+        raise ConfigError(f"--category and --baseline apply to one bundle, not to {what}")
+    if several:
+        suite = suite_of_paths(paths, int(level), tier.lower())
+    else:
         explicit = {
             name: ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE for name in ("level", "tier")
         }
-        return _test_suite(
-            data,
-            bundle,
-            int(level) if explicit["level"] else None,
-            tier.lower() if explicit["tier"] else None,
-            fmt.lower(),
-            output,
-            jobs,
+        suite = load_suite(data, paths[0])  # type: ignore[arg-type]
+        suite = dataclasses.replace(
+            suite,
+            level=int(level) if explicit["level"] else suite.level,
+            tier=tier.lower() if explicit["tier"] else suite.tier,
         )
-    return _judge(data, plain(str(bundle)), judging)
+    return _test_suite(suite, fmt.lower(), output, jobs)
 
 
 @dataclass(frozen=True)
@@ -233,24 +241,12 @@ def _judge(data: Any, source: str, judging: Judging) -> int:
     return report.exit_code
 
 
-def _test_suite(
-    data: dict[str, Any],
-    path: Path,
-    level: int | None,
-    tier: str | None,
-    fmt: str,
-    output: Path | None,
-    jobs: int | None,
-) -> int:
-    import dataclasses
-
+def _test_suite(suite: Any, fmt: str, output: Path | None, jobs: int | None) -> int:
     from mcpaql_conformance.parallel import default_jobs
     from mcpaql_conformance.render.suite import render_suite, require_suite_format
-    from mcpaql_conformance.suite import load_suite, run_suite
+    from mcpaql_conformance.suite import run_suite
 
     require_suite_format(fmt)
-    suite = load_suite(data, path)
-    suite = dataclasses.replace(suite, level=level or suite.level, tier=tier or suite.tier)
     result = run_suite(suite, jobs or default_jobs())
     _emit(render_suite(result, fmt), output, f"{fmt} suite report")
     _append_step_summary(lambda: render_suite(result, "markdown"))
@@ -306,60 +302,68 @@ def verify_fixtures(paths: tuple[Path, ...], tier: str, jobs: int | None) -> int
 @click.option("--format", "-f", "fmt", type=FORMAT_CHOICE, default="text", show_default=True, help="Output format.")
 @click.option("--output", "-o", type=click.Path(path_type=Path), help="Write to FILE (atomically).")
 def report(results: Path, fmt: str, output: Path | None) -> int:
-    """Re-render a saved JSON report (ours or the reference runner's)."""
+    """Re-render a saved JSON report (ours or the reference runner's). The exit code is the
+    report's own, recomputed from its tests (0 conformant, 1 a MUST failed, 2 only SHOULD
+    warnings; 3 when the file is no report)."""
     from mcpaql_conformance.render import renderer
     from mcpaql_conformance.reportio import load_report
 
     loaded = load_report(results)
     _emit(renderer(fmt.lower())(loaded, _use_color(output)), output, f"{fmt.lower()} report")
-    return 0
+    return loaded.exit_code
 
 
 @cli.command("validate")
-@click.argument("bundles", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("bundles", nargs=-1, required=True, type=click.Path(path_type=Path), metavar="BUNDLE|FOLDER...")
 @click.option("--format", "-f", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--strict", is_flag=True, help="Exit 2 when there are warnings (and no errors).")
 def validate_command(bundles: tuple[Path, ...], fmt: str, strict: bool) -> int:
-    """Check evidence bundles without running the tests: coded diagnostics with fix hints.
+    """Check evidence bundles (a folder: its *.json files) without running the tests: coded
+    diagnostics with fix hints, for every file, good and bad.
 
     Exit 1 on any error diagnostic, 2 with --strict on warnings only, else 0; 3 when a file
-    cannot be read or parsed.
+    cannot be read or parsed, or is no bundle (MQA000; every other file is still checked).
     """
+    from mcpaql_conformance.bundle import bundle_files
+    from mcpaql_conformance.validate import ERROR, UNREADABLE, WARNING, validate_file
 
-    from mcpaql_conformance.jsonio import load_json_file
-    from mcpaql_conformance.sanitize import plain
-    from mcpaql_conformance.validate import ERROR, WARNING, validate
-
-    results = {path: validate(load_json_file(path, "bundle")) for path in bundles}
+    results = {path: validate_file(path) for path in bundle_files(bundles)}
     found = [d for diagnostics in results.values() for d in diagnostics]
     if fmt == "json":
-        payload = [
-            {
-                "file": str(path),
-                "code": d.code,
-                "severity": d.severity,
-                "path": d.path,
-                "message": d.message,
-                "hint": d.hint,
-            }
-            for path, diagnostics in results.items()
-            for d in diagnostics
-        ]
-        from mcpaql_conformance.render.json import dumps
-
-        sys.stdout.write(dumps(payload))  # invisible controls written as escapes, as in reports
+        _validate_json(results)
     else:
-        for path, diagnostics in results.items():
-            click.echo(f"{plain(str(path))}: {len(diagnostics)} diagnostic(s)")
-            for diagnostic in diagnostics:
-                click.echo(f"  {plain(diagnostic.line(), max_len=4000)}")
-        counts = {s: sum(1 for d in found if d.severity == s) for s in (ERROR, WARNING, "info")}
-        click.echo(
-            f"{counts[ERROR]} error(s), {counts[WARNING]} warning(s), {counts['info']} info in {len(results)} bundle(s)"
-        )
+        _validate_text(results)
+    if any(d.code == UNREADABLE for d in found):
+        return EXIT_CONFIG
     if any(d.severity == ERROR for d in found):
         return 1
     return 2 if strict and any(d.severity == WARNING for d in found) else 0
+
+
+def _validate_json(results: dict[Path, list[Any]]) -> None:
+    from mcpaql_conformance.render.json import dumps
+
+    payload = [
+        {"file": str(path)} | {key: getattr(d, key) for key in ("code", "severity", "path", "message", "hint")}
+        for path, diagnostics in results.items()
+        for d in diagnostics
+    ]
+    sys.stdout.write(dumps(payload))  # invisible controls written as escapes, as in reports
+
+
+def _validate_text(results: dict[Path, list[Any]]) -> None:
+    from mcpaql_conformance.sanitize import plain
+    from mcpaql_conformance.validate import ERROR, WARNING
+
+    for path, diagnostics in results.items():
+        click.echo(f"{plain(str(path))}: {len(diagnostics)} diagnostic(s)")
+        for diagnostic in diagnostics:
+            click.echo(f"  {plain(diagnostic.line(), max_len=4000)}")
+    found = [d for diagnostics in results.values() for d in diagnostics]
+    counts = {s: sum(1 for d in found if d.severity == s) for s in (ERROR, WARNING, "info")}
+    click.echo(
+        f"{counts[ERROR]} error(s), {counts[WARNING]} warning(s), {counts['info']} info in {len(results)} bundle(s)"
+    )
 
 
 @cli.command("schema")

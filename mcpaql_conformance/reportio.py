@@ -7,6 +7,7 @@ from typing import Any
 
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.jsonio import load_json_file
+from mcpaql_conformance.kinds import REPORT, refuse_other_kinds
 from mcpaql_conformance.model import (
     EXIT_MUST_FAILED,
     LEVEL2_FEATURES,
@@ -29,6 +30,7 @@ def load_report(path: Path) -> Report:
 def report_from_data(data: Any, source: str = "<report>") -> Report:
     """Validate the report shape; verdicts, counts, exit code and conformance level are
     recomputed from the tests, so a hand-edited or inconsistent report cannot claim more."""
+    refuse_other_kinds(data, source, REPORT)
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: $: expected a JSON object (a conformance report), got {json_type(data)}")
     reason = report_schema().shape_error(data)

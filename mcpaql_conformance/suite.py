@@ -91,6 +91,16 @@ def load_suite(data: dict[str, Any], path: Path) -> Suite:
     return Suite(name, str(description), _resolve(bundles, path, source), level, tier, source)
 
 
+def suite_of_paths(paths: tuple[Path, ...], level: int, tier: str) -> Suite:
+    """Bundles named on the command line (a folder stands for its *.json files), judged
+    together like a suite's members; each must exist."""
+    from mcpaql_conformance.bundle import bundle_files
+
+    unique = bundle_files(paths)
+    name = plain(str(paths[0])) if len(paths) == 1 else f"{len(unique)} bundles"
+    return Suite(name, "", tuple(unique), level, tier, "the command line")
+
+
 def _resolve(entries: list[str], suite_file: Path, source: str) -> tuple[Path, ...]:
     """Every member, relative to the suite's folder and confined to it: a path or glob that
     leaves it (absolute, ``..``, or a link that leads out) is refused; globs are matched

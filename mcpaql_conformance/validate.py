@@ -7,10 +7,13 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from mcpaql_conformance.bundle import Bundle
 from mcpaql_conformance.checks.base import Context
+from mcpaql_conformance.errors import ConfigError
+from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.schemas import bundle_schema, json_path, schema_document
 from mcpaql_conformance.values import list_index
 
@@ -50,6 +53,24 @@ def rule(
         return find
 
     return register
+
+
+UNREADABLE = "MQA000"
+
+
+def validate_file(path: Path) -> list[Diagnostic]:
+    """The diagnostics of one file; a file that cannot be read or parsed, or that is another
+    kind of document (a report, a suite...), is one MQA000 error that says why."""
+    from mcpaql_conformance.jsonio import load_json_file
+    from mcpaql_conformance.kinds import BUNDLE, refuse_other_kinds
+
+    try:
+        data = load_json_file(path, "bundle")
+        refuse_other_kinds(data, plain(str(path)), BUNDLE)
+    except ConfigError as exc:
+        hint = "fix the file, or give it to the command the message names"
+        return [Diagnostic(UNREADABLE, ERROR, "$", str(exc).removeprefix("error: "), hint)]
+    return validate(data)
 
 
 def validate(data: Any) -> list[Diagnostic]:

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from mcpaql_conformance.bundle import bundle_files
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.jsonio import load_json_file
 from mcpaql_conformance.model import EXIT_CONFIG_ERROR, Report
@@ -29,22 +30,6 @@ class FixtureOutcome:
         expected = "(not declared)" if self.expected is None else str(self.expected)
         status = "PASS" if self.matches else "FAIL"
         return f"{status} {plain(str(self.path))} -> expected {expected}, got {self.got}"
-
-
-def bundle_paths(paths: Iterable[Path]) -> list[Path]:
-    """Expand folders to their ``*.json`` files (sorted); a missing path is a ConfigError."""
-    found: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            members = sorted(p for p in path.glob("*.json") if p.is_file())
-            if not members:
-                raise ConfigError(f"{plain(str(path))}: no bundles (*.json) in this folder")
-            found += members
-        elif path.exists():
-            found.append(path)
-        else:
-            raise ConfigError(f"fixture path not found: {plain(str(path))}")
-    return found
 
 
 def _declared_exit_code(data: object) -> int | None:
@@ -71,4 +56,4 @@ def verify(paths: Iterable[Path], tier: str = "both", jobs: int = 1) -> list[Fix
     """Every bundle's outcome, in path order (judged in ``jobs`` processes)."""
     from mcpaql_conformance.parallel import run_all
 
-    return run_all(verify_one, bundle_paths(paths), tier, jobs=jobs, label="verifying bundles")
+    return run_all(verify_one, bundle_files(paths, "fixture path"), tier, jobs=jobs, label="verifying bundles")

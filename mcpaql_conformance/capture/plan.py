@@ -20,6 +20,7 @@ import orjson
 
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.jsonio import load_json_file, write_atomic
+from mcpaql_conformance.kinds import PLAN, PLAN_SCHEMA, refuse_other_kinds
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.schemas import json_path, plan_schema, schema_document
 from mcpaql_conformance.values import MISSING, resolve_path
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from mcpaql_conformance.capture.live import Live
 
 JsonObject = dict[str, Any]
-PLAN_SCHEMA_ID = "https://mcpaql-conformance.dev/schemas/plan.schema.json"
+PLAN_SCHEMA_ID = PLAN_SCHEMA
 _REFERENCE = re.compile(r"^\$\{([a-z]+)\.([A-Za-z0-9_.]+)\}$")
 CYCLES = {"create_read": "CreateRead", "update_read": "UpdateRead", "constraints": "Constraint"}
 
@@ -61,6 +62,7 @@ def load_plan(path: Path | None) -> Plan:
         return Plan()
     source = plain(str(path))
     data = load_json_file(path, "plan")
+    refuse_other_kinds(data, source, PLAN)
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: $: expected a JSON object (a capture plan)")
     _check_keys(data, source)

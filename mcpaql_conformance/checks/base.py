@@ -406,7 +406,7 @@ def judge(
         [
             *failures,
             *warnings,
-            *(f"{uncovered_label} {item}" for item in uncovered),
+            *(f"{uncovered_label}: {item}" for item in uncovered),
             *(f"withheld for safety: {item}" for item in withheld),
         ][:MAX_FINDINGS]
     )

@@ -29,8 +29,9 @@ def test_missing_file(cli, tmp_path):
     assert_config_error(cli("test", str(tmp_path / "nope.json")), "bundle not found", "nope.json")
 
 
-def test_folder_instead_of_file(cli, tmp_path):
-    assert_config_error(cli("test", str(tmp_path)), "is a directory, expected a bundle file")
+def test_a_folder_without_bundles_is_a_configuration_error(cli, tmp_path):
+    assert_config_error(cli("test", str(tmp_path)), f"{tmp_path}: no bundles (*.json) in this folder")
+    assert_config_error(cli("report", str(tmp_path)), "is a directory, expected a report file")
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file; unit tests cover permission errors")
@@ -110,8 +111,11 @@ def test_hostile_bundle_path_is_shown_without_control_characters(cli, tmp_path):
 
 
 def test_report_command_rejects_a_bundle_as_report_input(cli, write_bundle):
-    result = cli("report", str(write_bundle(minimal_conformant_bundle())))
-    assert_config_error(result, "missing required property 'summary'", "(not a conformance report)")
+    path = write_bundle(minimal_conformant_bundle())
+    result = cli("report", str(path))
+    assert_config_error(
+        result, f"error: {path} is an evidence bundle, not a conformance report; judge it with: mcpaql-conformance test"
+    )
 
 
 def test_report_command_rejects_an_unknown_result_value(cli, write_bundle):
@@ -166,7 +170,7 @@ def test_an_internal_error_is_one_line_unless_debugging(tmp_path):
     [
         (("test", "--levl", "2", "x.json"), "No such option '--levl'"),
         (("tset",), "No such command 'tset'"),
-        (("test",), "Missing argument 'BUNDLE'"),
+        (("test",), "Missing argument 'BUNDLE|SUITE|FOLDER...'"),
         (("test", "b.json", "--format", "yaml"), "Invalid value for '--format'"),
     ],
 )
@@ -179,7 +183,13 @@ def test_usage_errors_are_one_line_with_where_to_look_for_help(cli, args, fragme
 def test_a_fifo_given_as_input_is_refused_at_once(cli, tmp_path, command):
     fifo = tmp_path / "input.json"
     os.mkfifo(fifo)
-    assert_config_error(cli(command, str(fifo)), "is a FIFO, not a")
+    result = cli(command, str(fifo))
+    if command != "validate":
+        assert_config_error(result, "is a FIFO, not a")
+        return
+    # validate reports every file, good and bad, then exits 3 for the one it could not read
+    assert result.returncode == 3 and result.stderr == ""
+    assert f"MQA000 error $: {fifo}: is a FIFO, not a bundle file" in result.stdout
 
 
 def test_a_utf16_file_is_named_as_such(cli, tmp_path):

@@ -204,7 +204,7 @@ def test_unknown_command_and_missing_argument_exit_3(cli):
     unknown = cli("frobnicate")
     assert unknown.returncode == 3 and "No such command 'frobnicate'" in unknown.stderr
     missing = cli("test")
-    assert missing.returncode == 3 and "Missing argument 'BUNDLE'" in missing.stderr
+    assert missing.returncode == 3 and "Missing argument 'BUNDLE|SUITE|FOLDER...'" in missing.stderr
 
 
 def test_help_exits_0_and_documents_the_exit_codes(cli):

@@ -115,7 +115,7 @@ def test_report_command_accepts_the_reference_runner_report_shape(cli, write_bun
         "exitCode": 1,
     }
     result = cli("report", str(write_bundle(reference_shaped)), "-f", "markdown")
-    assert result.returncode == 0
+    assert result.returncode == 1  # the report's own exit code: a MUST category failed
     assert "## Error Quality: FAIL (MUST)" in result.stdout
     assert "| FAIL | Leak check | Leak in: error-1 |" in result.stdout
     assert "not%20conformant-red" in result.stdout

@@ -115,8 +115,17 @@ def test_strict_turns_warnings_into_exit_2(cli, write_bundle):
 def test_unreadable_input_is_a_configuration_error(cli, tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{")
-    result = cli("validate", str(bad))
-    assert result.returncode == 3 and "invalid JSON" in result.stderr
+    good = tmp_path / "good.json"
+    good.write_text((ROOT / "fixtures" / "l1-conformant-notes.json").read_text())
+    result = cli("validate", str(bad), str(good))
+    assert result.returncode == 3 and result.stderr == ""
+    assert result.stdout.splitlines() == [
+        f"{bad}: 1 diagnostic(s)",
+        f"  MQA000 error $: {bad}:1:2: invalid JSON: unexpected end of data (fix: fix the file, or give it to the"
+        " command the message names)",
+        f"{good}: 0 diagnostic(s)",
+        "1 error(s), 0 warning(s), 0 info in 2 bundle(s)",
+    ]
 
 
 def test_our_fixtures_validate_without_errors(cli):

@@ -86,7 +86,7 @@ def test_the_detail_lists_at_most_five_failures() -> None:
 
 def test_every_finding_is_kept_up_to_the_cap() -> None:
     outcome = judge(MUST, judged=1, failures=["f"], warnings=["w"], uncovered=["u"], passed="", no_evidence="")
-    assert outcome.findings == ("f", "w", "no evidence for u")
+    assert outcome.findings == ("f", "w", "no evidence for: u")
 
 
 def test_findings_are_capped() -> None:

@@ -194,10 +194,16 @@ def test_an_exit_code_outside_the_verdict_codes_is_rejected() -> None:
     assert config_error(data).startswith("r.json: $.exitCode: must be one of 0, 1, 2")
 
 
-def test_a_bad_bundle_as_report_is_rejected() -> None:
+def test_a_bundle_given_as_a_report_is_named_with_the_command_that_takes_it() -> None:
     message = config_error(conformant_bundle())
-    assert message.endswith("(not a conformance report)")
-    assert "missing required property" in message
+    assert message == (
+        "r.json is an evidence bundle, not a conformance report; judge it with: mcpaql-conformance test r.json"
+    )
+
+
+def test_an_unmarked_object_that_is_no_report_says_so_with_the_missing_property() -> None:
+    message = config_error({"implementation": "x"})
+    assert message.endswith("(not a conformance report)") and "missing required property" in message
 
 
 def test_the_conformance_level_is_recomputed_not_trusted() -> None:

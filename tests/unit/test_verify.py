@@ -9,8 +9,9 @@ import orjson
 import pytest
 from bundle_builders import conformant_bundle
 
+from mcpaql_conformance.bundle import bundle_files as bundle_paths
 from mcpaql_conformance.errors import ConfigError
-from mcpaql_conformance.verify import FixtureOutcome, bundle_paths, verify, verify_one
+from mcpaql_conformance.verify import FixtureOutcome, verify, verify_one
 
 
 def write(path: Path, data: Any) -> Path:
@@ -53,7 +54,7 @@ def test_files_and_folders_combine(tmp_path: Path) -> None:
 def test_a_missing_path_is_a_config_error(tmp_path: Path) -> None:
     missing = tmp_path / "nope.json"
     with pytest.raises(ConfigError) as caught:
-        bundle_paths([missing])
+        bundle_paths([missing], "fixture path")
     assert str(caught.value) == f"fixture path not found: {missing}"
 
 
