@@ -115,6 +115,15 @@ def cli() -> None:
     """
 
 
+MAX_FINDINGS_OPTION = click.option(
+    "--max-findings",
+    type=click.IntRange(min=0),
+    default=10,
+    show_default=True,
+    help="Text report: findings shown under each test (0: all); the rest are counted.",
+)
+
+
 def judging_options(function: Any) -> Any:
     """The options `test` and `check` share: how to judge, and where the report goes."""
     options = [
@@ -140,6 +149,7 @@ def judging_options(function: Any) -> Any:
             type=click.Path(path_type=Path),
             help="Expected failures (JSON): listed failures do not fail the run; stale entries do.",
         ),
+        MAX_FINDINGS_OPTION,
     ]
     for option in reversed(options):
         function = option(function)
@@ -160,6 +170,7 @@ def test(
     output: Path | None,
     category: str | None,
     baseline: Path | None,
+    max_findings: int,
     jobs: int | None,
 ) -> int:
     """Run the conformance tests on an evidence BUNDLE (JSON); on every member of a SUITE file
@@ -171,7 +182,7 @@ def test(
     from mcpaql_conformance.suite import is_suite, load_suite, suite_of_paths
 
     # Bad option values are configuration errors before any file is read.
-    judging = _judging(level, tier, fmt, output, category, baseline)
+    judging = _judging(level, tier, fmt, output, category, baseline, max_findings)
     several = len(paths) > 1 or paths[0].is_dir()
     data = None if several else load_json_file(paths[0], "bundle")
     if not several and not is_suite(data):
@@ -192,7 +203,7 @@ def test(
             level=int(level) if explicit["level"] else suite.level,
             tier=tier.lower() if explicit["tier"] else suite.tier,
         )
-    return _test_suite(suite, fmt.lower(), output, jobs)
+    return _test_suite(suite, fmt.lower(), output, jobs, judging.options)
 
 
 @dataclass(frozen=True)
@@ -206,10 +217,17 @@ class Judging:
     category: str | None
     baseline: Path | None
     entries: Any
+    options: Any  # RenderOptions: the text report's width and findings shown
 
 
 def _judging(
-    level: str, tier: str, fmt: str, output: Path | None, category: str | None, baseline: Path | None
+    level: str,
+    tier: str,
+    fmt: str,
+    output: Path | None,
+    category: str | None,
+    baseline: Path | None,
+    max_findings: int = 10,
 ) -> Judging:
     """The judging options, checked before any file is read or server started."""
     from mcpaql_conformance.runner import select_category
@@ -221,7 +239,25 @@ def _judging(
         from mcpaql_conformance.baseline import load_baseline
 
         entries = load_baseline(baseline)
-    return Judging(int(level), tier.lower(), fmt.lower(), output, category, baseline, entries)
+    options = _render_options(output, max_findings)
+    return Judging(int(level), tier.lower(), fmt.lower(), output, category, baseline, entries, options)
+
+
+def _render_options(output: Path | None, max_findings: int) -> Any:
+    """How the text report is laid out: wrapped at the terminal's width when it goes to a
+    terminal (or to $COLUMNS when that is set), not wrapped in a file or a pipe."""
+    import shutil
+
+    from mcpaql_conformance.render.common import RenderOptions
+
+    width = None
+    if output is None or str(output) == "-":
+        columns = os.environ.get("COLUMNS", "")
+        if columns.isascii() and columns.isdigit() and int(columns) > 0:
+            width = int(columns)
+        elif sys.stdout.isatty():
+            width = shutil.get_terminal_size().columns
+    return RenderOptions(width=width, max_findings=max_findings)
 
 
 def _judge(data: Any, source: str, judging: Judging) -> int:
@@ -236,19 +272,20 @@ def _judge(data: Any, source: str, judging: Judging) -> int:
         from mcpaql_conformance.baseline import apply_baseline
 
         report = apply_baseline(report, judging.entries, plain(str(judging.baseline)))
-    _emit(renderer(judging.fmt)(report, _use_color(judging.output)), judging.output, f"{judging.fmt} report")
+    text = renderer(judging.fmt)(report, _use_color(judging.output), judging.options)
+    _emit(text, judging.output, f"{judging.fmt} report")
     _append_step_summary(lambda: renderer("markdown")(report, False))
     return report.exit_code
 
 
-def _test_suite(suite: Any, fmt: str, output: Path | None, jobs: int | None) -> int:
+def _test_suite(suite: Any, fmt: str, output: Path | None, jobs: int | None, options: Any) -> int:
     from mcpaql_conformance.parallel import default_jobs
     from mcpaql_conformance.render.suite import render_suite, require_suite_format
     from mcpaql_conformance.suite import run_suite
 
     require_suite_format(fmt)
     result = run_suite(suite, jobs or default_jobs())
-    _emit(render_suite(result, fmt), output, f"{fmt} suite report")
+    _emit(render_suite(result, fmt, _use_color(output), options), output, f"{fmt} suite report")
     _append_step_summary(lambda: render_suite(result, "markdown"))
     return result.exit_code
 
@@ -301,7 +338,8 @@ def verify_fixtures(paths: tuple[Path, ...], tier: str, jobs: int | None) -> int
 @click.argument("results", type=click.Path(path_type=Path))
 @click.option("--format", "-f", "fmt", type=FORMAT_CHOICE, default="text", show_default=True, help="Output format.")
 @click.option("--output", "-o", type=click.Path(path_type=Path), help="Write to FILE (atomically).")
-def report(results: Path, fmt: str, output: Path | None) -> int:
+@MAX_FINDINGS_OPTION
+def report(results: Path, fmt: str, output: Path | None, max_findings: int) -> int:
     """Re-render a saved JSON report (ours or the reference runner's). The exit code is the
     report's own, recomputed from its tests (0 conformant, 1 a MUST failed, 2 only SHOULD
     warnings; 3 when the file is no report)."""
@@ -309,7 +347,8 @@ def report(results: Path, fmt: str, output: Path | None) -> int:
     from mcpaql_conformance.reportio import load_report
 
     loaded = load_report(results)
-    _emit(renderer(fmt.lower())(loaded, _use_color(output)), output, f"{fmt.lower()} report")
+    text = renderer(fmt.lower())(loaded, _use_color(output), _render_options(output, max_findings))
+    _emit(text, output, f"{fmt.lower()} report")
     return loaded.exit_code
 
 
@@ -515,6 +554,7 @@ def check(
     output: Path | None,
     category: str | None,
     baseline: Path | None,
+    max_findings: int,
     url: str | None,
     command: tuple[str, ...],
     **settings: Any,
@@ -529,7 +569,8 @@ def check(
     """
     import tempfile
 
-    judging = _judging(level, tier, fmt, output, category, baseline)  # bad options: before any server starts
+    # bad options: before any server starts
+    judging = _judging(level, tier, fmt, output, category, baseline, max_findings)
     with tempfile.TemporaryDirectory(prefix="mcpaql-check-") as scratch:
         target = bundle_path if bundle_path is not None else Path(scratch) / "bundle.json"
         options = _capture_options(target, command, url, settings)

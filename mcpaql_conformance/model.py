@@ -38,6 +38,7 @@ class TestResult:
     findings: tuple[str, ...] = ()
     tier: str | None = None
     baselined: str | None = None  # the baseline's reason, when this failure is an expected one
+    lead: str = ""  # what heads the findings when each is shown on its own line (their counts)
 
     @property
     def failed(self) -> bool:

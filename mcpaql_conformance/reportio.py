@@ -88,4 +88,5 @@ def _test(entry: dict[str, Any]) -> TestResult:
         findings=tuple(entry.get("findings") or ()),
         tier=entry.get("tier"),
         baselined=entry.get("baselined"),
+        lead=entry.get("lead") or "",
     )

@@ -33,7 +33,6 @@ from mcpaql_conformance.reading import (
 from mcpaql_conformance.schemas import introspection_schema, operation_result_schema
 
 MAX_LISTED = 8
-MAX_FINDINGS = 200
 
 CONFORMANCE = "conformance-testing"
 CORE = "v1.0.0-draft"
@@ -46,6 +45,7 @@ class Outcome:
     result: Result
     detail: str
     findings: tuple[str, ...] = ()
+    lead: str = ""  # heads the findings where each is shown on its own line (the text report)
 
 
 CheckFunction = Callable[["Context"], Outcome]
@@ -67,6 +67,7 @@ class Check:
             detail=outcome.detail,
             spec_ref=self.spec_ref,
             findings=outcome.findings,
+            lead=outcome.lead,
         )
 
 
@@ -366,10 +367,8 @@ def listing(items: Iterable[str], limit: int = MAX_LISTED) -> str:
     return shown + (f" (+{len(values) - limit} more)" if len(values) > limit else "")
 
 
-WITHHELD_LABEL = (
-    "withheld for safety by capture (destructive; "
-    "run capture with --allow-destructive against a disposable instance to judge them)"
-)
+WITHHELD_HINT = "run capture with --allow-destructive against a disposable instance to judge them"
+WITHHELD_LABEL = f"withheld for safety by capture (destructive; {WITHHELD_HINT})"
 
 
 def judge(
@@ -402,25 +401,31 @@ def judge(
         notes.append(f"{uncovered_label}: {listing(uncovered)}")
     if withheld:
         notes.append(f"{WITHHELD_LABEL}: {listing(withheld)}")
-    findings = tuple(
-        [
-            *failures,
-            *warnings,
-            *(f"{uncovered_label}: {item}" for item in uncovered),
-            *(f"withheld for safety: {item}" for item in withheld),
-        ][:MAX_FINDINGS]
+    findings = (
+        *failures,
+        *warnings,
+        *(f"{uncovered_label}: {item}" for item in uncovered),
+        *(f"withheld for safety: {item}" for item in withheld),
     )
+    counts = [f"{len(items)} {label}" for items, label in ((failures, "failure(s)"), (warnings, "warning(s)")) if items]
+    if uncovered:  # "no evidence for 3", "3 operations without detail evidence"
+        label = uncovered_label
+        counts.append(f"{label} {len(uncovered)}" if label.startswith("no ") else f"{len(uncovered)} {label}")
+    if withheld:
+        counts.append(f"{len(withheld)} {WITHHELD_LABEL}")
     if judged == 0 and not failures:
         if (withheld or explained) and not unexplained:
             said = "capture withheld every probe it needs" if not explained else "capture could not build its evidence"
-            return Outcome(Result.WARN, "; ".join([f"not judged: {said}", *notes]), findings)
+            lead = f"not judged: {said}" + (f" ({WITHHELD_HINT})" if withheld else "")
+            return Outcome(Result.WARN, "; ".join([f"not judged: {said}", *notes]), findings, lead)
         result = Result.FAIL if requirement is Requirement.MUST else Result.WARN
-        return Outcome(result, "; ".join([f"no evidence: {no_evidence}", *notes]), findings)
+        lead = f"no evidence: {no_evidence}"
+        return Outcome(result, "; ".join([lead, *notes]), findings, lead)
     if failures:
-        return Outcome(Result.FAIL, "; ".join([listing(failures, 5), *notes]), findings)
+        return Outcome(Result.FAIL, "; ".join([listing(failures, 5), *notes]), findings, ", ".join(counts))
     if warnings or uncovered or withheld:
         parts = [listing(warnings, 5)] if warnings else []
-        return Outcome(Result.WARN, "; ".join([*parts, *notes]), findings)
+        return Outcome(Result.WARN, "; ".join([*parts, *notes]), findings, ", ".join(counts))
     return Outcome(Result.PASS, passed, findings)
 
 

@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the CLI imports FORMATS at start-up: keep this module light
     from mcpaql_conformance.model import Report
+    from mcpaql_conformance.render.common import RenderOptions
 
-Renderer = Callable[["Report", bool], str]
+# (report, colour=False, options=None): options lay out the text report (width, findings shown).
+Renderer = Callable[..., str]
 
 # format -> (module, function). Modules are imported only when asked for: rich and
 # jinja2 are slow to import, and most runs need one format.
@@ -32,12 +34,13 @@ def renderer(name: str) -> Renderer:
     module, function = _RENDERERS[name]
     rendered: Renderer = getattr(importlib.import_module(module), function)
 
-    def render(report: Report, color: bool) -> str:
+    def render(report: Report, color: bool = False, options: RenderOptions | None = None) -> str:
         from mcpaql_conformance.jsonio import gc_paused
+        from mcpaql_conformance.render.common import DEFAULT_OPTIONS
 
         # A report of 60,000 tests builds hundreds of thousands of short-lived strings, lists
         # and dicts; collections that walk them all would cost a third of the time.
         with gc_paused(freeze=False):
-            return rendered(report, color)
+            return rendered(report, color, options or DEFAULT_OPTIONS)
 
     return render

@@ -2,21 +2,56 @@
 
 from __future__ import annotations
 
-from mcpaql_conformance.model import Report
+from dataclasses import dataclass
+
+from mcpaql_conformance.model import Report, Result
+from mcpaql_conformance.render.badge import badge_status
 from mcpaql_conformance.render.escape import terminal
 
 
+@dataclass(frozen=True)
+class RenderOptions:
+    """How a text report is laid out: wrapped at ``width`` columns (None: not wrapped), at
+    most ``max_findings`` findings shown per test (0: all)."""
+
+    width: int | None = None
+    max_findings: int = 10
+
+
+DEFAULT_OPTIONS = RenderOptions()
+
+
+BADGE_COLOURS = {"brightgreen": "green", "yellow": "yellow", "red": "red", "lightgrey": "grey"}
+
+
+def warning_count(report: Report) -> int:
+    """Tests that make a category warn: WARN results, and failures in SHOULD categories."""
+    return sum(
+        1
+        for category in report.categories
+        for test in category.tests
+        if test.result is Result.WARN or (test.result is Result.FAIL and not category.required)
+    )
+
+
 def verdict_line(report: Report) -> str:
-    """One line that says what the run decided, consistent with its exit code."""
-    suffix = ""
-    if report.stale:
-        suffix = f"; {len(report.stale)} stale baseline entr{'y' if len(report.stale) == 1 else 'ies'}"
-    elif report.summary.baselined:
-        suffix = f"; {report.summary.baselined} expected failure(s) baselined"
-    suffix += f" (exit {report.exit_code})"
+    """What the run decided, in the badge's words, with the badge's colour and the exit code:
+    ``Level 1 conformant, 6 warnings (badge: yellow, exit 0)``."""
+    status = badge_status(report)
     if report.conformance_level is None:
-        return f"Partial run ({terminal(report.category_filter or '')}): no conformance claim{suffix}"
-    if report.conformance_level == 0:
-        return f"NOT CONFORMANT at Level {report.requested_level}{suffix}"
-    note = " with warnings" if report.exit_code == 2 else ""
-    return f"CONFORMANT at Level {report.conformance_level}{note}{suffix}"
+        headline = f"Partial run ({terminal(report.category_filter or '')}): no conformance claim"
+    elif status.message == "not conformant":
+        failed = sum(1 for c in report.categories if c.required for t in c.tests if t.result is Result.FAIL)
+        headline = f"Not conformant at Level {report.requested_level}"
+        headline += f": {failed} MUST test(s) failed" if failed else ": a MUST category is missing"
+    else:
+        headline = status.message
+    warnings = warning_count(report)
+    if warnings and report.conformance_level:
+        headline += f", {warnings} warning(s)"
+    if report.summary.baselined:
+        headline += f", {report.summary.baselined} expected failure(s) baselined"
+    if report.stale:
+        count = len(report.stale)
+        headline += f"; {count} stale baseline entr{'y fails' if count == 1 else 'ies fail'} the run"
+    return f"{headline} (badge: {BADGE_COLOURS.get(status.color, status.color)}, exit {report.exit_code})"

@@ -6,11 +6,11 @@ from markupsafe import Markup
 
 from mcpaql_conformance.model import Report
 from mcpaql_conformance.render.badge import badge_status, badge_svg
-from mcpaql_conformance.render.common import verdict_line
+from mcpaql_conformance.render.common import DEFAULT_OPTIONS, RenderOptions, verdict_line
 from mcpaql_conformance.render.templates import environment
 
 
-def render_html(report: Report, color: bool = False) -> str:
+def render_html(report: Report, color: bool = False, options: RenderOptions = DEFAULT_OPTIONS) -> str:
     badge = Markup(badge_svg(badge_status(report)))  # our own SVG: its texts were escaped when it was drawn
     return (
         environment("markup")

@@ -8,6 +8,7 @@ from typing import Any
 import orjson
 
 from mcpaql_conformance.model import Report, TestResult
+from mcpaql_conformance.render.common import DEFAULT_OPTIONS, RenderOptions
 
 
 def test_dict(test: TestResult) -> dict[str, Any]:
@@ -20,6 +21,8 @@ def test_dict(test: TestResult) -> dict[str, Any]:
         entry["tier"] = test.tier
     if test.findings:
         entry["findings"] = list(test.findings)
+        if test.lead:
+            entry["lead"] = test.lead
     if test.baselined is not None:
         entry["baselined"] = test.baselined
     return entry
@@ -84,5 +87,5 @@ def dumps(data: Any) -> str:
     return _INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
 
 
-def render_json(report: Report, color: bool = False) -> str:
+def render_json(report: Report, color: bool = False, options: RenderOptions = DEFAULT_OPTIONS) -> str:
     return dumps(report_dict(report))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mcpaql_conformance.model import Report
 from mcpaql_conformance.render.badge import badge_status
-from mcpaql_conformance.render.common import verdict_line
+from mcpaql_conformance.render.common import DEFAULT_OPTIONS, RenderOptions, verdict_line
 from mcpaql_conformance.render.escape import Trusted
 from mcpaql_conformance.render.templates import environment
 
@@ -14,7 +14,7 @@ def badge_markdown(report: Report) -> Trusted:
     return Trusted(f"![{status.label}: {status.message}]({status.shields_url()})")
 
 
-def render_markdown(report: Report, color: bool = False) -> str:
+def render_markdown(report: Report, color: bool = False, options: RenderOptions = DEFAULT_OPTIONS) -> str:
     template = environment("markdown").get_template("report.md.j2")
     return template.render(
         report=report, summary=report.summary, badge=badge_markdown(report), verdict=verdict_line(report)

@@ -5,11 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from mcpaql_conformance.errors import ConfigError
-from mcpaql_conformance.render.common import verdict_line
+from mcpaql_conformance.model import Result
+from mcpaql_conformance.render.common import DEFAULT_OPTIONS, RenderOptions, verdict_line
 from mcpaql_conformance.render.escape import terminal
 from mcpaql_conformance.render.json import dumps, report_dict
 from mcpaql_conformance.render.templates import environment
-from mcpaql_conformance.suite import SuiteReport
+from mcpaql_conformance.render.text import EXIT_STYLES, STYLES, Sanitised, Span, render_lines, test_lines, wrap
+from mcpaql_conformance.suite import Member, SuiteReport
 
 SUITE_FORMATS = ("text", "json", "markdown", "junit")
 
@@ -20,10 +22,10 @@ def require_suite_format(fmt: str) -> None:
         raise ConfigError(f"format {fmt!r} is not available for suites; use one of: {', '.join(SUITE_FORMATS)}")
 
 
-def render_suite(result: SuiteReport, fmt: str) -> str:
+def render_suite(result: SuiteReport, fmt: str, color: bool = False, options: RenderOptions = DEFAULT_OPTIONS) -> str:
     require_suite_format(fmt)
     if fmt == "text":
-        return _text(result)
+        return render_lines(suite_lines(result, options), color)
     if fmt == "json":
         return dumps(suite_dict(result))
     template = "suite.md.j2" if fmt == "markdown" else "suite.junit.xml.j2"
@@ -54,21 +56,43 @@ def suite_dict(result: SuiteReport) -> dict[str, Any]:
     }
 
 
-def _text(result: SuiteReport) -> str:
-    suite = result.suite
-    lines = [f"Suite: {terminal(suite.name)}" + (f": {terminal(suite.description)}" if suite.description else "")]
-    lines.append(f"Level {suite.level}, tier {suite.tier}, {len(result.members)} bundle(s)")
+def member_status(member: Member) -> str:
+    """CONFORMANT, NOT CONFORMANT, or INVALID (a member that could not be judged)."""
+    if member.report is None:
+        return "INVALID"
+    return "CONFORMANT" if member.conformant else "NOT CONFORMANT"
+
+
+_STATUS_STYLES = {"CONFORMANT": "bold green", "NOT CONFORMANT": "bold red", "INVALID": "bold red"}
+
+
+def suite_lines(result: SuiteReport, options: RenderOptions) -> list[list[Span]]:
+    """A tree per member: its status, verdict, category results and the tests that failed
+    or warned, each with its findings; then the aggregate."""
+    suite, width, safe = result.suite, options.width, Sanitised()
+    title = f"Suite: {terminal(suite.name)}" + (f": {terminal(suite.description)}" if suite.description else "")
+    lines: list[list[Span]] = [[(title, "bold")]]
+    lines.append([(f"Level {suite.level}, tier {suite.tier}, {len(result.members)} bundle(s)", None)])
     for position, member in enumerate(result.members):
-        last = position == len(result.members) - 1
-        branch, stem = ("`-- ", "    ") if last else ("|-- ", "|   ")
-        status = "CONFORMANT" if member.conformant else "NOT CONFORMANT"
-        lines.append(f"{branch}{status} {terminal(str(member.path))} (exit {member.exit_code})")
+        stem = "    " if position == len(result.members) - 1 else "|   "
+        branch, inner = ("`-- " if stem == "    " else "|-- "), stem + "    "
+        status = member_status(member)
+        style = "bold yellow" if status == "CONFORMANT" and member.exit_code == 2 else _STATUS_STYLES[status]
+        lines.append(
+            [(branch, None), (status, style), (f" {terminal(str(member.path))} (exit {member.exit_code})", None)]
+        )
         if member.report is None:
-            lines.append(f"{stem}    {terminal(member.error or '')}")
+            lines += wrap([(f"{inner}{terminal(member.error or '')}", None)], width, inner)
             continue
-        lines.append(f"{stem}    {verdict_line(member.report)}")
+        verdict = (verdict_line(member.report), EXIT_STYLES.get(member.report.exit_code, "bold red"))
+        lines += wrap([(inner, None), verdict], width, inner)
         for category in member.report.categories:
             requirement = "MUST" if category.required else "SHOULD"
-            lines.append(f"{stem}    {category.result.value:<4} {terminal(category.name)} [{requirement}]")
-    lines.append(f"{result.aggregate()} (exit {result.exit_code})")
-    return "\n".join(lines) + "\n"
+            row: list[Span] = [(inner, None), (f"{category.result.value:<4}", STYLES[category.result])]
+            lines.append([*row, (f" {terminal(category.name)} [{requirement}]", None)])
+            for test in category.tests:
+                if test.result in (Result.FAIL, Result.WARN):
+                    lines += test_lines(test, safe, options, prefix=inner + "  ")
+    aggregate = f"{result.aggregate()} (exit {result.exit_code})"
+    lines.append([(aggregate, EXIT_STYLES.get(result.exit_code, "bold red"))])
+    return lines

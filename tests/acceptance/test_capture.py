@@ -439,7 +439,10 @@ def test_check_captures_and_judges_in_one_run_with_the_verdicts_exit_code(tmp_pa
     ok = run_cli("check", "--allow-destructive", "--bundle", str(bundle), "--capture-dir", str(tmp_path / "r"),
                  "--", *DEMO)  # fmt: skip
     assert ok.returncode == 0, ok.stderr
-    assert "CONFORMANT at Level 1 (exit 0)" in ok.stdout and json.loads(bundle.read_text())["provenance"]["captured"]
+    assert (
+        "Level 1 conformant (badge: green, exit 0)" in ok.stdout
+        and json.loads(bundle.read_text())["provenance"]["captured"]
+    )
     faulty = run_cli(
         "check", "-f", "json", "--capture-dir", str(tmp_path / "r"), "--allow-destructive",
         "--", *DEMO, "--fault", "leaky-errors",

@@ -112,7 +112,7 @@ def test_must_failure_exits_1_and_names_the_problem(cli, write_bundle):
     assert result.returncode == 1
     assert "FAIL Required parameters are enforced" in result.stdout
     assert "create_bookmark.url: the call succeeded without the required parameter" in result.stdout
-    assert "NOT CONFORMANT at Level 1 (exit 1)" in result.stdout
+    assert "Not conformant at Level 1: 1 MUST test(s) failed (badge: red, exit 1)" in result.stdout
 
 
 def test_should_warning_exits_2(cli, write_bundle):

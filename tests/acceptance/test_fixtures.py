@@ -60,7 +60,7 @@ def test_mismatch_exits_1_and_prints_the_report(cli, tmp_path):
     result = cli("verify-fixtures", str(tmp_path))
     assert result.returncode == 1
     assert f"FAIL {tmp_path / 'a.json'} -> expected 2, got 0" in result.stdout
-    assert "CONFORMANT at Level 1 (exit 0)" in result.stdout
+    assert "Level 1 conformant (badge: green, exit 0)" in result.stdout
     assert result.stdout.rstrip().endswith("1 bundle(s): 0 matched, 1 mismatched")
 
 

@@ -8,7 +8,6 @@ from bundle_builders import context, fail, ok
 
 from mcpaql_conformance.checks import CATEGORIES
 from mcpaql_conformance.checks.base import (
-    MAX_FINDINGS,
     Pairs,
     all_succeeded,
     judge,
@@ -89,9 +88,21 @@ def test_every_finding_is_kept_up_to_the_cap() -> None:
     assert outcome.findings == ("f", "w", "no evidence for: u")
 
 
-def test_findings_are_capped() -> None:
-    outcome = judge(MUST, judged=1, failures=[f"f{i}" for i in range(MAX_FINDINGS + 50)], passed="", no_evidence="")
-    assert len(outcome.findings) == MAX_FINDINGS
+def test_every_finding_is_kept_and_the_lead_counts_them() -> None:
+    failures = [f"f{i}" for i in range(500)]
+    outcome = judge(
+        MUST, judged=1, failures=failures, warnings=["w"], uncovered=["u1", "u2"], passed="", no_evidence=""
+    )
+    assert outcome.findings == (*failures, "w", "no evidence for: u1", "no evidence for: u2")
+    assert outcome.lead == "500 failure(s), 1 warning(s), no evidence for 2"
+    labelled = judge(MUST, judged=1, failures=[], uncovered=["a"], uncovered_label="operations without detail evidence",
+                     passed="", no_evidence="", withheld=["d"])  # fmt: skip
+    assert labelled.lead == (
+        "1 operations without detail evidence, 1 withheld for safety by capture (destructive;"
+        " run capture with --allow-destructive against a disposable instance to judge them)"
+    )
+    nothing = judge(MUST, judged=0, failures=[], passed="", no_evidence="no missing_required tests", uncovered=["x"])
+    assert nothing.lead == "no evidence: no missing_required tests" and nothing.findings == ("no evidence for: x",)
 
 
 def test_skip_carries_its_reason() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
@@ -77,7 +78,7 @@ def test_an_unknown_format_is_a_config_error_listing_the_valid_ones() -> None:
 def test_text_without_colour_has_no_escape_sequences(bundle: Bundle) -> None:
     text = render_text(report(bundle, level=2), color=False)
     assert ESC not in text
-    assert "CONFORMANT at Level 2 (exit 0)" in text
+    assert "Level 2 conformant (badge: green, exit 0)" in text
 
 
 def test_text_with_colour_styles_the_verdicts(bundle: Bundle) -> None:
@@ -94,18 +95,20 @@ def test_text_lists_categories_tests_ids_and_details(bundle: Bundle) -> None:
     assert "  FAIL Error messages do not leak implementation internals  [L1.errors.no-leakage]" in text
     assert "$.error_tests[0].response.error.message: exception class name 'TypeError'" in text
     assert "Summary: 11 passed, 1 warned, 1 failed, 0 skipped (13 tests)" in text
-    assert text.rstrip().endswith("NOT CONFORMANT at Level 1 (exit 1)")
+    assert text.rstrip().endswith("Not conformant at Level 1: 1 MUST test(s) failed (badge: red, exit 1)")
 
 
 def test_text_verdict_mentions_warnings_on_exit_2(bundle: Bundle) -> None:
     del bundle["constraint_tests"]
-    assert "CONFORMANT at Level 2 with warnings (exit 2)" in render_text(report(bundle, level=2), color=False)
+    assert "Level 2 conformant, 2 warning(s) (badge: yellow, exit 2)" in render_text(
+        report(bundle, level=2), color=False
+    )
 
 
 def test_text_of_a_category_run_claims_no_level(bundle: Bundle) -> None:
     text = render_text(report(bundle, category="Error Quality"), color=False)
     assert "Conformance level: none claimed (category filter)" in text
-    assert "Partial run (Error Quality): no conformance claim (exit 0)" in text
+    assert "Partial run (Error Quality): no conformance claim (badge: grey, exit 0)" in text
 
 
 @pytest.mark.parametrize("color", [False, True])
@@ -139,7 +142,7 @@ def test_markdown_has_the_badge_the_summary_and_a_section_per_category(bundle: B
         in text
     )
     assert "| Summary | 19 passed, 0 warned, 0 failed, 0 skipped |" in text
-    assert "**CONFORMANT at Level 2 (exit 0)**" in text
+    assert "**Level 2 conformant (badge: green, exit 0)**" in text
     assert len(re.findall(r"^## ", text, flags=re.M)) == 7
     assert "## Semantic Evaluation: PASS (SHOULD)" in text
 
@@ -365,3 +368,77 @@ def test_text_at_the_start_of_a_line_cannot_open_a_block(text: str, shown: str) 
     assert html.strip() == f"<p>Title\n{shown}</p>"
     alone = github_flavored_markdown_to_html(markdown("   " + text) + "\n")
     assert alone.strip() == f"<p>{shown}</p>"
+
+
+# --- text layout: wrapping, findings, verdicts ---------------------------------------------
+
+
+def many_findings_report(count: int) -> Report:
+    findings = tuple(f"operation_{i}.parameter: the error does not name it" for i in range(count))
+    name, listing = "Required parameters are enforced", "first, ... (+20 more)"
+    test = Verdict(
+        "L1.params.required-enforced", name, Result.FAIL, listing, findings=findings, lead=f"{count} failure(s)"
+    )
+    categories = (CategoryResult("Parameter Handling", True, (test,)),)
+    return Report("adapter", "1", "1.0.0-draft", 1, 0, categories, exit_code_for(categories))
+
+
+def test_each_finding_has_its_own_line_under_a_lead_and_the_cap_says_how_many_are_left_out() -> None:
+    from mcpaql_conformance.render.common import RenderOptions
+
+    text = render_text(many_findings_report(25), options=RenderOptions(max_findings=10))
+    lines = text.splitlines()
+    start = lines.index("       25 failure(s):")
+    assert lines[start + 1 : start + 12] == [
+        *(f"       - operation_{i}.parameter: the error does not name it" for i in range(10)),
+        "       ... and 15 more (--max-findings 0 shows all)",
+    ]
+    assert "first, ... (+20 more)" not in text  # the truncated listing gives way to the findings
+    every = render_text(many_findings_report(25), options=RenderOptions(max_findings=0))
+    assert "operation_24.parameter" in every and "more (--max-findings" not in every
+
+
+def test_text_wraps_at_the_width_with_hanging_indents_and_never_breaks_a_word() -> None:
+    from mcpaql_conformance.render.common import RenderOptions
+
+    report_ = many_findings_report(3)
+    wrapped = render_text(report_, options=RenderOptions(width=40)).splitlines()
+    unwrapped = render_text(report_).splitlines()
+    assert all(len(line) <= 40 or " " not in line.strip() for line in wrapped)
+    assert max(len(line) for line in unwrapped) > 40
+    assert wrapped[wrapped.index("  FAIL Required parameters are enforced") + 1] == (
+        "       [L1.params.required-enforced]"
+    )  # the id is one word: it moves whole to the next line, under the name
+    bullet = wrapped.index("       - operation_0.parameter: the")
+    assert wrapped[bullet + 1] == "         error does not name it"  # continued under the bullet's text
+    assert " ".join(" ".join(wrapped).split()) == " ".join(" ".join(unwrapped).split())  # nothing lost
+
+
+def test_capture_sections_are_set_apart_by_a_blank_line() -> None:
+    lines = render_text(
+        dataclasses.replace(many_findings_report(1), notes=("get_x: missing: destructive",))
+    ).splitlines()
+    position = lines.index("Not probed during capture (1):")
+    assert lines[position - 1] == "" and lines[position + 1] == "  - get_x: missing: destructive"
+
+
+@pytest.mark.parametrize(
+    ("results", "requested", "expected"),
+    [
+        ((Result.PASS,), 1, "Level 1 conformant (badge: green, exit 0)"),
+        ((Result.PASS, Result.WARN, Result.WARN), 1, "Level 1 conformant, 2 warning(s) (badge: yellow, exit 0)"),
+        ((Result.FAIL, Result.FAIL), 1, "Not conformant at Level 1: 2 MUST test(s) failed (badge: red, exit 1)"),
+    ],
+)
+def test_the_verdict_line_uses_the_badges_words_and_colour(results: tuple[Result, ...], requested: int,
+                                                           expected: str) -> None:  # fmt: skip
+    from mcpaql_conformance.model import conformance_level
+    from mcpaql_conformance.render.common import verdict_line
+
+    tests = tuple(Verdict(f"t{i}", f"t{i}", result, "") for i, result in enumerate(results))
+    categories = (CategoryResult("Error Quality", True, tests),)
+    level = conformance_level(requested, categories)
+    verdict = verdict_line(Report("a", "1", "s", requested, level, categories, exit_code_for(categories)))
+    assert verdict == expected
+    status = badge_status(Report("a", "1", "s", requested, level, categories, exit_code_for(categories)))
+    assert status.message in verdict or status.message == "not conformant"
