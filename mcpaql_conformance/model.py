@@ -138,6 +138,7 @@ class Report:
     readings: tuple[str, ...] = ()  # lenient readings a live capture took of a deviating server
     baseline: str | None = None  # the baseline file applied, if any
     stale: tuple[str, ...] = ()  # baseline entries whose tests no longer fail (they fail the run)
+    provenance: str | None = None  # where the evidence came from: "captured ... from ... over ...", or None
 
     @cached_property
     def summary(self) -> Summary:

@@ -65,6 +65,7 @@ def report_from_data(data: Any, source: str = "<report>") -> Report:
         readings=tuple(data.get("captureReadings") or ()),
         baseline=(data.get("baseline") or {}).get("file"),
         stale=tuple((data.get("baseline") or {}).get("stale") or ()),
+        provenance=data.get("provenance"),
     )
 
 

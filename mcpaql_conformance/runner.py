@@ -59,7 +59,33 @@ def evaluate(bundle: Bundle, level: int = 1, tier: str = "both", category: str |
         tool_version=__version__,
         readings=tuple(str(reading) for reading in bundle.capture_readings),
         notes=note_lines(bundle.cases("capture_notes")),
+        provenance=provenance_line(bundle.data.get("provenance")),
     )
+
+
+def provenance_line(provenance: Any) -> str | None:
+    """One line on where the evidence came from, from a bundle's ``provenance`` (None when the
+    bundle has none: evidence written by hand or by another tool)."""
+    if not isinstance(provenance, dict):
+        return None
+    server = provenance.get("server")
+    server = server if isinstance(server, dict) else {}
+    named = " ".join(str(server[key]) for key in ("name", "version") if server.get(key) not in (None, ""))
+    parts = ["captured" if provenance.get("captured") else "recorded"]
+    if provenance.get("captured_at"):
+        parts.append(f"at {provenance['captured_at']}")
+    if provenance.get("tool"):
+        parts.append(f"by {provenance['tool']} {provenance.get('tool_version') or ''}".rstrip())
+    if named:
+        parts.append(f"from {named}")
+    if provenance.get("transport"):
+        parts.append(f"over {provenance['transport']}")
+    line = " ".join(parts)
+    if provenance.get("allow_destructive") is True:
+        line += " (destructive operations called)"
+    elif provenance.get("allow_destructive") is False:
+        line += " (destructive operations withheld)"
+    return plain(line, max_len=500)
 
 
 def note_lines(notes: list[Any]) -> tuple[str, ...]:

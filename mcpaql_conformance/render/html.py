@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from markupsafe import Markup
 
 from mcpaql_conformance.model import Report
@@ -11,9 +13,14 @@ from mcpaql_conformance.render.templates import environment
 
 
 def render_html(report: Report, color: bool = False, options: RenderOptions = DEFAULT_OPTIONS) -> str:
-    badge = Markup(badge_svg(badge_status(report)))  # our own SVG: its texts were escaped when it was drawn
-    return (
-        environment("markup")
-        .get_template("report.html.j2")
-        .render(report=report, summary=report.summary, badge=badge, verdict=verdict_line(report))
+    status = badge_status(report)
+    badge = Markup(badge_svg(status))  # our own SVG: its texts were escaped when it was drawn
+    template = environment("markup").get_template("report.html.j2")
+    return template.render(
+        report=report,
+        summary=report.summary,
+        badge=badge,
+        verdict=verdict_line(report),
+        colour=status.color,
+        limit=options.max_findings or sys.maxsize,  # findings shown at once; the rest behind "N more"
     )

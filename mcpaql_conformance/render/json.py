@@ -57,6 +57,8 @@ def report_dict(report: Report) -> dict[str, Any]:
         data["captureNotes"] = list(report.notes)
     if report.baseline is not None:
         data["baseline"] = {"file": report.baseline, "stale": list(report.stale)}
+    if report.provenance is not None:
+        data["provenance"] = report.provenance
     if report.tool is not None:
         data["tool"] = report.tool
         data["toolVersion"] = report.tool_version

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
+from mcpaql_conformance import SPEC_VERSION, __version__
 from mcpaql_conformance.errors import ConfigError
-from mcpaql_conformance.model import Result
+from mcpaql_conformance.model import CategoryResult, Report, Result, TestResult
 from mcpaql_conformance.render.common import DEFAULT_OPTIONS, RenderOptions, verdict_line
 from mcpaql_conformance.render.escape import terminal
 from mcpaql_conformance.render.json import dumps, report_dict
@@ -13,7 +15,9 @@ from mcpaql_conformance.render.templates import environment
 from mcpaql_conformance.render.text import EXIT_STYLES, STYLES, Sanitised, Span, render_lines, test_lines, wrap
 from mcpaql_conformance.suite import Member, SuiteReport
 
-SUITE_FORMATS = ("text", "json", "markdown", "junit")
+SUITE_FORMATS = ("text", "json", "markdown", "junit", "html")
+# The suite's colour, by its exit code, as a badge would show it.
+SUITE_COLOURS = {0: "brightgreen", 2: "yellow"}
 
 
 def require_suite_format(fmt: str) -> None:
@@ -28,9 +32,32 @@ def render_suite(result: SuiteReport, fmt: str, color: bool = False, options: Re
         return render_lines(suite_lines(result, options), color)
     if fmt == "json":
         return dumps(suite_dict(result))
-    template = "suite.md.j2" if fmt == "markdown" else "suite.junit.xml.j2"
+    template = {"markdown": "suite.md.j2", "junit": "suite.junit.xml.j2", "html": "suite.html.j2"}[fmt]
     kind = "markdown" if fmt == "markdown" else "markup"
-    return environment(kind).get_template(template).render(result=result, verdict=verdict_line)
+    return (
+        environment(kind)
+        .get_template(template)
+        .render(
+            result=result,
+            verdict=verdict_line,
+            status=member_status,
+            failing=failing_tests,
+            limit=options.max_findings or sys.maxsize,
+            colour=SUITE_COLOURS.get(result.exit_code, "red"),
+            tool_version=__version__,
+            spec_version=SPEC_VERSION,
+        )
+    )
+
+
+def failing_tests(report: Report) -> list[tuple[CategoryResult, TestResult]]:
+    """The tests of a member that failed or warned, with their category."""
+    return [
+        (category, test)
+        for category in report.categories
+        for test in category.tests
+        if test.result in (Result.FAIL, Result.WARN)
+    ]
 
 
 def suite_dict(result: SuiteReport) -> dict[str, Any]:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
 
 import jinja2
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from mcpaql_conformance.render.escape import markdown
 from mcpaql_conformance.sanitize import plain
@@ -22,6 +23,16 @@ def _markup_safe(value: Any) -> Any:
     return plain(str(value), max_len=20000)  # strings, paths and anything else a template shows
 
 
+# Option names and test ids: a browser would break them at their hyphens.
+_UNBREAKABLE = re.compile(r"--[A-Za-z0-9][A-Za-z0-9-]*|\bL[12]\.[A-Za-z0-9_.-]*[A-Za-z0-9_]")
+
+
+def _words(value: Any) -> Markup:
+    """Escaped text in which option names and test ids never wrap (HTML only)."""
+    text = str(escape(_markup_safe(value)))
+    return Markup(_UNBREAKABLE.sub(lambda match: f'<span class="nw">{match.group()}</span>', text))
+
+
 @functools.cache
 def environment(kind: str) -> jinja2.Environment:
     """``markdown`` (finalize = markdown escape) or ``markup`` (HTML/XML autoescape)."""
@@ -35,4 +46,6 @@ def environment(kind: str) -> jinja2.Environment:
     }
     if kind == "markdown":
         return jinja2.Environment(autoescape=False, finalize=markdown, **options)
-    return jinja2.Environment(autoescape=True, finalize=_markup_safe, **options)
+    markup = jinja2.Environment(autoescape=True, finalize=_markup_safe, **options)
+    markup.filters["words"] = _words
+    return markup

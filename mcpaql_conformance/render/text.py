@@ -47,6 +47,8 @@ def report_lines(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> li
         [(f"Conformance level: {level}", None)],
         [(f"Summary: {counts} ({s.total} tests)", None)],
     ]
+    if report.provenance:
+        header.insert(4, [(f"Evidence: {terminal(report.provenance)}", None)])
     lines = [line for spans in header for line in wrap(spans, width, "  ")]
     for title, items in (
         ("Read leniently during capture", report.readings),

@@ -11,6 +11,7 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -326,3 +327,109 @@ def test_a_summary_that_cannot_be_written_warns_without_changing_the_verdict(cli
     result = cli("test", str(FIXTURES / "l1-conformant-notes.json"), env=env)
     assert result.returncode == 0
     assert result.stderr.startswith("warning: GITHUB_STEP_SUMMARY=")
+
+
+MEASURE = """<script>
+(function () {
+  var root = document.documentElement, banner = document.getElementById("verdict");
+  var lines = function (element) { return element.getClientRects().length; };
+  var metrics = {
+    viewport: root.clientWidth,
+    scrollWidth: root.scrollWidth,
+    banner: getComputedStyle(banner).backgroundColor,
+    bannerText: banner.textContent.replace(/\\s+/g, " ").trim(),
+    columns: Array.prototype.map.call(document.querySelectorAll("table.tests"), function (table) {
+      return Array.prototype.map.call(table.querySelectorAll("thead th"), function (cell) {
+        return Math.round(cell.getBoundingClientRect().width);
+      });
+    }),
+    unbroken: document.querySelectorAll(".nw, .tid").length,
+    broken: Array.prototype.filter.call(document.querySelectorAll(".nw"), function (e) { return lines(e) > 1; })
+      .map(function (e) { return e.textContent; }),
+    footer: document.getElementById("footer").textContent.replace(/\\s+/g, " ").trim()
+  };
+  parent.document.getElementById("metrics").textContent = JSON.stringify(metrics);
+})();
+</script>"""
+
+CHROMIUM_FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+]  # fmt: skip
+
+
+def in_chromium(page: Path, width: int, action: str) -> subprocess.CompletedProcess[str]:
+    browser = chromium()
+    assert browser is not None
+    with tempfile.TemporaryDirectory() as profile:
+        command = [browser, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", f"--window-size={width},2000", action]
+        result = subprocess.run([*command, page.as_uri()], capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result
+
+
+def layout(page: Path, width: int) -> dict[str, Any]:
+    """The report's layout at ``width`` CSS pixels, measured inside Chromium. Headless windows
+    are at least 500 px wide, so the report is laid out in a frame of exactly ``width``."""
+    import html as html_module
+
+    report = page.read_text().replace("</body>", MEASURE + "</body>")
+    frame = f'<iframe style="width:{width}px;height:2000px;border:0" srcdoc="{html_module.escape(report)}"></iframe>'
+    wrapper = page.with_name(f"measured-{width}.html")
+    wrapper.write_text(f'<!DOCTYPE html><html><body style="margin:0"><pre id="metrics"></pre>{frame}</body></html>')
+    dom = in_chromium(wrapper, width + 100, "--dump-dom").stdout
+    found = re.search(r'<pre id="metrics">(.*?)</pre>', dom, re.S)
+    assert found is not None and found.group(1), dom[-2000:]
+    return dict(json.loads(html_module.unescape(found.group(1))))
+
+
+def captured_bundle_withholding_a_delete() -> dict[str, Any]:
+    bundle = json.loads((FIXTURES / "l1-conformant-notes.json").read_text())
+    bundle["provenance"] = {
+        "captured": True, "tool": "mcpaql-conformance", "tool_version": "0.1.0",
+        "server": {"name": "notes", "version": "2"}, "captured_at": "2026-11-23T08:00:00+00:00",
+        "transport": "stdio", "allow_destructive": False,
+    }  # fmt: skip
+    reason = "destructive (DELETE): pass --allow-destructive against a disposable instance to probe it"
+    bundle["capture_notes"] = [
+        {"operation": "delete_note", "probe": "missing_required", "reason": reason, "cause": "destructive", "count": 1}
+    ]
+    return bundle
+
+
+@pytest.mark.skipif(
+    chromium() is None, reason="headless Chromium is not installed (.ci/run installs Debian's chromium)"
+)
+@pytest.mark.parametrize("width", [390, 1280])
+def test_html_report_layout_at_phone_and_desktop_widths(cli, write_bundle, tmp_path, width):
+    page = tmp_path / "report.html"
+    result = cli("test", str(write_bundle(captured_bundle_withholding_a_delete())), "-f", "html", "-o", str(page))
+    assert result.returncode == 0, result.stderr
+    metrics = layout(page, width)
+    assert metrics["viewport"] == width and metrics["scrollWidth"] <= width  # nothing runs off the page
+    assert metrics["banner"] == "rgb(68, 204, 17)"  # the badge's green (#4c1)
+    assert metrics["bannerText"] == "Level 1 conformant (badge: green, exit 0)"
+    assert metrics["unbroken"] >= 14 and metrics["broken"] == []  # ids and --allow-destructive never wrap
+    if width == 1280:  # columns line up from table to table (on a phone each test is a card)
+        assert len(metrics["columns"]) == 4 and all(widths == metrics["columns"][0] for widths in metrics["columns"])
+    assert metrics["footer"] == (
+        "Made by mcpaql-conformance 0.1.0 · MCP-AQL spec 1.0.0-draft · tier both · evidence: captured at 2026-11-23T08"
+        ":00:00+00:00 by mcpaql-conformance 0.1.0 from notes 2 over stdio (destructive operations withheld)"
+    )
+    shot = tmp_path / f"report-{width}.png"
+    in_chromium(page, width, f"--screenshot={shot}")
+    png = shot.read_bytes()
+    assert png.startswith(b"\x89PNG") and int.from_bytes(png[16:20], "big") == width  # the screenshot's width
+
+
+@pytest.mark.skipif(
+    chromium() is None, reason="headless Chromium is not installed (.ci/run installs Debian's chromium)"
+)
+def test_html_banner_takes_the_badges_colour(cli, tmp_path):
+    page = tmp_path / "report.html"
+    failing = FIXTURES / "diff-02-leak-stack-frame-notes.json"
+    assert cli("test", str(failing), "-f", "html", "-o", str(page)).returncode == 1
+    assert layout(page, 1280)["banner"] == "rgb(224, 93, 68)"  # red (#e05d44)
+    warned = FIXTURES / "l1-conformant-notes.json"
+    assert cli("test", str(warned), "--level", "2", "-f", "html", "-o", str(page)).returncode == 2
+    assert layout(page, 1280)["banner"] == "rgb(224, 93, 68)"  # Level 2 not met: red, as on the badge

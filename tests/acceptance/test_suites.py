@@ -157,12 +157,57 @@ def test_a_nested_suite_member_is_an_invalid_member(cli, suite_dir):
     assert "is a suite; suites cannot contain suites" in data["members"][0]["error"]
 
 
-def test_suites_write_the_step_summary_and_refuse_html_before_judging(cli, suite_dir):
+def test_suites_write_the_step_summary(cli, suite_dir):
     summary = suite_dir / "summary.md"
     cli("test", str(write_suite(suite_dir)), env={"GITHUB_STEP_SUMMARY": str(summary)})
     assert summary.read_text().startswith("# MCP-AQL Conformance Suite: adapters")
-    html = cli("test", str(write_suite(suite_dir)), "-f", "html")
-    assert html.returncode == 3 and "not available for suites" in html.stderr
+
+
+def mixed_suite(suite_dir: Path) -> Path:
+    (suite_dir / "members" / "broken.json").write_text('{"error_tests": 3}')
+    return write_suite(suite_dir, bundles=["members/*.json"])
+
+
+def test_the_suite_tree_lists_failing_tests_with_findings_and_calls_invalid_members_so(cli, suite_dir):
+    result = cli("test", str(mixed_suite(suite_dir)))
+    assert result.returncode == 3
+    lines = result.stdout.splitlines()
+    assert lines[2] == f"|-- INVALID {suite_dir}/members/broken.json (exit 3)"
+    assert lines[3] == f"|       {suite_dir}/members/broken.json: $.error_tests: expected an array, got integer"
+    failing = lines.index(f"|-- NOT CONFORMANT {suite_dir}/members/diff-02-leak-stack-frame-notes.json (exit 1)")
+    assert lines[failing + 1 : failing + 9] == [
+        "|       Not conformant at Level 1: 1 MUST test(s) failed (badge: red, exit 1)",
+        "|       PASS Introspection Fidelity [MUST]",
+        "|       PASS Parameter Handling [MUST]",
+        "|       FAIL Error Quality [MUST]",
+        "|           FAIL Error messages do not leak implementation internals  [L1.errors.no-leakage]",
+        "|                1 failure(s):",
+        "|                - $.error_tests[0].response.error.message: stack frame 'at handler"
+        " (/srv/app/src/notes.ts:41:9)'",
+        "|       PASS Round-Trip Integrity [MUST]",
+    ]
+    assert lines[-1] == "2/4 bundles conformant (exit 3)"
+    coloured = cli("test", str(mixed_suite(suite_dir)), env={"FORCE_COLOR": "1"}).stdout
+    assert "\x1b[1;31mINVALID\x1b[0m" in coloured and "\x1b[1;32mCONFORMANT\x1b[0m" in coloured
+
+
+def test_suite_markdown_and_html_list_failing_tests_and_invalid_members(cli, suite_dir):
+    markdown = cli("test", str(mixed_suite(suite_dir)), "-f", "markdown").stdout
+    assert f"| {suite_dir}/members/broken.json | INVALID | | | 3 |" in markdown.replace("\\_", "_")
+    assert "## Tests that failed or warned" in markdown
+    assert "- **FAIL** Error messages do not leak implementation internals (L1.errors.no-leakage, Error Quality):" in (
+        markdown
+    )
+    page = suite_dir / "suite.html"
+    result = cli("test", str(mixed_suite(suite_dir)), "-f", "html", "-o", str(page))
+    assert result.returncode == 3
+    html = page.read_text()
+    assert (
+        '<p class="banner red" id="verdict" role="status">2/4 bundles conformant (level 1, tier both, exit 3)</p>'
+        in html
+    )
+    assert '<tr class="member" data-status="INVALID">' in html and "<h2>Tests that failed or warned</h2>" in html
+    assert '<span class="tid">L1.errors.no-leakage</span>' in html
 
 
 def member_names(cli: Any, suite: Path) -> list[str]:
