@@ -139,13 +139,14 @@ def write_atomic(path: Path, text: str, durable: bool = True) -> None:
 
     Through a symbolic link, the link's target is replaced and the link stays. A character
     device or a FIFO (``/dev/stdout``, ``/dev/null``, a pipe) is written to directly: only
-    regular files are replaced. A replaced file keeps its permissions. ``durable``: also
+    regular files are replaced. A replaced file keeps its permissions; a missing folder is
+    created. ``durable``: also
     force the file to disk first (off for the many small capture records)."""
     shown = plain(str(path))
     path = path.expanduser()
     try:
         existing = os.stat(path)  # through any link: what will be written to
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # not there yet (its folder may not be either)
         existing = None
     except OSError as exc:
         raise ConfigError(f"{shown}: cannot write output: {plain(exc.strerror or str(exc))}") from None
@@ -155,11 +156,22 @@ def write_atomic(path: Path, text: str, durable: bool = True) -> None:
         _write_through(path, text, shown)  # /dev/stdout, a pipe, /dev/null: opened as named
         return
     target = Path(os.path.realpath(path))  # a regular file (or none yet): replace the link's target
-    directory = target.parent
-    if not directory.is_dir():
-        raise ConfigError(f"{shown}: cannot write output: folder {plain(str(directory))} does not exist")
+    make_folder(target.parent, shown)
     mode = stat.S_IMODE(existing.st_mode) if existing is not None else 0o644
     _replace(target, text, durable, mode, shown)
+
+
+def make_folder(directory: Path, shown: str) -> None:
+    """Create an output's folder and its parents when missing (as ``--junitxml`` does)."""
+    if directory.is_dir():
+        return
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        reason = plain(exc.strerror or str(exc))
+        raise ConfigError(
+            f"{shown}: cannot write output: cannot create folder {plain(str(directory))}: {reason}"
+        ) from None
 
 
 def _write_through(target: Path, text: str, shown: str) -> None:

@@ -37,7 +37,8 @@ from mcpaql_conformance.capture.plan import Plan, check_plan_operations, load_pl
 from mcpaql_conformance.capture.probes import probe_batch, probe_operation, run_examples
 from mcpaql_conformance.capture.records import RecordWriter
 from mcpaql_conformance.capture.redact import SHORT_SECRET, Redactor
-from mcpaql_conformance.jsonio import write_atomic
+from mcpaql_conformance.errors import ConfigError
+from mcpaql_conformance.jsonio import make_folder, write_atomic
 from mcpaql_conformance.reading import Readings, parameters_of, read_detail
 from mcpaql_conformance.sanitize import plain
 
@@ -136,8 +137,10 @@ def _check_outputs(options: CaptureOptions) -> None:
         target = Path(os.path.realpath(path))
         if target.is_dir():
             raise CaptureError(f"{option} {plain(str(path))}: is a directory, expected a file")
-        if not target.parent.is_dir():
-            raise CaptureError(f"{option} {plain(str(path))}: folder {plain(str(target.parent))} does not exist")
+        try:
+            make_folder(target.parent, f"{option} {plain(str(path))}")
+        except ConfigError as exc:
+            raise CaptureError(str(exc)) from None
         if not target.exists() or target.is_file():
             _try_writing(option, path, target.parent)
     records = options.capture_dir

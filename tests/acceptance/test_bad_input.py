@@ -123,11 +123,14 @@ def test_report_command_rejects_an_unknown_result_value(cli, write_bundle):
     assert_config_error(cli("report", str(write_bundle(report))), "$.categories[0].tests[0].result: must be one of")
 
 
-def test_output_into_a_missing_folder_is_a_configuration_error(cli, write_bundle, tmp_path):
+def test_output_into_a_missing_folder_creates_it_and_a_file_in_the_way_is_an_error(cli, write_bundle, tmp_path):
     target = tmp_path / "no" / "such" / "report.json"
-    result = cli("test", str(write_bundle(minimal_conformant_bundle())), "-o", str(target))
-    assert_config_error(result, "cannot write output", "does not exist")
-    assert not target.parent.exists()
+    result = cli("test", str(write_bundle(minimal_conformant_bundle())), "-o", str(target), "-f", "json")
+    assert result.returncode == 0 and json.loads(target.read_text())["exitCode"] == 0
+    (tmp_path / "file").write_text("x")
+    blocked = tmp_path / "file" / "report.json"
+    result = cli("test", str(write_bundle(minimal_conformant_bundle())), "-o", str(blocked))
+    assert_config_error(result, f"{blocked}: cannot write output: cannot create folder {tmp_path}/file: ")
 
 
 def test_invalid_json_report_input(cli, tmp_path):

@@ -286,7 +286,7 @@ def test_example_reports_match_what_the_documented_command_produces(tmp_path):
     committed = {name: (ROOT / "reports" / name).read_text() for name in produced}
     assert produced == committed, "reports/ drifted: run python reports/generate.py"
     assert {Path(n).suffix for n in produced} >= {".md", ".html", ".xml", ".svg"}
-    assert "reports/generate.py" in (ROOT / "README.md").read_text()
+    assert "python reports/generate.py" in (ROOT / "CONTRIBUTING.md").read_text()
 
 
 # --- regressions from review -------------------------------------------------------------------

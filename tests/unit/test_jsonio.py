@@ -302,12 +302,18 @@ def test_write_atomic_interrupted_write_leaves_no_temp_file_and_re_raises(
     assert list(tmp_path.iterdir()) == []
 
 
-def test_write_atomic_refuses_a_missing_folder(tmp_path: Path) -> None:
-    target = tmp_path / "no-such-folder" / "report.json"
+def test_write_atomic_creates_a_missing_folder(tmp_path: Path) -> None:
+    target = tmp_path / "new" / "folder" / "report.json"
+    write_atomic(target, "x")
+    assert target.read_text() == "x"
+
+
+def test_write_atomic_names_a_folder_it_cannot_create(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    target = tmp_path / "file" / "sub" / "report.json"
     with pytest.raises(ConfigError) as caught:
         write_atomic(target, "x")
-    assert str(caught.value) == (f"{target}: cannot write output: folder {tmp_path / 'no-such-folder'} does not exist")
-    assert not target.parent.exists()
+    assert str(caught.value).startswith(f"{target}: cannot write output: cannot create folder {tmp_path}/file/sub: ")
 
 
 def test_write_atomic_refuses_a_directory_target(tmp_path: Path) -> None:
