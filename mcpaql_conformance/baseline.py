@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from mcpaql_conformance.checks import CATEGORIES
+from mcpaql_conformance.configio import load_config_file, refuse_unknown_keys
 from mcpaql_conformance.errors import ConfigError
-from mcpaql_conformance.jsonio import load_json_file
 from mcpaql_conformance.kinds import BASELINE, refuse_other_kinds
 from mcpaql_conformance.model import EXIT_MUST_FAILED, CategoryResult, Report, Result, exit_code_for
 from mcpaql_conformance.sanitize import plain
@@ -33,8 +33,9 @@ class Entry:
 def load_baseline(path: Path) -> list[Entry]:
     """Read ``{"entries": [{"id" | "category": ..., "reason": ...}]}`` (or the bare list)."""
     source = plain(str(path))
-    data = load_json_file(path, "baseline")
+    data = load_config_file(path, "baseline")
     refuse_other_kinds(data, source, BASELINE)
+    refuse_unknown_keys(data, "baseline", source)
     items = data.get("entries") if isinstance(data, dict) else data
     if not isinstance(items, list):
         raise ConfigError(f'{source}: $: expected {{"entries": [...]}} or a list of entries')

@@ -142,12 +142,15 @@ def judging_options(function: Any) -> Any:
         ),
         click.option("--output", "-o", type=click.Path(path_type=Path), help="Write the report to FILE (atomically)."),
         click.option(
-            "--category", "-c", metavar="NAME", help="Run one category only (name matched case-insensitively)."
+            "--category",
+            "-c",
+            metavar="NAME",
+            help="Run one category only (its name, or a unique start of it, in any case).",
         ),
         click.option(
             "--baseline",
             type=click.Path(path_type=Path),
-            help="Expected failures (JSON): listed failures do not fail the run; stale entries do.",
+            help="Expected failures (JSON or YAML): listed failures do not fail the run; stale entries do.",
         ),
         MAX_FINDINGS_OPTION,
     ]
@@ -405,13 +408,25 @@ def _validate_text(results: dict[Path, list[Any]]) -> None:
     )
 
 
+SCHEMA_KINDS = ("bundle", "plan", "tasks", "scenario", "baseline", "report")
+
+
 @cli.command("schema")
-@click.option("--plan", "plan", is_flag=True, help="Print the capture-plan schema instead.")
-def schema_command(plan: bool) -> None:
-    """Print the evidence-bundle JSON Schema (draft 2020-12), for editors and validators."""
+@click.argument("kind", type=click.Choice(SCHEMA_KINDS, case_sensitive=False), default="bundle")
+@click.option("--plan", "plan", is_flag=True, help="Same as `schema plan` (kept for old scripts).")
+def schema_command(kind: str, plan: bool) -> None:
+    """Print a JSON Schema (draft 2020-12) for editors and validators: the evidence bundle
+    (default), a capture plan, agent tasks, a scenario, a baseline or a JSON report.
+
+    \b
+      mcpaql-conformance schema > bundle.schema.json
+      mcpaql-conformance schema scenario > scenario.schema.json
+
+    Plans, tasks, scenarios and baselines may be written in YAML too; the schema is the same.
+    """
     from mcpaql_conformance.schemas import _HERE
 
-    name = "plan" if plan else "bundle"
+    name = "plan" if plan else kind.lower()
     sys.stdout.write((_HERE / f"{name}.schema.json").read_text(encoding="utf-8"))
 
 
@@ -443,7 +458,9 @@ def badge(results: Path, fmt: str, output: Path | None) -> int:
 def capture_options(function: Any) -> Any:
     """The options `capture` and `check` share (what to connect to, how to probe)."""
     options = [
-        click.option("--plan", type=click.Path(path_type=Path), help="Capture plan (JSON): values, examples, cycles."),
+        click.option(
+            "--plan", type=click.Path(path_type=Path), help="Capture plan (JSON or YAML): values, examples, cycles."
+        ),
         click.option(
             "--capture-dir",
             type=click.Path(path_type=Path),
@@ -471,6 +488,103 @@ def capture_options(function: Any) -> Any:
     for option in reversed(options):
         function = option(function)
     return function
+
+
+def agent_options(function: Any) -> Any:
+    """The options `agent` and `check --agent` share: the model, the judge, tasks and scenarios."""
+    options = [
+        click.option("--model", metavar="PROVIDER:MODEL", help="The model: openai:NAME or anthropic:NAME."),
+        click.option("--base-url", metavar="URL", help="OpenAI-compatible endpoint (Ollama, vLLM, llama.cpp...)."),
+        click.option("--api-key-env", metavar="VAR", help="Variable holding the model's key (default: by provider)."),
+        click.option("--judge", metavar="PROVIDER:MODEL", help="Tier 2: a model that grades each run's transcript."),
+        click.option("--judge-base-url", metavar="URL", help="The judge's OpenAI-compatible endpoint."),
+        click.option("--judge-api-key-env", metavar="VAR", help="Variable holding the judge's key."),
+        click.option("--tasks", type=click.Path(path_type=Path), help="Your own tasks (JSON or YAML)."),
+        click.option(
+            "--scenario",
+            "scenarios",
+            multiple=True,
+            type=click.Path(path_type=Path),
+            help="A pinned interaction to play instead of a model (JSON or YAML; repeatable).",
+        ),
+        click.option("--no-builtin", is_flag=True, help="Run only --tasks, not the built-in tasks."),
+        click.option("--runs", type=click.IntRange(1, 100), default=3, show_default=True, help="Runs per task."),
+        click.option(
+            "--min-pass-rate",
+            type=click.FloatRange(0, 1),
+            default=0.8,
+            show_default=True,
+            help="Share of a task's runs that must pass.",
+        ),
+        click.option("--max-turns", type=click.IntRange(1, 100), default=8, show_default=True, help="Turns per run."),
+        click.option("--model-timeout", type=float, default=120.0, show_default=True, help="Seconds per model reply."),
+        click.option(
+            "--transcripts",
+            type=click.Path(path_type=Path),
+            default=Path("transcripts"),
+            show_default=True,
+            help="Folder for one JSONL transcript per run.",
+        ),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+def _endpoint(spec: str | None, base_url: str | None, key_env: str | None, timeout: float, option: str) -> Any:
+    from mcpaql_conformance.agent.providers import Endpoint, ModelSpec
+
+    if spec is None:
+        if base_url is not None or key_env is not None:
+            raise click.UsageError(f"{option}-base-url and {option}-api-key-env need {option} PROVIDER:MODEL")
+        return None
+    if not timeout > 0 or timeout == float("inf"):
+        raise click.UsageError(f"--model-timeout must be a positive number of seconds, not {timeout:g}")
+    return Endpoint(ModelSpec.parse(spec, option), base_url, key_env, timeout)
+
+
+def _agent_options(bundle: Path, target: Any, allow_destructive: bool, timeout: float, settings: dict[str, Any]) -> Any:
+    from mcpaql_conformance.agent.run import AgentOptions
+
+    model = _endpoint(
+        settings["model"], settings["base_url"], settings["api_key_env"], settings["model_timeout"], "--model"
+    )
+    judge = _endpoint(
+        settings["judge"], settings["judge_base_url"], settings["judge_api_key_env"], settings["model_timeout"],
+        "--judge",
+    )  # fmt: skip
+    return AgentOptions(
+        target=target,
+        bundle=bundle,
+        model=model,
+        judge=judge,
+        tasks=settings["tasks"],
+        scenarios=tuple(settings["scenarios"]),
+        builtin=not settings["no_builtin"],
+        runs=settings["runs"],
+        min_pass_rate=settings["min_pass_rate"],
+        max_turns=settings["max_turns"],
+        transcripts=settings["transcripts"],
+        allow_destructive=allow_destructive,
+        timeout=timeout,
+    )
+
+
+def _run_agent(options: Any, *, kept_bundle: bool = True) -> Any:
+    from mcpaql_conformance import lifetime
+    from mcpaql_conformance.agent.run import run_agent
+    from mcpaql_conformance.sanitize import plain
+
+    lifetime.heavy_process()
+    result = run_agent(options, lambda line: click.echo(f"agent: {line}", err=True))
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    for reason in result.skipped:
+        click.echo(f"agent: built-in task not applicable: {plain(reason)}", err=True)
+    kept = f"; transcripts: {click.format_filename(result.transcripts)}" if result.transcripts else ""
+    where = f" in {click.format_filename(options.bundle)}" if kept_bundle else ""
+    click.echo(f"agent: {result.runs} run(s) recorded{where}{kept}", err=True)
+    return result
 
 
 def _capture_options(bundle: Path, command: tuple[str, ...], url: str | None, settings: dict[str, Any]) -> Any:
@@ -542,8 +656,64 @@ def capture(bundle_path: Path, url: str | None, command: tuple[str, ...], **sett
     "--bundle",
     "bundle_path",
     type=click.Path(path_type=Path),
+    default=Path("agent-bundle.json"),
+    show_default=True,
+    help="The bundle to add the agent evidence to (created if missing; atomically).",
+)
+@agent_options
+@click.option("--timeout", type=float, default=20.0, show_default=True, help="Seconds each tool call may take.")
+@click.option(
+    "--allow-destructive",
+    is_flag=True,
+    help="Let the model call DELETE/EXECUTE/destructive operations (use a disposable instance).",
+)
+@click.option("--url", help="Streamable-HTTP endpoint of a running server (instead of a command).")
+@click.argument("command", nargs=-1, type=click.UNPROCESSED)
+def agent(
+    bundle_path: Path,
+    timeout: float,
+    allow_destructive: bool,
+    url: str | None,
+    command: tuple[str, ...],
+    **settings: Any,
+) -> int:
+    """Let an LLM drive a live MCP-AQL server through its MCP tools, or play pinned scenarios,
+    and record the runs as Semantic Evaluation evidence (agent_tests and agent_runs in
+    --bundle, one JSONL transcript per run). The verdict is `test --level 2`'s.
+
+    
+      mcpaql-conformance agent --scenario scenarios/demo-notes.yaml -- python -m mcpaql_conformance.demo_adapter
+      mcpaql-conformance agent --model openai:gpt-4o-mini -- python my_server.py
+      mcpaql-conformance agent --model openai:local --base-url http://127.0.0.1:8080/v1 --url URL
+
+    Exit 0 once the evidence is written; 3 when the model or the server cannot be used.
+    """
+    target = _target(command, url, timeout)
+    options = _agent_options(bundle_path, target, allow_destructive, timeout, settings)
+    _run_agent(options)
+    click.echo(f"next: mcpaql-conformance test {click.format_filename(bundle_path)} --level 2", err=True)
+    return 0
+
+
+def _target(command: tuple[str, ...], url: str | None, timeout: float) -> Any:
+    from mcpaql_conformance.capture.connection import Target
+
+    if bool(url) == bool(command):
+        raise click.UsageError("give either --url URL or a server command after --, not both or neither")
+    if not timeout > 0 or timeout == float("inf"):
+        raise click.UsageError(f"--timeout must be a positive number of seconds, not {timeout:g}")
+    return Target(command=command, url=url)
+
+
+@cli.command(context_settings={"ignore_unknown_options": True})
+@click.option(
+    "--bundle",
+    "bundle_path",
+    type=click.Path(path_type=Path),
     help="Also keep the evidence bundle here (atomically); by default it is not kept.",
 )
+@click.option("--agent", "with_agent", is_flag=True, help="Also run the agent tasks and scenarios (see `agent`).")
+@agent_options
 @judging_options
 @capture_options
 def check(
@@ -557,6 +727,7 @@ def check(
     max_findings: int,
     url: str | None,
     command: tuple[str, ...],
+    with_agent: bool,
     **settings: Any,
 ) -> int:
     """Capture a live MCP-AQL server and judge it in one run: the report of `test`, with its
@@ -566,18 +737,36 @@ def check(
     \b
       mcpaql-conformance check --allow-destructive -- python -m mcpaql_conformance.demo_adapter
       mcpaql-conformance check --url http://127.0.0.1:8000/mcp --level 2 -f markdown -o report.md
+      mcpaql-conformance check --agent --model openai:gpt-4o-mini --level 2 -- python my_server.py
+
+    With --agent, the agent tasks and scenarios run after the capture (a second session) and
+    their evidence joins the bundle before it is judged.
     """
     import tempfile
 
     # bad options: before any server starts
     judging = _judging(level, tier, fmt, output, category, baseline, max_findings)
+    agent_settings = {key: settings.pop(key) for key in AGENT_SETTINGS}
     with tempfile.TemporaryDirectory(prefix="mcpaql-check-") as scratch:
         target = bundle_path if bundle_path is not None else Path(scratch) / "bundle.json"
         options = _capture_options(target, command, url, settings)
-        result = _run_capture(options)
+        agent = None
+        if with_agent:
+            agent = _agent_options(target, options.target, options.allow_destructive, options.timeout, agent_settings)
+        elif any(agent_settings[key] for key in ("model", "judge", "tasks", "scenarios")):
+            raise click.UsageError("--model, --judge, --tasks and --scenario need --agent")
+        bundle = _run_capture(options).bundle
+        if agent is not None:
+            bundle = _run_agent(agent, kept_bundle=bundle_path is not None).bundle
         if bundle_path is not None:
             click.echo(f"bundle: {click.format_filename(bundle_path)}", err=True)
-        return _judge(result.bundle, options.target.describe(), judging)
+        return _judge(bundle, options.target.describe(), judging)
+
+
+AGENT_SETTINGS = (
+    "model", "base_url", "api_key_env", "judge", "judge_base_url", "judge_api_key_env", "tasks", "scenarios",
+    "no_builtin", "runs", "min_pass_rate", "max_turns", "model_timeout", "transcripts",
+)  # fmt: skip
 
 
 @cli.command()

@@ -1,7 +1,7 @@
 """What a JSON document is, so that a file given to the wrong command is named as what it is.
 
-The tool reads five kinds of JSON file: evidence bundles, conformance reports, suites,
-capture plans and baselines. Each loader calls ``refuse_other_kinds`` first: a report passed
+The tool reads seven kinds of file: evidence bundles, conformance reports, suites, capture
+plans, baselines, agent tasks and agent scenarios. Each loader calls ``refuse_other_kinds`` first: a report passed
 to `test` is not judged as an empty bundle (41 lines of "no evidence"), it is one line
 that says what the file is and which command takes it, exit 3.
 """
@@ -19,6 +19,8 @@ REPORT = "a conformance report"
 SUITE = "a suite"
 PLAN = "a capture plan"
 BASELINE = "a baseline"
+TASKS = "an agent tasks file"
+SCENARIO = "an agent scenario"
 
 # Keys that only one kind has (a bundle's evidence sections, a report's verdicts...).
 _BUNDLE_KEYS = frozenset(
@@ -26,7 +28,7 @@ _BUNDLE_KEYS = frozenset(
         "introspection", "parameter_tests", "error_tests", "accepted_parameters", "round_trip_tests",
         "update_preservation_tests", "constraint_tests", "semantic_tests", "agent_tests", "batch_example",
         "endpoint_modes", "capabilities", "routing_tests", "valid_requests", "mcp_tools", "capture_notes",
-        "capture_readings", "provenance", "expected_exit_code", "expected_level",
+        "capture_readings", "provenance", "expected_exit_code", "expected_level", "agent_runs",
     }
 )  # fmt: skip
 _REPORT_KEYS = frozenset({"summary", "exitCode", "requestedLevel", "conformanceLevel", "specVersion", "toolVersion"})
@@ -47,6 +49,10 @@ def kind_of(data: Any) -> str | None:
         return REPORT
     if "bundles" in keys:
         return SUITE
+    if isinstance(data.get("tasks"), list) and not keys & _PLAN_KEYS:
+        return TASKS
+    if isinstance(data.get("events"), list) and "name" in keys:
+        return SCENARIO
     if data.get("$schema") == PLAN_SCHEMA or keys & _PLAN_KEYS:
         return PLAN
     entries = data.get("entries")
@@ -67,6 +73,8 @@ def _advice(kind: str, source: str) -> str:
         SUITE: f"judge its members with: mcpaql-conformance test {source}",
         PLAN: f"use it with: mcpaql-conformance capture --plan {source} -- SERVER COMMAND",
         BASELINE: f"use it with: mcpaql-conformance test BUNDLE --baseline {source}",
+        TASKS: f"use it with: mcpaql-conformance agent --tasks {source} --model PROVIDER:MODEL -- SERVER COMMAND",
+        SCENARIO: f"use it with: mcpaql-conformance agent --scenario {source} -- SERVER COMMAND",
     }[kind]
 
 

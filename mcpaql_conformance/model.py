@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
+from typing import Any
 
 
 class Result(StrEnum):
@@ -139,6 +140,8 @@ class Report:
     baseline: str | None = None  # the baseline file applied, if any
     stale: tuple[str, ...] = ()  # baseline entries whose tests no longer fail (they fail the run)
     provenance: str | None = None  # where the evidence came from: "captured ... from ... over ...", or None
+    agent_summary: str | None = None  # the latest agent invocation: model, runs, judge, tool list
+    agent_metrics: tuple[Any, ...] = ()  # agent.metrics.AgentMetrics rows (tasks, then "all")
 
     @cached_property
     def summary(self) -> Summary:

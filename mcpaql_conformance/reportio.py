@@ -66,6 +66,29 @@ def report_from_data(data: Any, source: str = "<report>") -> Report:
         baseline=(data.get("baseline") or {}).get("file"),
         stale=tuple((data.get("baseline") or {}).get("stale") or ()),
         provenance=data.get("provenance"),
+        agent_summary=(data.get("agentRuns") or {}).get("summary"),
+        agent_metrics=_agent_metrics((data.get("agentRuns") or {}).get("metrics")),
+    )
+
+
+def _agent_metrics(rows: Any) -> tuple[Any, ...]:
+    from mcpaql_conformance.agent.metrics import AgentMetrics
+
+    def number(value: Any) -> float | None:
+        return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+    return tuple(
+        AgentMetrics(
+            task=plain(str(row.get("task", ""))),
+            runs=int(row.get("runs") or 0) if isinstance(row.get("runs"), int) else 0,
+            first_call_success=number(row.get("firstCallSuccess")),
+            turns=number(row.get("turns")),
+            tokens=number(row.get("tokens")),
+            recovery=number(row.get("recovery")),
+            seconds=number(row.get("seconds")),
+        )
+        for row in rows or []
+        if isinstance(row, dict)
     )
 
 

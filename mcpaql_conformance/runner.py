@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcpaql_conformance import __version__
+from mcpaql_conformance.agent.metrics import agent_metrics
 from mcpaql_conformance.bundle import Bundle
 from mcpaql_conformance.checks import CATEGORIES, Category, Context
 from mcpaql_conformance.errors import ConfigError
@@ -22,15 +23,19 @@ def categories_for(level: int) -> tuple[Category, ...]:
 
 
 def select_category(level: int, name: str) -> Category:
-    """The category named (case-insensitively), or a ConfigError listing the valid names."""
-    wanted = name.strip().casefold()
-    for category in CATEGORIES:
-        if category.name.casefold() == wanted:
-            if category.level > level:
-                raise ConfigError(
-                    f"category {category.name!r} is a Level {category.level} category; add --level {category.level}"
-                )
-            return category
+    """The category named (case-insensitively; a unique start of its name will do: ``semantic``,
+    ``errors``), or a ConfigError listing the valid names."""
+    wanted = " ".join(name.split()).casefold()
+    exact = [c for c in CATEGORIES if c.name.casefold() == wanted]
+    starts = [c for c in CATEGORIES if wanted and c.name.casefold().startswith(wanted.rstrip("s"))]
+    found = exact or (starts if len(starts) == 1 else [])
+    if found:
+        category = found[0]
+        if category.level > level:
+            raise ConfigError(
+                f"category {category.name!r} is a Level {category.level} category; add --level {category.level}"
+            )
+        return category
     valid = ", ".join(repr(c.name) for c in categories_for(level))
     raise ConfigError(f"unknown category {plain(name)!r}; valid categories at level {level}: {valid}")
 
@@ -60,7 +65,29 @@ def evaluate(bundle: Bundle, level: int = 1, tier: str = "both", category: str |
         readings=tuple(str(reading) for reading in bundle.capture_readings),
         notes=note_lines(bundle.cases("capture_notes")),
         provenance=provenance_line(bundle.data.get("provenance")),
+        agent_summary=agent_summary(bundle.cases("agent_runs")),
+        agent_metrics=agent_metrics(bundle.cases("agent_tests")),
     )
+
+
+def agent_summary(runs: list[Any]) -> str | None:
+    """One line on the latest agent invocation recorded in the bundle."""
+    latest = next((run for run in reversed(runs) if isinstance(run, dict)), None)
+    if latest is None:
+        return None
+    listed = latest.get("tool_list")
+    tools: dict[str, Any] = listed if isinstance(listed, dict) else {}
+    shown = f"{tools.get('tools')} tool(s) shown to the model ({tools.get('characters')} characters)"
+    scenarios = len(latest.get("scenarios") or [])
+    if not latest.get("model"):
+        parts = [f"{scenarios} scenario(s), no model", shown]
+    else:
+        model = str(latest["model"]) + (f" at {latest['base_url']}" if latest.get("base_url") else "")
+        parts = [model, f"{latest.get('runs')} run(s) per task, up to {latest.get('max_turns')} turns"]
+        parts += [f"judge: {latest.get('judge') or 'none'}", shown]
+        parts += [f"{scenarios} scenario(s)"] if scenarios else []
+    parts.append(f"on {latest.get('date')}")
+    return plain("; ".join(parts), max_len=500)
 
 
 def provenance_line(provenance: Any) -> str | None:

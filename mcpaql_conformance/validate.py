@@ -19,6 +19,7 @@ from mcpaql_conformance.values import list_index
 
 ERROR, WARNING, INFO = "error", "warning", "info"
 _TOOL_ID = re.compile(r"^[a-z][a-z0-9_]*/[a-z][a-z0-9_]*$")
+_OPERATION = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
 @dataclass(frozen=True)
@@ -244,14 +245,14 @@ def impossible_path(document: Any, path: str) -> str | None:
 @rule("MQA010", ERROR, "Agent test without input", "give the prompt the agent was given in input")
 def _agent_input(ctx: Context) -> Iterator[tuple[str, str]]:
     for index, case in enumerate(ctx.bundle.cases("agent_tests")):
-        if not case["input"].strip():
+        if not case["input"].strip() and case.get("kind") != "scenario":
             yield json_path(["agent_tests", index, "input"]), "the input prompt is empty"
 
 
-@rule("MQA011", ERROR, "Agent test without expectedTools", "list the endpoint/operation ids the agent must call")
+@rule("MQA011", ERROR, "Agent test without expectedTools", "list the operations the agent must call")
 def _agent_tools(ctx: Context) -> Iterator[tuple[str, str]]:
     for index, case in enumerate(ctx.bundle.cases("agent_tests")):
-        if not case.get("expectedTools"):
+        if not case.get("expectedTools") and case.get("kind") != "scenario":  # a scenario has its own `expect`
             yield json_path(["agent_tests", index, "expectedTools"]), "no expected tools: tool use cannot be checked"
 
 
@@ -259,15 +260,19 @@ def _agent_tools(ctx: Context) -> Iterator[tuple[str, str]]:
     "MQA012",
     ERROR,
     "Invalid tool id in an agent test",
-    "write endpoint/operation with a documented operation and its endpoint, e.g. read/get_note",
+    "write a documented operation (get_note) or its endpoint/operation id (read/get_note)",
 )
 def _agent_tool_ids(ctx: Context) -> Iterator[tuple[str, str]]:
     endpoints = {name: detail.get("endpoint") for name, detail in ctx.details_by_name.items()}
     for index, case in enumerate(ctx.bundle.cases("agent_tests")):
         for position, tool in enumerate(case.get("expectedTools") or []):
             where = json_path(["agent_tests", index, "expectedTools", position])
+            if _OPERATION.match(tool):
+                if endpoints and tool not in endpoints and tool != "introspect":
+                    yield where, f"{tool!r} is not a documented operation"
+                continue
             if not _TOOL_ID.match(tool):
-                yield where, f"{tool!r} is not an endpoint/operation id"
+                yield where, f"{tool!r} is neither an operation name nor an endpoint/operation id"
                 continue
             endpoint, operation = tool.split("/")
             if endpoints and operation not in endpoints:

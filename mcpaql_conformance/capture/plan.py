@@ -9,7 +9,6 @@ error with a did-you-mean, because a typo would otherwise silently drop a cycle.
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from dataclasses import dataclass, field
@@ -18,11 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from mcpaql_conformance.configio import check_document, load_config_file
 from mcpaql_conformance.errors import ConfigError
-from mcpaql_conformance.jsonio import load_json_file, write_atomic
+from mcpaql_conformance.jsonio import write_atomic
 from mcpaql_conformance.kinds import PLAN, PLAN_SCHEMA, refuse_other_kinds
 from mcpaql_conformance.sanitize import plain
-from mcpaql_conformance.schemas import json_path, plan_schema, schema_document
+from mcpaql_conformance.schemas import did_you_mean
 from mcpaql_conformance.values import MISSING, resolve_path
 
 if TYPE_CHECKING:
@@ -61,14 +61,11 @@ def load_plan(path: Path | None) -> Plan:
     if path is None:
         return Plan()
     source = plain(str(path))
-    data = load_json_file(path, "plan")
+    data = load_config_file(path, "plan")
     refuse_other_kinds(data, source, PLAN)
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: $: expected a JSON object (a capture plan)")
-    _check_keys(data, source)
-    reason = plan_schema().shape_error(data)
-    if reason is not None:
-        raise ConfigError(f"{source}: {reason}")
+    check_document(data, "plan", source)
     plan = Plan(implementation=data.get("implementation"), values=dict(data.get("values", {})), source=source)
     for parameter, variable in data.get("env", {}).items():
         if variable not in os.environ:
@@ -79,46 +76,6 @@ def load_plan(path: Path | None) -> Plan:
     for key in CYCLES:
         setattr(plan, key, list(data.get(key, [])))
     return plan
-
-
-def _check_keys(data: JsonObject, source: str) -> None:
-    """Unknown keys anywhere in the plan, each with the closest known key."""
-    document = schema_document("plan")
-    _known(data, set(document["properties"]), "$", source)
-    steps = set(document["$defs"]["Step"]["properties"])
-    for index, example in enumerate(_entries(data, "examples")):
-        if isinstance(example, dict):
-            _known(example, steps, json_path(["examples", index]), source)
-    for key, definition in CYCLES.items():
-        allowed = document["$defs"][definition]["properties"]
-        for index, cycle in enumerate(_entries(data, key)):
-            if not isinstance(cycle, dict):
-                continue
-            where = json_path([key, index])
-            _known(cycle, set(allowed), where, source)
-            for step, spec in allowed.items():
-                if "$ref" in spec and spec["$ref"].endswith("/Step") and isinstance(cycle.get(step), dict):
-                    _known(cycle[step], steps, f"{where}.{step}", source)
-
-
-def _entries(data: JsonObject, key: str) -> list[Any]:
-    value = data.get(key)
-    return value if isinstance(value, list) else []
-
-
-def _known(value: JsonObject, allowed: set[str], where: str, source: str) -> None:
-    for key in value:
-        if key not in allowed:
-            raise ConfigError(f"{source}: {where}: unknown key {plain(key)!r}{did_you_mean(key, allowed)}")
-
-
-def did_you_mean(word: str, choices: Any) -> str:
-    """`` (did you mean 'x'?)`` for the closest choice (a close spelling, or a shortening), else ""."""
-    options = sorted(choices)
-    close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
-    if not close and len(word) >= 3:
-        close = [c for c in options if c.startswith(word) or word.startswith(c)][:1]
-    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def check_plan_operations(plan: Plan, operations: list[str]) -> None:

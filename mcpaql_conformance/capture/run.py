@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import os
-import signal
 import threading
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,6 +34,7 @@ from mcpaql_conformance.capture.plan import Plan, check_plan_operations, load_pl
 from mcpaql_conformance.capture.probes import probe_batch, probe_operation, run_examples
 from mcpaql_conformance.capture.records import RecordWriter
 from mcpaql_conformance.capture.redact import SHORT_SECRET, Redactor
+from mcpaql_conformance.capture.signals import Stop
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.jsonio import make_folder, write_atomic
 from mcpaql_conformance.reading import Readings, parameters_of, read_detail
@@ -77,7 +75,7 @@ def capture(options: CaptureOptions) -> CaptureResult:
     plan = load_plan(options.plan)
     _check_outputs(options)
     result: list[CaptureResult] = []
-    stop = _Stop()
+    stop = Stop()
 
     async def main() -> None:
         with stop.on_signals(), anyio.fail_after(options.timeout * OVERALL_FACTOR):
@@ -92,41 +90,6 @@ def capture(options: CaptureOptions) -> CaptureResult:
     if stop.signal is not None:
         raise CaptureStopped(stop.signal, stop.records_hint)
     return result[0]
-
-
-STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
-
-
-class _Stop:
-    """SIGINT, SIGTERM or SIGHUP during a capture: the capture is cancelled, the server
-    stopped (its whole process group), the records so far written whole, no bundle."""
-
-    def __init__(self) -> None:
-        self.signal: int | None = None
-        self.records_hint = ""
-
-    @contextlib.contextmanager
-    def on_signals(self) -> Iterator[None]:
-        import asyncio
-
-        scope = anyio.CancelScope()
-        loop = asyncio.get_running_loop()
-        installed = []
-        for number in STOP_SIGNALS:
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not the main thread
-                loop.add_signal_handler(number, self._received, number, scope)
-                installed.append(number)
-        try:
-            with scope:
-                yield
-        finally:
-            for number in installed:
-                loop.remove_signal_handler(number)
-
-    def _received(self, number: int, scope: anyio.CancelScope) -> None:
-        if self.signal is None:
-            self.signal = number
-        scope.cancel()
 
 
 def _check_outputs(options: CaptureOptions) -> None:
@@ -168,7 +131,7 @@ def _try_writing(option: str, shown: Path, folder: Path) -> None:
         raise CaptureError(f"{option} {plain(str(shown))}: cannot write in {plain(str(folder))}: {reason}") from None
 
 
-async def _capture(options: CaptureOptions, plan: Plan, stop: _Stop) -> CaptureResult:
+async def _capture(options: CaptureOptions, plan: Plan, stop: Stop) -> CaptureResult:
     started = dt.datetime.now(dt.UTC)
     redactor = Redactor()
     for secret in plan.secrets.values():

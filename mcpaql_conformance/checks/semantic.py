@@ -9,10 +9,13 @@ from typing import Any
 
 import orjson
 
+from mcpaql_conformance.agent.metrics import RECOVERY_TURNS, calls_of, operation_ids, recovered
 from mcpaql_conformance.bundle import JsonObject
 from mcpaql_conformance.checks.base import CONFORMANCE, Category, Context, no_evidence
 from mcpaql_conformance.model import Requirement, Result, TestResult
+from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.textmatch import normalize_words, phrases_in
+from mcpaql_conformance.values import MISSING, json_equal, resolve_path
 
 SPEC_REF = f"{CONFORMANCE} §5.1-5.4"
 SHOULD = Requirement.SHOULD
@@ -26,6 +29,9 @@ def _tier1(case: JsonObject, present: set[str]) -> tuple[bool | None, list[str]]
 
 
 def _tier2(case: JsonObject, present: set[str]) -> tuple[bool | None, list[str]]:
+    judged = _judge_verdict(case.get("judge"))
+    if judged is not None:  # a judge model's recorded verdict decides Tier 2
+        return judged
     criteria = case.get("semantic") or {}
     groups = criteria.get("phrase_groups") or []
     operations = criteria.get("expected_operations") or []
@@ -39,6 +45,14 @@ def _tier2(case: JsonObject, present: set[str]) -> tuple[bool | None, list[str]]
     missed += [f"call to {op}" for op in operations if op not in called]
     missed += [f"parameter {p}" for p in parameters if p not in keys and p not in present]
     return not missed, missed
+
+
+def _judge_verdict(judge: Any) -> tuple[bool, list[str]] | None:
+    """Tier 2 from a recorded judge verdict (``{"verdict": "pass"|"fail", "reason"}``), if any."""
+    if not isinstance(judge, dict) or judge.get("verdict") not in ("pass", "fail"):
+        return None
+    passed = judge["verdict"] == "pass"
+    return passed, [] if passed else [f"the judge's verdict ({judge.get('reason') or 'no reason given'})"]
 
 
 def _phrases_found(case: JsonObject) -> set[str]:
@@ -143,6 +157,15 @@ def tool_id(ctx: Context, call: JsonObject) -> str:
 
 
 def _agent_verdict(ctx: Context, agent: JsonObject) -> tuple[Result, str]:
+    """Recorded runs (a model's, or a scenario's) or a single hand-written transcript."""
+    if isinstance(agent.get("runs"), list):
+        if agent.get("kind") == "scenario":
+            return _scenario_verdict(agent)
+        return _runs_verdict(ctx, agent)
+    return _transcript_verdict(ctx, agent)
+
+
+def _transcript_verdict(ctx: Context, agent: JsonObject) -> tuple[Result, str]:
     """Tool usage is checked deterministically; the answer's content is an assertion."""
     expected = agent.get("expectedTools") or []
     if not expected:
@@ -156,6 +179,112 @@ def _agent_verdict(ctx: Context, agent: JsonObject) -> tuple[Result, str]:
     if problems:
         return Result.FAIL, "; ".join(problems) + f" (called: {', '.join(sorted(used)) or 'nothing'})"
     return Result.PASS, f"Called {', '.join(expected)} and answered with the expected content."
+
+
+def _run_misses(ctx: Context, agent: JsonObject, run: JsonObject) -> list[str]:
+    """What one recorded run lacks for Tier 1 (nothing: it passed)."""
+    calls = calls_of(run)
+    misses = [] if run.get("completed") is True else [f"no final answer ({(run.get('error') or {}).get('message')})"]
+    used = {name for call in calls for name in operation_ids(call)} | {tool_id(ctx, call) for call in calls}
+    misses += [f"did not call {tool}" for tool in agent.get("expectedTools") or [] if tool not in used]
+    answer = str(run.get("response_text") or "").casefold()
+    missing = [text for text in agent.get("expectedContent") or [] if text.casefold() not in answer]
+    misses += [f"answer lacks {', '.join(repr(t) for t in missing)}"] * bool(missing)
+    for operation, names in (agent.get("expectedParams") or {}).items():
+        sent = {key for call in calls if call.get("operation") == operation for key in _keys(call.get("params"))}
+        misses += [f"no {operation} call with {name}" for name in names if name not in sent]
+    for operation in agent.get("mustSucceed") or []:
+        if not any(c.get("operation") == operation and c.get("succeeded") is True for c in calls):
+            misses.append(f"no {operation} call answered with success")
+    induced = agent.get("induceErrorOn")
+    if isinstance(induced, str) and recovered(run, induced) is False:
+        misses.append(f"did not recover from the error answer within {RECOVERY_TURNS} turns")
+    return misses
+
+
+def _runs_verdict(ctx: Context, agent: JsonObject) -> tuple[Result, str]:
+    """A task a model ran several times: Tier 1 from each run's calls and answer, Tier 2 from
+    the judge's verdicts; each passes when its pass rate reaches the task's minimum."""
+    runs = [run for run in agent["runs"] if isinstance(run, dict)]
+    if not runs:
+        return Result.WARN, "no evidence: the task has no recorded run"
+    minimum = float(agent.get("minPassRate", 0.8))
+    misses = [(run.get("run", index + 1), _run_misses(ctx, agent, run)) for index, run in enumerate(runs)]
+    failed = [f"run {number}: {'; '.join(miss)}" for number, miss in misses if miss]
+    t1 = (len(runs) - len(failed)) / len(runs) >= minimum
+    judged = [verdict for verdict in (_judge_verdict(run.get("judge")) for run in runs) if verdict is not None]
+    passes = sum(1 for verdict in judged if verdict[0])
+    t2 = passes / len(judged) >= minimum if judged else None
+    reasons = [reason for verdict in judged for reason in verdict[1]]
+    rates = f"Tier 1: {len(runs) - len(failed)}/{len(runs)} run(s) passed"
+    rates += f"; Tier 2: {passes}/{len(judged)} judged pass" if judged else ""
+    rates += f" (at least {minimum:.0%} needed)"
+    result, _ = _verdict(ctx.tier, t1, t2, failed[:1], reasons[:1])
+    said = [*failed[:1], *(reasons[:1] if t2 is False else [])]
+    if t2 is None and ctx.tier != "1":
+        said.append(_no_tier2(runs))
+    return result, "; ".join([rates, *said])
+
+
+def _no_tier2(runs: list[JsonObject]) -> str:
+    """Why a task has no Tier 2 verdict, and how to get one."""
+    invalid = [run["judge"] for run in runs if isinstance(run.get("judge"), dict)]
+    if invalid:
+        model = str(invalid[0].get("model") or "the judge")
+        reason = str(invalid[0].get("reason") or "")
+        return (
+            f"no Tier 2 verdicts: {plain(model)} answered {len(invalid)} run(s) without a valid verdict"
+            f" ({plain(reason, max_len=160)}); try another --judge model, or judge Tier 1 alone with --tier 1"
+        )
+    return "no Tier 2 verdicts: run `agent --judge PROVIDER:MODEL`, or judge Tier 1 alone with --tier 1"
+
+
+def _scenario_verdict(agent: JsonObject) -> tuple[Result, str]:
+    """A pinned scenario: every expectation holds on what the run recorded."""
+    run = next((run for run in agent["runs"] if isinstance(run, dict)), None)
+    expect = agent.get("expect") or {}
+    if run is None:
+        return Result.WARN, "no evidence: the scenario has no recorded run"
+    if not expect:
+        return Result.WARN, "no expectations: the scenario's `expect` says nothing to check"
+    calls = calls_of(run)
+    reached = {str(c.get("operation")) for c in calls}
+    completed = {str(c.get("operation")) for c in calls if c.get("succeeded") is True}
+    error = run.get("error") or {}
+    outcome = "completed" if run.get("completed") is True else "error"
+    problems: list[str] = []
+    if "outcome" in expect and expect["outcome"] != outcome:
+        said = f" ({error.get('message')})" if outcome == "error" else ""
+        problems.append(f"outcome {outcome}{said}, expected {expect['outcome']}")
+    problems += [f"{op} not reached" for op in expect.get("reached") or [] if op not in reached]
+    problems += [f"{op} reached" for op in expect.get("not_reached") or [] if op in reached]
+    problems += [f"{op} did not complete" for op in expect.get("completed") or [] if op not in completed]
+    if (
+        "error_contains" in expect
+        and str(expect["error_contains"]).casefold() not in str(error.get("message") or "").casefold()
+    ):
+        problems.append(f"the error does not contain {expect['error_contains']!r} (error: {error.get('message')!r})")
+    if "error_node" in expect and expect["error_node"] != error.get("node"):
+        problems.append(f"the error came from {error.get('node')!r}, expected {expect['error_node']!r}")
+    for operation, fields in (expect.get("node_outputs") or {}).items():
+        problems += _output_problems(calls, operation, fields)
+    if problems:
+        return Result.FAIL, "; ".join(problems)
+    return Result.PASS, f"The scenario ran as expected ({len(calls)} call(s), outcome {outcome})."
+
+
+def _output_problems(calls: list[JsonObject], operation: str, fields: JsonObject) -> list[str]:
+    answered = [c for c in calls if c.get("operation") == operation and c.get("succeeded") is True]
+    if not answered:
+        return [f"no successful {operation} answer to compare"]
+    data = (answered[-1].get("response") or {}).get("data") if isinstance(answered[-1].get("response"), dict) else None
+    problems = []
+    for path, expected in fields.items():
+        found = resolve_path(data, path)
+        if found is MISSING or not json_equal(found, expected):
+            shown = "missing" if found is MISSING else orjson.dumps(found).decode()[:80]
+            problems.append(f"{operation} {path} is {shown}, expected {orjson.dumps(expected).decode()[:80]}")
+    return problems
 
 
 SEMANTIC = Category("Semantic Evaluation", required=False, level=2, expand=evaluate)

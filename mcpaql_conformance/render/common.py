@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from mcpaql_conformance.model import Report, Result
 from mcpaql_conformance.render.badge import badge_status
@@ -19,6 +20,29 @@ class RenderOptions:
 
 
 DEFAULT_OPTIONS = RenderOptions()
+
+
+METRIC_HEADINGS = ("Task", "Runs", "First call succeeded", "Turns", "Tokens", "Recovered", "Seconds per run")
+
+
+def metric_cells(row: Any) -> list[str]:
+    """An agent metrics row as table cells (``-`` where a metric does not apply)."""
+
+    def share(value: float | None) -> str:
+        return "-" if value is None else f"{value:.0%}"
+
+    def number(value: float | None) -> str:
+        return "-" if value is None else f"{value:g}"
+
+    return [
+        str(row.task),
+        str(row.runs),
+        share(row.first_call_success),
+        number(row.turns),
+        number(row.tokens),
+        share(row.recovery),
+        number(row.seconds),
+    ]
 
 
 BADGE_COLOURS = {"brightgreen": "green", "yellow": "yellow", "red": "red", "lightgrey": "grey"}

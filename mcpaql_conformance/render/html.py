@@ -8,7 +8,7 @@ from markupsafe import Markup
 
 from mcpaql_conformance.model import Report
 from mcpaql_conformance.render.badge import badge_status, badge_svg
-from mcpaql_conformance.render.common import DEFAULT_OPTIONS, RenderOptions, verdict_line
+from mcpaql_conformance.render.common import DEFAULT_OPTIONS, METRIC_HEADINGS, RenderOptions, metric_cells, verdict_line
 from mcpaql_conformance.render.templates import environment
 
 
@@ -23,4 +23,6 @@ def render_html(report: Report, color: bool = False, options: RenderOptions = DE
         verdict=verdict_line(report),
         colour=status.color,
         limit=options.max_findings or sys.maxsize,  # findings shown at once; the rest behind "N more"
+        headings=METRIC_HEADINGS,
+        cells=metric_cells,
     )

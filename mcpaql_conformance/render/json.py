@@ -59,6 +59,9 @@ def report_dict(report: Report) -> dict[str, Any]:
         data["baseline"] = {"file": report.baseline, "stale": list(report.stale)}
     if report.provenance is not None:
         data["provenance"] = report.provenance
+    if report.agent_summary is not None or report.agent_metrics:
+        metrics = [row.as_dict() for row in report.agent_metrics]
+        data["agentRuns"] = {"summary": report.agent_summary, "metrics": metrics}
     if report.tool is not None:
         data["tool"] = report.tool
         data["toolVersion"] = report.tool_version

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mcpaql_conformance.model import Report
 from mcpaql_conformance.render.badge import badge_status
-from mcpaql_conformance.render.common import DEFAULT_OPTIONS, RenderOptions, verdict_line
+from mcpaql_conformance.render.common import DEFAULT_OPTIONS, METRIC_HEADINGS, RenderOptions, metric_cells, verdict_line
 from mcpaql_conformance.render.escape import Trusted
 from mcpaql_conformance.render.templates import environment
 
@@ -17,5 +17,10 @@ def badge_markdown(report: Report) -> Trusted:
 def render_markdown(report: Report, color: bool = False, options: RenderOptions = DEFAULT_OPTIONS) -> str:
     template = environment("markdown").get_template("report.md.j2")
     return template.render(
-        report=report, summary=report.summary, badge=badge_markdown(report), verdict=verdict_line(report)
+        report=report,
+        summary=report.summary,
+        badge=badge_markdown(report),
+        verdict=verdict_line(report),
+        headings=METRIC_HEADINGS,
+        cells=metric_cells,
     )

@@ -5,7 +5,13 @@ from __future__ import annotations
 import re
 
 from mcpaql_conformance.model import Report, Result, TestResult
-from mcpaql_conformance.render.common import DEFAULT_OPTIONS, RenderOptions, verdict_line
+from mcpaql_conformance.render.common import (
+    DEFAULT_OPTIONS,
+    METRIC_HEADINGS,
+    RenderOptions,
+    metric_cells,
+    verdict_line,
+)
 from mcpaql_conformance.render.escape import terminal
 
 STYLES = {Result.PASS: "bold green", Result.WARN: "bold yellow", Result.FAIL: "bold red", Result.SKIP: "dim"}
@@ -58,6 +64,7 @@ def report_lines(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> li
             lines += [[], [(f"{title} ({len(items)}):", "bold yellow")]]
             for item in items:
                 lines += wrap([(f"  - {terminal(item)}", None)], width, "    ")
+    lines += _agent_lines(report, width)
     for category in report.categories:
         requirement = "MUST" if category.required else "SHOULD"
         lines.append([])
@@ -72,6 +79,20 @@ def report_lines(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> li
         lines += [[(f"  - {terminal(entry)}", None)] for entry in report.stale]
     lines.append([])
     lines += wrap([(verdict_line(report), EXIT_STYLES.get(report.exit_code, "bold red"))], width, "  ")
+    return lines
+
+
+def _agent_lines(report: Report, width: int | None) -> list[list[Span]]:
+    """The agent runs' summary and a metrics line per task."""
+    if report.agent_summary is None and not report.agent_metrics:
+        return []
+    lines: list[list[Span]] = [[], [("Agent runs:", "bold")]]
+    if report.agent_summary:
+        lines += wrap([(f"  {terminal(report.agent_summary)}", None)], width, "    ")
+    for row in report.agent_metrics:
+        cells = metric_cells(row)
+        pairs = ", ".join(f"{name.lower()} {cell}" for name, cell in zip(METRIC_HEADINGS[1:], cells[1:], strict=True))
+        lines += wrap([(f"  - {terminal(cells[0])}: {pairs}", None)], width, "    ")
     return lines
 
 

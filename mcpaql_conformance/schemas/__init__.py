@@ -181,3 +181,61 @@ def report_schema() -> CompiledSchema:
 @functools.cache
 def plan_schema() -> CompiledSchema:
     return CompiledSchema(schema_document("plan"))
+
+
+def unknown_key(document: dict[str, Any], data: Any) -> tuple[str, str, list[str]] | None:
+    """A key that a strict schema (``additionalProperties: false``) does not allow, the
+    shallowest first: ``(json path of its object, the key, the allowed keys)``. Follows
+    ``properties``, ``items``, local ``$ref``s and the ``oneOf`` branch of the value's type."""
+    from collections import deque
+
+    stack: deque[tuple[Any, dict[str, Any], list[str | int]]] = deque([(data, document, [])])
+    while stack:
+        value, schema, path = stack.popleft()
+        schema = _branch(document, _resolve(document, schema), value)
+        if isinstance(value, dict) and isinstance(schema.get("properties"), dict):
+            properties: dict[str, Any] = schema["properties"]
+            for key, item in value.items():
+                if key in properties:
+                    stack.append((item, properties[key], [*path, key]))
+                elif schema.get("additionalProperties") is False:
+                    return json_path(path), str(key), sorted(properties)
+        elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+            stack.extend((item, schema["items"], [*path, index]) for index, item in enumerate(value))
+    return None
+
+
+def _branch(document: dict[str, Any], schema: dict[str, Any], value: Any) -> dict[str, Any]:
+    """Of a ``oneOf``/``anyOf``, the branch for the value's JSON type (an object or an array)."""
+    wanted = "object" if isinstance(value, dict) else "array" if isinstance(value, list) else None
+    for branch in schema.get("oneOf") or schema.get("anyOf") or []:
+        resolved = _resolve(document, branch)
+        if wanted is not None and resolved.get("type") == wanted:
+            return resolved
+    return schema
+
+
+def _resolve(document: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    for _ in range(20):  # a chain of $refs, never a loop
+        reference = schema.get("$ref")
+        if not isinstance(reference, str) or not reference.startswith("#/$defs/"):
+            return schema
+        schema = document["$defs"][reference.removeprefix("#/$defs/")]
+    return schema
+
+
+@functools.cache
+def compiled_schema(name: str) -> CompiledSchema:
+    """One of our schema files, compiled (``plan``, ``tasks``, ``scenario``, ``baseline``...)."""
+    return CompiledSchema(schema_document(name))
+
+
+def did_you_mean(word: str, choices: Any) -> str:
+    """`` (did you mean 'x'?)`` for the closest choice (a close spelling, or a shortening), else ""."""
+    import difflib
+
+    options = sorted(choices)
+    close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
+    if not close and len(word) >= 3:
+        close = [c for c in options if c.startswith(word) or word.startswith(c)][:1]
+    return f" (did you mean {close[0]!r}?)" if close else ""

@@ -17,7 +17,9 @@ ROOT = Path(__file__).resolve().parents[2]
 REFERENCE_FIXTURES = ROOT.parent / "shared" / "reference-fixtures"
 
 
-def run_cli(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    *args: str, cwd: Path = ROOT, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
     environment = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
     environment.update(env or {})
     return subprocess.run(
@@ -29,7 +31,7 @@ def run_cli(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> 
         encoding="utf-8",
         errors="replace",
         check=False,
-        timeout=120,
+        timeout=timeout,
     )
 
 

@@ -433,3 +433,14 @@ def test_html_banner_takes_the_badges_colour(cli, tmp_path):
     warned = FIXTURES / "l1-conformant-notes.json"
     assert cli("test", str(warned), "--level", "2", "-f", "html", "-o", str(page)).returncode == 2
     assert layout(page, 1280)["banner"] == "rgb(224, 93, 68)"  # Level 2 not met: red, as on the badge
+
+
+def test_a_baseline_may_be_yaml_and_is_checked_as_strictly(cli, write_bundle, tmp_path):
+    baseline = tmp_path / "baseline.yaml"
+    baseline.write_text("# known failures\nentries:\n  - id: L1.errors.no-leakage\n    reason: fix tracked in #12\n")
+    result = cli("test", str(write_bundle(failing_bundle())), "--baseline", str(baseline), "-f", "json")
+    assert result.returncode == 0 and json.loads(result.stdout)["summary"]["baselined"] == 1
+    baseline.write_text("entries:\n  - id: L1.errors.no-leakage\n    reasn: typo\n")
+    result = cli("test", str(write_bundle(failing_bundle())), "--baseline", str(baseline))
+    assert result.returncode == 3
+    assert "baseline.yaml: $.entries[0]: unknown key 'reasn' (did you mean 'reason'?)" in result.stderr

@@ -1,0 +1,179 @@
+"""One agent run: the model's turns, its tool calls and what each was answered, up to a number
+of turns. Every call goes through the ``ToolCaller``: the destructive guard, an induced error
+where a task asks for one, the live server otherwise."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from mcpaql_conformance.agent.guard import operations_named, refusal, refused_answer
+from mcpaql_conformance.agent.providers import Conversation, ModelTurnFailed, ToolCall
+from mcpaql_conformance.answers import classify
+from mcpaql_conformance.capture.connection import CaptureError, Connection
+
+SYSTEM = (
+    "You are an assistant connected to an MCP server. Use its tools to do what the user asks; the server"
+    " describes its own operations (ask it with introspect when you need to). When you are done, answer the"
+    " user briefly in plain text."
+)
+
+# How a call was answered: by the server ("sent"), by the runner instead of the server.
+SENT, REFUSED, INDUCED, SIMULATED, INVALID, NO_ANSWER = (
+    "sent",
+    "refused",
+    "induced",
+    "simulated",
+    "invalid",
+    "no-answer",
+)
+
+
+@dataclass
+class CallRecord:
+    turn: int
+    tool: str
+    arguments: Any
+    outcome: str
+    response: Any
+    succeeded: bool
+    seconds: float
+
+    @property
+    def operations(self) -> list[str]:
+        return operations_named(self.arguments)
+
+    def evidence(self) -> dict[str, Any]:
+        arguments = self.arguments if isinstance(self.arguments, dict) else {"_raw": self.arguments}
+        params = arguments.get("params")
+        entry: dict[str, Any] = {
+            "turn": self.turn,
+            "tool": self.tool,
+            "operation": (self.operations or [""])[0],
+            "params": params if isinstance(params, dict) else {},
+            "arguments": arguments,
+            "outcome": self.outcome,
+            "succeeded": self.succeeded,
+            "response": self.response,
+            "seconds": round(self.seconds, 3),
+        }
+        return entry
+
+
+@dataclass
+class TurnRecord:
+    turn: int
+    text: str
+    tool_calls: int
+    input_tokens: int | None
+    output_tokens: int | None
+    seconds: float
+
+
+@dataclass
+class RunRecord:
+    task: str
+    run: int
+    input: str
+    turns: list[TurnRecord] = field(default_factory=list)
+    calls: list[CallRecord] = field(default_factory=list)
+    final_text: str = ""
+    completed: bool = False  # the model gave its final answer within the turns allowed
+    error: dict[str, str] | None = None  # {"node": "llm" or an operation, "message"}
+    judge: dict[str, Any] | None = None
+    users: list[str] = field(default_factory=list)  # user messages after the first
+
+
+class ToolCaller:
+    """Calls the server for the model (or answers instead of it), and records every call."""
+
+    def __init__(
+        self,
+        connection: Connection,
+        aql_tools: list[str],
+        destructive: dict[str, bool],
+        allow_destructive: bool,
+    ) -> None:
+        self.connection = connection
+        self.aql_tools = aql_tools
+        self.destructive = destructive
+        self.allow_destructive = allow_destructive
+
+    async def call(self, turn: int, tool: str, arguments: Any, instead: Any = None, how: str = SIMULATED) -> CallRecord:
+        """One call; ``instead``: the answer to give without calling the server (``how`` says why)."""
+        started = time.perf_counter()
+        if instead is not None:
+            return self._record(turn, tool, arguments, how, instead, started)
+        if not isinstance(arguments, dict):
+            invalid = {
+                "success": False,
+                "error": {"code": "VALIDATION_ERROR", "message": "The arguments are not an object."},
+            }
+            return self._record(turn, tool, arguments, INVALID, invalid, started)
+        reason = refusal(tool, arguments, self.aql_tools, self.destructive, self.allow_destructive)
+        if reason is not None:
+            return self._record(turn, tool, arguments, REFUSED, refused_answer(reason), started)
+        try:
+            answer = await self.connection.call(tool, arguments)
+        except CaptureError as exc:  # no answer in time: the model is told so, the run goes on
+            return self._record(turn, tool, arguments, NO_ANSWER, {"_timeout": str(exc)}, started)
+        return self._record(turn, tool, arguments, SENT, answer.response, started)
+
+    def _record(self, turn: int, tool: str, arguments: Any, outcome: str, response: Any, started: float) -> CallRecord:
+        succeeded = outcome in (SENT, SIMULATED) and classify(response).succeeded
+        return CallRecord(turn, tool, arguments, outcome, response, succeeded, time.perf_counter() - started)
+
+
+def answer_text(response: Any) -> str:
+    """What the model is shown of an answer: the server's text as it came, or the JSON result."""
+    if isinstance(response, dict):
+        if "_raw_text" in response:
+            return str(response["_raw_text"])
+        if "_mcp_error" in response:
+            error = response["_mcp_error"]
+            return f"Error {error.get('code')}: {error.get('message')}"
+        if "_timeout" in response:
+            return f"Error: {response['_timeout']}"
+    return orjson.dumps(response).decode()
+
+
+def induced_error(operation: str) -> dict[str, Any]:
+    """The bad-argument answer an error-recovery task gives to the operation's first call."""
+    message = (
+        f"Invalid parameters for {operation}: the request does not match the operation's parameters."
+        " Check them with introspect and call the operation again."
+    )
+    return {"success": False, "error": {"code": "VALIDATION_INVALID_PARAMS", "message": message}}
+
+
+async def run_model(
+    conversation: Conversation, caller: ToolCaller, record: RunRecord, max_turns: int, induce_on: str | None
+) -> RunRecord:
+    """Model -> tool calls -> server -> model, until a final answer or ``max_turns`` turns."""
+    induced = False
+    for turn in range(1, max_turns + 1):
+        try:
+            reply = await conversation.reply()
+        except ModelTurnFailed as exc:  # this run ends here; the others go on
+            record.error = {"node": "llm", "message": str(exc)}
+            return record
+        record.turns.append(
+            TurnRecord(turn, reply.text, len(reply.tool_calls), reply.input_tokens, reply.output_tokens, reply.seconds)
+        )
+        if not reply.tool_calls:
+            record.final_text, record.completed = reply.text, True
+            return record
+        results: list[tuple[ToolCall, str]] = []
+        for call in reply.tool_calls:
+            instead = None
+            if induce_on is not None and not induced and induce_on in operations_named(call.arguments):
+                instead, induced = induced_error(induce_on), True
+            done = await caller.call(turn, call.name, call.arguments, instead, INDUCED)
+            record.calls.append(done)
+            results.append((call, answer_text(done.response)))
+        conversation.add_tool_results(results)
+    record.error = {"node": "llm", "message": f"no final answer within {max_turns} turns"}
+    return record

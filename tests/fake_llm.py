@@ -1,0 +1,144 @@
+"""A model on loopback that speaks the OpenAI chat-completions and the Anthropic messages APIs,
+answering from a script: for wire-level tests of both providers (tool-call round trips,
+429 and 500 retries, timeouts) and for agent runs without a real model.
+
+Each reply is ``{"text": str, "tool_calls": [{"name", "arguments"}], "usage": [in, out]}``, or a
+callable that makes one from the request (``Request``). ``failures`` are answered first, one
+per request: ``(status, headers)``; ``delay`` seconds before every answer.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Request:
+    path: str
+    body: dict[str, Any]
+    headers: dict[str, str]
+
+    @property
+    def api(self) -> str:
+        return "anthropic" if self.path.endswith("/messages") else "openai"
+
+    def tool_results(self) -> list[str]:
+        """The tool results this request carries, in order (both APIs)."""
+        found: list[str] = []
+        for message in self.body.get("messages", []):
+            if message.get("role") == "tool":
+                found.append(str(message.get("content")))
+            content = message.get("content")
+            if isinstance(content, list):
+                found += [str(block.get("content")) for block in content if block.get("type") == "tool_result"]
+        return found
+
+    def user_text(self) -> str:
+        for message in self.body.get("messages", []):
+            if message.get("role") == "user" and isinstance(message.get("content"), str):
+                return str(message["content"])
+        return ""
+
+
+Reply = dict[str, Any] | Callable[[Request], dict[str, Any]]
+
+
+@dataclass
+class FakeLLM:
+    replies: list[Reply] = field(default_factory=list)
+    failures: list[tuple[int, dict[str, str]]] = field(default_factory=list)
+    delay: float = 0.0
+    requests: list[Request] = field(default_factory=list)
+
+    def __enter__(self) -> FakeLLM:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                request = Request(self.path, body, {k.lower(): v for k, v in self.headers.items()})
+                fake.requests.append(request)
+                if fake.delay:
+                    time.sleep(fake.delay)
+                if fake.failures:
+                    status, headers = fake.failures.pop(0)
+                    self._send(status, {"error": {"message": f"scripted {status}", "type": "error"}}, headers)
+                    return
+                reply = fake.replies.pop(0) if fake.replies else {"text": "(no more replies)"}
+                made = reply(request) if callable(reply) else reply
+                self._send(200, _render(request, made), {})
+
+            def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str]) -> None:
+                data = json.dumps(payload).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    for name, value in headers.items():
+                        self.send_header(name, value)
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout test)
+                    pass
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+
+def _render(request: Request, reply: dict[str, Any]) -> dict[str, Any]:
+    text = reply.get("text", "")
+    calls = reply.get("tool_calls", [])
+    tokens_in, tokens_out = reply.get("usage", [11, 7])
+    if request.api == "anthropic":
+        content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+        content += [
+            {"type": "tool_use", "id": f"toolu_{i}", "name": call["name"], "input": call.get("arguments", {})}
+            for i, call in enumerate(calls)
+        ]
+        return {
+            "id": "msg_fake",
+            "type": "message",
+            "role": "assistant",
+            "model": request.body.get("model", "fake"),
+            "content": content,
+            "stop_reason": "tool_use" if calls else "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": tokens_in, "output_tokens": tokens_out},
+        }
+    message: dict[str, Any] = {"role": "assistant", "content": text or None}
+    if calls:
+        message["tool_calls"] = [
+            {
+                "id": f"call_{i}",
+                "type": "function",
+                "function": {"name": call["name"], "arguments": json.dumps(call.get("arguments", {}))},
+            }
+            for i, call in enumerate(calls)
+        ]
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": 0,
+        "model": request.body.get("model", "fake"),
+        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+        "usage": {"prompt_tokens": tokens_in, "completion_tokens": tokens_out, "total_tokens": tokens_in + tokens_out},
+    }

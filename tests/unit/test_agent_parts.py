@@ -1,0 +1,1161 @@
+"""Agent building blocks without a model or a server: the destructive guard, run metrics,
+scenarios (loading, substitution, playing, verdicts), built-in and user tasks, the judge's
+verdict, and the strict YAML/JSON loader of hand-written files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import anyio
+import pytest
+from bundle_builders import conformant_bundle, report
+
+from mcpaql_conformance.agent.evidence import run_entry, scenario_entry
+from mcpaql_conformance.agent.guard import REFUSED_CODE, operations_named, refusal, refused_answer
+from mcpaql_conformance.agent.judge import judge_run, read_verdict, transcript_for_judge
+from mcpaql_conformance.agent.loop import (
+    INDUCED,
+    INVALID,
+    REFUSED,
+    SENT,
+    SIMULATED,
+    CallRecord,
+    RunRecord,
+    ToolCaller,
+    TurnRecord,
+    induced_error,
+    run_model,
+)
+from mcpaql_conformance.agent.metrics import (
+    agent_metrics,
+    first_call_succeeded,
+    metrics_of,
+    operation_ids,
+    recovered,
+)
+from mcpaql_conformance.agent.providers import AgentError, ModelSpec, ModelTurnFailed, ToolCall
+from mcpaql_conformance.agent.scenario import Scenario, load_scenario, run_scenario, substitute
+from mcpaql_conformance.agent.tasks import (
+    DISCOVERY,
+    ERROR_RECOVERY,
+    FIELD_SELECTION,
+    OPERATION_SELECTION,
+    USER,
+    OperationView,
+    Task,
+    builtin_tasks,
+    load_tasks,
+    thing_created,
+)
+from mcpaql_conformance.configio import load_config_file, parse_yaml
+from mcpaql_conformance.errors import ConfigError
+from mcpaql_conformance.model import Result
+
+AQL_TOOLS = ["mcp_aql_read", "mcp_aql_create", "mcp_aql_update", "mcp_aql_delete", "mcp_aql"]
+DESTRUCTIVE = {"get_note": False, "list_notes": False, "create_note": False, "delete_note": True, "purge": True}
+
+# Guard
+
+
+def test_calls_to_a_tool_that_is_not_an_aql_tool_are_refused() -> None:
+    reason = refusal("shell_exec", {"operation": "get_note"}, AQL_TOOLS, DESTRUCTIVE, False)
+    assert reason == "shell_exec is not an MCP-AQL tool of this server, so what it does is unknown"
+
+
+def test_destructive_endpoints_are_refused_whatever_operation_they_name() -> None:
+    for operation in ("delete_note", "get_note"):
+        reason = refusal("mcp_aql_delete", {"operation": operation}, AQL_TOOLS, DESTRUCTIVE, False)
+        assert reason == "mcp_aql_delete is a destructive endpoint"
+
+
+def test_an_endpoint_whose_name_says_execute_anywhere_is_destructive() -> None:
+    tools = [*AQL_TOOLS, "mcp_aql_execute_job"]
+    reason = refusal("mcp_aql_execute_job", {"operation": "get_note"}, tools, DESTRUCTIVE, False)
+    assert reason == "mcp_aql_execute_job is a destructive endpoint"
+
+
+def test_destructive_operations_are_refused_on_any_endpoint() -> None:
+    # The single endpoint and even a READ endpoint: the operation's own declaration decides.
+    for tool in ("mcp_aql", "mcp_aql_read"):
+        reason = refusal(tool, {"operation": "delete_note"}, AQL_TOOLS, DESTRUCTIVE, False)
+        assert reason == "delete_note is a destructive operation"
+
+
+def test_operations_introspection_does_not_list_are_refused() -> None:
+    reason = refusal("mcp_aql_read", {"operation": "drop_tables"}, AQL_TOOLS, DESTRUCTIVE, False)
+    assert reason == "drop_tables is not an operation introspection lists, so whether it is destructive is unknown"
+
+
+def test_batches_are_refused_when_any_of_their_operations_is_destructive_or_unknown() -> None:
+    batch = {"operations": [{"operation": "get_note"}, {"operation": "delete_note"}]}
+    assert refusal("mcp_aql", batch, AQL_TOOLS, DESTRUCTIVE, False) == "delete_note is a destructive operation"
+    batch = {"operations": [{"operation": "list_notes"}, {"operation": "mystery"}]}
+    assert refusal("mcp_aql", batch, AQL_TOOLS, DESTRUCTIVE, False) == (
+        "mystery is not an operation introspection lists, so whether it is destructive is unknown"
+    )
+    # A single operation next to a batch does not hide the batch.
+    mixed = {"operation": "get_note", "operations": [{"operation": "purge"}]}
+    assert refusal("mcp_aql", mixed, AQL_TOOLS, DESTRUCTIVE, False) == "purge is a destructive operation"
+
+
+def test_allowed_calls_pass_the_guard() -> None:
+    assert refusal("mcp_aql_read", {"operation": "get_note", "params": {}}, AQL_TOOLS, DESTRUCTIVE, False) is None
+    assert refusal("mcp_aql_create", {"operation": "create_note"}, AQL_TOOLS, DESTRUCTIVE, False) is None
+    batch = {"operations": [{"operation": "get_note"}, {"operation": "list_notes"}]}
+    assert refusal("mcp_aql", batch, AQL_TOOLS, DESTRUCTIVE, False) is None
+
+
+@pytest.mark.parametrize(
+    ("arguments", "part"),
+    [
+        ({}, "the call"),
+        ({"params": {"note_id": "n1"}}, "the call"),
+        ({"operation": ["get_note"]}, "the call"),
+        ({"op": "delete_note"}, "the call"),
+        ({"operations": []}, "the empty batch"),
+        ({"operations": [{"operation": "get_note"}, {"op": "delete_note"}]}, "item 1 of the batch"),
+        ({"operations": ["delete_note"]}, "item 0 of the batch"),
+    ],
+)
+def test_calls_that_name_no_operation_are_refused_as_unknown(arguments: dict[str, Any], part: str) -> None:
+    reason = refusal("mcp_aql", arguments, AQL_TOOLS, DESTRUCTIVE, False)
+    assert reason == f"{part} names no operation, so what the server would do with it is unknown"
+
+
+def test_introspect_is_a_reserved_read_even_when_introspection_does_not_list_it() -> None:
+    assert "introspect" not in DESTRUCTIVE
+    assert refusal("mcp_aql_read", {"operation": "introspect"}, AQL_TOOLS, DESTRUCTIVE, False) is None
+
+
+def test_allow_destructive_lets_every_call_out() -> None:
+    assert refusal("mcp_aql_delete", {"operation": "delete_note"}, AQL_TOOLS, DESTRUCTIVE, True) is None
+    assert refusal("mcp_aql", {"operations": [{"operation": "purge"}]}, AQL_TOOLS, DESTRUCTIVE, True) is None
+    assert refusal("mcp_aql_read", {"operation": "unknown"}, AQL_TOOLS, DESTRUCTIVE, True) is None
+
+
+def test_hostile_tool_names_are_shown_plain_in_the_refusal() -> None:
+    reason = refusal("evil\x1b[31m\ntool", {}, AQL_TOOLS, DESTRUCTIVE, False)
+    assert reason == "evil tool is not an MCP-AQL tool of this server, so what it does is unknown"
+
+
+def test_operations_named_reads_single_and_batch_calls() -> None:
+    assert operations_named({"operation": "a", "operations": [{"operation": "b"}, {"x": 1}, "c"]}) == ["a", "b"]
+    assert operations_named({"operation": 3}) == []
+    assert operations_named("not an object") == []
+
+
+def test_the_model_is_told_why_a_call_was_refused() -> None:
+    answer = refused_answer("delete_note is a destructive operation")
+    assert answer == {
+        "success": False,
+        "error": {
+            "code": REFUSED_CODE,
+            "message": "Not sent to the server: delete_note is a destructive operation. The conformance runner"
+            " withholds such calls; it sends them only with --allow-destructive, against a disposable instance.",
+        },
+    }
+
+
+class FakeServer:
+    """A connection stub: answers per operation, records what was sent."""
+
+    def __init__(self, answers: dict[str, Any] | None = None) -> None:
+        self.answers = answers or {}
+        self.sent: list[tuple[str, Any]] = []
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
+        self.sent.append((tool, arguments))
+        default = {"success": True, "data": {}}
+        return SimpleNamespace(response=self.answers.get(arguments.get("operation"), default))
+
+
+def caller(server: FakeServer, allow_destructive: bool = False) -> ToolCaller:
+    return ToolCaller(server, AQL_TOOLS, DESTRUCTIVE, allow_destructive)  # type: ignore[arg-type]
+
+
+def call(tool_caller: ToolCaller, tool: str, arguments: Any, instead: Any = None, how: str = SIMULATED) -> CallRecord:
+    async def main() -> CallRecord:
+        return await tool_caller.call(1, tool, arguments, instead, how)
+
+    return anyio.run(main)
+
+
+def test_a_refused_call_never_reaches_the_server_and_is_recorded_as_refused() -> None:
+    server = FakeServer()
+    done = call(caller(server), "mcp_aql", {"operation": "delete_note", "params": {"note_id": "n1"}})
+    assert server.sent == []
+    assert done.outcome == REFUSED and done.succeeded is False
+    assert done.response["error"]["code"] == REFUSED_CODE
+    assert "delete_note is a destructive operation" in done.response["error"]["message"]
+
+
+def test_with_allow_destructive_the_destructive_call_is_sent() -> None:
+    server = FakeServer({"delete_note": {"success": True, "data": {"deleted": True}}})
+    done = call(caller(server, allow_destructive=True), "mcp_aql_delete", {"operation": "delete_note"})
+    assert server.sent == [("mcp_aql_delete", {"operation": "delete_note"})]
+    assert done.outcome == SENT and done.succeeded is True
+
+
+def test_arguments_that_are_not_an_object_are_answered_as_invalid() -> None:
+    server = FakeServer()
+    done = call(caller(server), "mcp_aql_read", "operation=get_note")
+    assert server.sent == []
+    assert done.outcome == INVALID and done.succeeded is False
+    assert done.response["error"] == {"code": "VALIDATION_ERROR", "message": "The arguments are not an object."}
+    assert done.evidence()["arguments"] == {"_raw": "operation=get_note"}
+
+
+def test_an_induced_error_is_not_sent_and_does_not_count_as_success() -> None:
+    server = FakeServer()
+    done = call(caller(server), "mcp_aql_read", {"operation": "get_note"}, induced_error("get_note"), INDUCED)
+    assert server.sent == []
+    assert done.outcome == INDUCED and done.succeeded is False
+    assert done.response["error"]["code"] == "VALIDATION_INVALID_PARAMS"
+
+
+# Metrics
+
+
+def tool_call(turn: int, operation: str, outcome: str = SENT, succeeded: bool = True, **extra: Any) -> dict[str, Any]:
+    return {
+        "turn": turn,
+        "tool": "mcp_aql_read",
+        "operation": operation,
+        "outcome": outcome,
+        "succeeded": succeeded,
+        **extra,
+    }
+
+
+def induced(turn: int = 1, operation: str = "get_note") -> dict[str, Any]:
+    return tool_call(turn, operation, INDUCED, False)
+
+
+def test_operation_ids_name_a_call_by_operation_family_and_tool() -> None:
+    assert operation_ids({"tool": "mcp_aql_read", "operation": "get_note"}) == {
+        "get_note",
+        "read/get_note",
+        "mcp_aql_read/get_note",
+    }
+    assert operation_ids({"endpoint": "mcp_aql", "operation": "get_note"}) == {"get_note", "mcp_aql/get_note"}
+    assert operation_ids({"tool": "mcp_aql_read", "operation": ""}) == set()
+
+
+def test_first_call_success_looks_at_the_models_first_call() -> None:
+    assert first_call_succeeded({"tool_calls": [tool_call(1, "get_note"), tool_call(2, "x", succeeded=False)]})
+    failed_first = {"tool_calls": [tool_call(1, "get_note", succeeded=False), tool_call(2, "get_note")]}
+    assert first_call_succeeded(failed_first) is False
+    # A call the runner withheld, or could not send, was the model's first call and did not succeed.
+    for outcome in (REFUSED, INVALID):
+        withheld = {"tool_calls": [tool_call(1, "delete_note", outcome, False), tool_call(2, "get_note")]}
+        assert first_call_succeeded(withheld) is False
+    # Answers the runner gave instead of the server (induced, simulated) and calls without an answer are not judged.
+    skipped = [induced(1), tool_call(1, "get_note", SIMULATED), tool_call(1, "get_note", "no-answer", False)]
+    assert first_call_succeeded({"tool_calls": [*skipped, tool_call(2, "get_note")]}) is True
+    assert first_call_succeeded({"tool_calls": skipped}) is None
+    assert first_call_succeeded({}) is None
+
+
+@pytest.mark.parametrize(
+    ("later", "expected"),
+    [
+        ([tool_call(2, "get_note")], True),
+        ([tool_call(3, "get_note")], True),  # the induced turn + 2
+        ([tool_call(4, "get_note")], False),  # one turn too late
+        ([tool_call(2, "get_note", succeeded=False)], False),  # tried again, failed again
+        ([tool_call(2, "list_notes")], False),  # another operation succeeded
+        ([tool_call(2, "get_note", SIMULATED)], False),  # not an answer of the server
+        ([], False),
+    ],
+)
+def test_recovery_is_a_successful_sent_call_within_two_turns_of_the_induced_error(
+    later: list[dict[str, Any]], expected: bool
+) -> None:
+    assert recovered({"tool_calls": [induced(1), *later]}, "get_note") is expected
+
+
+def test_recovery_is_unknown_when_no_error_was_induced_on_the_operation() -> None:
+    assert recovered({"tool_calls": [tool_call(1, "get_note")]}, "get_note") is None
+    assert recovered({"tool_calls": [induced(1, "list_notes"), tool_call(2, "get_note")]}, "get_note") is None
+
+
+def model_run(**fields: Any) -> dict[str, Any]:
+    run: dict[str, Any] = {
+        "tool_calls": [tool_call(1, "get_note")],
+        "completed": True,
+        "turns": 2,
+        "input_tokens": 100,
+        "output_tokens": 20,
+        "model_seconds": 1.0,
+        "tool_seconds": 0.5,
+    }
+    run.update(fields)
+    return run
+
+
+def test_task_metrics_aggregate_its_runs() -> None:
+    entry = {
+        "_description": "Recover",
+        "induceErrorOn": "get_note",
+        "runs": [
+            model_run(tool_calls=[induced(1), tool_call(2, "get_note")], turns=3, input_tokens=300, output_tokens=30),
+            model_run(tool_calls=[induced(1), tool_call(5, "get_note")], turns=5, input_tokens=500, output_tokens=50),
+            # No final answer: counted in runs, first-call success and seconds, not in turns or tokens.
+            model_run(
+                tool_calls=[induced(1), tool_call(2, "get_note", succeeded=False)],
+                completed=False,
+                turns=8,
+                input_tokens=9999,
+                output_tokens=9999,
+                model_seconds=4.0,
+                tool_seconds=1.0,
+            ),
+        ],
+    }
+    metrics = metrics_of("Recover", [entry])
+    assert metrics.as_dict() == {
+        "task": "Recover",
+        "runs": 3,
+        "firstCallSuccess": round(2 / 3, 3),
+        "turns": 4.0,
+        "tokens": 440.0,
+        "recovery": round(1 / 3, 3),
+        "seconds": round((1.5 + 1.5 + 5.0) / 3, 2),
+    }
+
+
+def test_tokens_are_left_out_when_the_api_did_not_report_them() -> None:
+    metrics = metrics_of("t", [{"runs": [model_run(input_tokens=None, output_tokens=None)]}])
+    assert metrics.tokens is None and metrics.turns == 2.0
+    assert metrics.recovery is None  # no error was induced
+
+
+def test_agent_metrics_has_a_row_per_model_task_then_one_for_all() -> None:
+    tasks = [
+        {"_description": "A", "runs": [model_run(turns=2, input_tokens=10, output_tokens=0)]},
+        {"_description": "B", "runs": [model_run(turns=4, input_tokens=30, output_tokens=0)]},
+        {"_description": "S", "kind": "scenario", "runs": [model_run(turns=100)]},
+        {"_description": "hand-written", "tool_calls": []},
+    ]
+    rows = agent_metrics(tasks)
+    assert [row.task for row in rows] == ["A", "B", "all"]
+    assert (rows[0].turns, rows[1].turns, rows[2].turns) == (2.0, 4.0, 3.0)
+    assert (rows[2].runs, rows[2].tokens) == (2, 20.0)
+
+
+def test_agent_metrics_of_a_single_task_have_no_all_row_and_scenarios_alone_none() -> None:
+    assert [row.task for row in agent_metrics([{"_description": "A", "runs": [model_run()]}])] == ["A"]
+    assert agent_metrics([{"_description": "S", "kind": "scenario", "runs": [model_run()]}]) == ()
+
+
+def test_a_run_entry_sums_the_tokens_the_api_reported_per_turn() -> None:
+    record = RunRecord(task="t", run=2, input="hi")
+    record.turns = [TurnRecord(1, "", 1, 10, 3, 0.25), TurnRecord(2, "done", 0, 12, None, 0.5)]
+    record.final_text, record.completed = "done", True
+    entry = run_entry(record, None)
+    assert (entry["input_tokens"], entry["output_tokens"], entry["turns"]) == (22, 3, 2)
+    assert entry["model_seconds"] == 0.75 and "transcript" not in entry and "error" not in entry
+    record.turns = [TurnRecord(1, "done", 0, None, None, 0.1)]
+    assert run_entry(record, "t.jsonl")["input_tokens"] is None
+
+
+# Scenarios
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def test_substitution_takes_values_from_the_operations_last_answer() -> None:
+    answers = {"create_note": {"success": True, "data": {"note_id": "n7", "tags": ["a", "b"]}}}
+    value = {
+        "note_id": "${create_note.data.note_id}",
+        "nested": [{"tag": "${create_note.data.tags.1}"}],
+        "missing": "${create_note.data.nope}",
+        "not_yet": "${get_note.data.title}",
+        "inline": "id ${create_note.data.note_id}",
+        "number": 3,
+    }
+    assert substitute(value, answers) == {
+        "note_id": "n7",
+        "nested": [{"tag": "b"}],
+        "missing": None,  # a missing path of an answered operation
+        "not_yet": "${get_note.data.title}",  # an operation not answered yet: left as written
+        "inline": "id ${create_note.data.note_id}",  # only a whole string is a reference
+        "number": 3,
+    }
+
+
+SCENARIO = """\
+name: Notes
+input: Add a note, read it, delete it.
+events:
+  - type: llm_response
+    text: Creating it.
+    tool_calls:
+      - name: mcp_aql_create
+        input: {operation: create_note, params: {title: Groceries}}
+  - type: llm_response
+    tool_calls:
+      - name: mcp_aql_read
+        input: {operation: get_note, params: {note_id: "${create_note.data.note_id}", x: "${create_note.data.nope}"}}
+  - type: llm_response
+    tool_calls:
+      - name: mcp_aql_delete
+        input: {operation: delete_note, params: {note_id: "${create_note.data.note_id}"}}
+  - type: llm_response
+    text: Saved; deleting was refused.
+expect:
+  outcome: completed
+  reached: [create_note, get_note, delete_note]
+  completed: [create_note, get_note]
+  node_outputs:
+    get_note: {title: Groceries}
+"""
+
+
+def play(scenario: Scenario, server: FakeServer, allow_destructive: bool = False) -> RunRecord:
+    async def main() -> RunRecord:
+        return await run_scenario(scenario, caller(server, allow_destructive))
+
+    return anyio.run(main)
+
+
+def scenario_verdict(entry: dict[str, Any]) -> tuple[Result, str]:
+    data = conformant_bundle()
+    data["agent_tests"] = [entry]
+    tests = report(data, level=2, category="Semantic Evaluation").categories[0].tests
+    test = next(t for t in tests if t.id.startswith("L2.semantic.agent-"))
+    return test.result, test.detail
+
+
+def test_a_scenario_is_played_against_the_server_through_the_guard_and_judged(tmp_path: Path) -> None:
+    scenario = load_scenario(write(tmp_path / "s.yaml", SCENARIO))
+    server = FakeServer(
+        {
+            "create_note": {"success": True, "data": {"note_id": "n-42"}},
+            "get_note": {"success": True, "data": {"note_id": "n-42", "title": "Groceries"}},
+        }
+    )
+    record = play(scenario, server)
+    assert server.sent == [
+        ("mcp_aql_create", {"operation": "create_note", "params": {"title": "Groceries"}}),
+        ("mcp_aql_read", {"operation": "get_note", "params": {"note_id": "n-42", "x": None}}),
+    ]
+    assert [c.outcome for c in record.calls] == [SENT, SENT, REFUSED]
+    assert record.calls[2].arguments == {"operation": "delete_note", "params": {"note_id": "n-42"}}
+    assert record.completed and record.final_text == "Saved; deleting was refused." and record.error is None
+    assert [t.tool_calls for t in record.turns] == [1, 1, 1, 0]
+    entry = scenario_entry(scenario, run_entry(record, None))
+    assert entry["kind"] == "scenario" and entry["input"] == "Add a note, read it, delete it."
+    assert scenario_verdict(entry) == (Result.PASS, "The scenario ran as expected (3 call(s), outcome completed).")
+
+
+def test_simulated_answers_replace_the_server(tmp_path: Path) -> None:
+    text = """\
+name: Simulated
+events:
+  - type: llm_response
+    tool_calls:
+      - name: mcp_aql_read
+        input: {operation: get_note, params: {note_id: n1}}
+  - type: tool_error
+    tool: mcp_aql_read
+  - type: llm_response
+    tool_calls:
+      - name: mcp_aql_read
+        input: {operation: get_note, params: {note_id: n1}}
+  - type: tool_result
+    tool: mcp_aql_read
+    tool_output: {success: true, data: {title: From the scenario}}
+  - type: user_input
+    text: Thanks
+  - type: llm_response
+    text: It is called From the scenario.
+"""
+    server = FakeServer()
+    record = play(load_scenario(write(tmp_path / "s.yaml", text)), server)
+    assert server.sent == []
+    assert [(c.outcome, c.succeeded) for c in record.calls] == [(SIMULATED, False), (SIMULATED, True)]
+    assert record.calls[0].response == {"success": False, "data": None}
+    assert record.users == ["Thanks"] and record.completed
+
+
+def test_a_scenario_that_ends_on_a_failed_call_records_that_error(tmp_path: Path) -> None:
+    text = """\
+name: Ends badly
+events:
+  - type: llm_response
+    tool_calls:
+      - name: mcp_aql_read
+        input: {operation: get_note}
+  - type: tool_error
+    tool: mcp_aql_read
+    tool_output: {success: false, error: {code: NOT_FOUND_RESOURCE, message: No note n1}}
+"""
+    record = play(load_scenario(write(tmp_path / "s.yaml", text)), FakeServer())
+    assert not record.completed
+    assert record.error is not None and record.error["node"] == "get_note"
+    assert "No note n1" in record.error["message"]
+
+
+def test_an_llm_error_event_ends_the_scenario_with_the_models_error(tmp_path: Path) -> None:
+    text = """\
+name: Model fails
+events:
+  - type: llm_error
+    output: {error: {message: context window exceeded}}
+  - type: llm_response
+    text: never played
+"""
+    record = play(load_scenario(write(tmp_path / "s.yaml", text)), FakeServer())
+    assert record.error == {"node": "llm", "message": "context window exceeded"}
+    assert not record.completed and record.turns == []
+
+
+@pytest.mark.parametrize(
+    ("events", "message"),
+    [
+        (
+            """\
+  - type: llm_response
+    tool_calls: [{name: mcp_aql_read, input: {operation: get_note}}]
+  - type: tool_result
+    tool: mcp_aql_create
+""",
+            "$.events[1]: a tool_result for 'mcp_aql_create' must follow an llm_response that calls it"
+            ", in the order of the calls (calls still unanswered: mcp_aql_read)",
+        ),
+        (
+            """\
+  - type: tool_error
+    tool: mcp_aql_read
+""",
+            "$.events[0]: a tool_error for 'mcp_aql_read' must follow an llm_response that calls it"
+            ", in the order of the calls (calls still unanswered: no tool)",
+        ),
+        (  # one call, two answers
+            """\
+  - type: llm_response
+    tool_calls: [{name: mcp_aql_read}]
+  - type: tool_result
+    tool: mcp_aql_read
+  - type: tool_result
+    tool: mcp_aql_read
+""",
+            "$.events[2]: a tool_result for 'mcp_aql_read' must follow an llm_response that calls it"
+            ", in the order of the calls (calls still unanswered: no tool)",
+        ),
+        (  # a user message between the call and its answer
+            """\
+  - type: llm_response
+    tool_calls: [{name: mcp_aql_read}]
+  - type: user_input
+    text: hurry
+  - type: tool_result
+    tool: mcp_aql_read
+""",
+            "$.events[2]: a tool_result for 'mcp_aql_read' must follow an llm_response that calls it"
+            ", in the order of the calls (calls still unanswered: no tool)",
+        ),
+    ],
+)
+def test_simulated_answers_that_answer_no_call_are_rejected_at_load(tmp_path: Path, events: str, message: str) -> None:
+    path = write(tmp_path / "bad.yaml", f"name: Bad\nevents:\n{events}")
+    with pytest.raises(AgentError) as caught:
+        load_scenario(path)
+    assert str(caught.value) == f"{path}: {message}"
+
+
+def test_scenario_files_are_checked_strictly_against_their_schema(tmp_path: Path) -> None:
+    path = write(tmp_path / "s.yaml", "name: S\nevents:\n  - type: llm_response\n    tool_calls: [{nmae: x}]\n")
+    with pytest.raises(ConfigError, match=r"s\.yaml: \$\.events\[0\]\.tool_calls\[0\]: unknown key 'nmae' \(did"):
+        load_scenario(path)
+    path = write(tmp_path / "s.json", json.dumps({"name": "S", "events": [{"type": "llm_reply"}]}))
+    with pytest.raises(ConfigError, match=r"s\.json: \$\.events\[0\]\.type"):
+        load_scenario(path)
+    path = write(tmp_path / "e.yaml", "name: S\nevents: [{type: llm_response, text: hi}]\nexpect: {outcom: error}\n")
+    with pytest.raises(ConfigError, match=r"\$\.expect: unknown key 'outcom' \(did you mean 'outcome'\?\)"):
+        load_scenario(path)
+
+
+def test_answers_in_another_order_than_the_calls_are_rejected_or_played_as_simulated(tmp_path: Path) -> None:
+    text = """\
+name: Two calls
+events:
+  - type: llm_response
+    tool_calls:
+      - {name: mcp_aql_read, input: {operation: get_note}}
+      - {name: mcp_aql_create, input: {operation: create_note}}
+  - type: tool_result
+    tool: mcp_aql_create
+    tool_output: {success: true, data: {note_id: n9}}
+  - type: tool_result
+    tool: mcp_aql_read
+    tool_output: {success: true, data: {title: simulated}}
+  - type: llm_response
+    text: done
+"""
+    path = write(tmp_path / "s.yaml", text)
+    with pytest.raises(AgentError) as caught:
+        load_scenario(path)
+    assert str(caught.value) == (
+        f"{path}: $.events[2]: a tool_result for 'mcp_aql_read' must follow an llm_response that calls it,"
+        " in the order of the calls (calls still unanswered: no tool)"
+    )
+
+
+def test_a_call_not_simulated_goes_to_the_server_and_the_next_answer_to_the_next_call(tmp_path: Path) -> None:
+    text = """\
+name: Two calls, the second simulated
+events:
+  - type: llm_response
+    tool_calls:
+      - {name: mcp_aql_read, input: {operation: get_note}}
+      - {name: mcp_aql_create, input: {operation: create_note}}
+  - type: tool_result
+    tool: mcp_aql_create
+    tool_output: {success: true, data: {note_id: n9}}
+  - type: llm_response
+    text: done
+"""
+    server = FakeServer()
+    record = play(load_scenario(write(tmp_path / "s.yaml", text)), server)
+    assert [c.outcome for c in record.calls] == ["sent", SIMULATED]
+    assert len(record.turns) == 2 and record.final_text == "done"
+
+
+def scenario_run(calls: list[dict[str, Any]], completed: bool = True, error: Any = None) -> dict[str, Any]:
+    run: dict[str, Any] = {"run": 1, "tool_calls": calls, "response_text": "ok", "completed": completed, "turns": 2}
+    if error is not None:
+        run["error"] = error
+    return run
+
+
+def scenario_test(expect: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
+    return {"_description": "Scenario", "input": "", "kind": "scenario", "expect": expect, "runs": [run]}
+
+
+NOTE_CALLS = [
+    tool_call(1, "create_note", response={"success": True, "data": {"note_id": "n1"}}),
+    tool_call(2, "get_note", response={"success": True, "data": {"title": "Groceries", "tags": ["x"]}}),
+    tool_call(3, "delete_note", REFUSED, False, response=refused_answer("delete_note is a destructive operation")),
+]
+
+
+def test_scenario_expectations_that_hold_pass() -> None:
+    expect = {
+        "outcome": "completed",
+        "reached": ["create_note", "get_note", "delete_note"],
+        "not_reached": ["list_notes"],
+        "completed": ["create_note", "get_note"],
+        "node_outputs": {"get_note": {"title": "Groceries", "tags.0": "x"}},
+    }
+    assert scenario_verdict(scenario_test(expect, scenario_run(NOTE_CALLS))) == (
+        Result.PASS,
+        "The scenario ran as expected (3 call(s), outcome completed).",
+    )
+
+
+def test_every_failed_scenario_expectation_is_named() -> None:
+    expect = {
+        "outcome": "completed",
+        "reached": ["list_notes"],
+        "not_reached": ["delete_note"],
+        "completed": ["delete_note"],
+        "error_contains": "quota",
+        "error_node": "get_note",
+        "node_outputs": {"get_note": {"title": "Shopping", "body": "x"}, "list_notes": {"count": 1}},
+    }
+    run = scenario_run(NOTE_CALLS, completed=False, error={"node": "llm", "message": "Model overloaded"})
+    result, detail = scenario_verdict(scenario_test(expect, run))
+    assert result is Result.FAIL
+    assert detail == "; ".join(
+        [
+            "outcome error (Model overloaded), expected completed",
+            "list_notes not reached",
+            "delete_note reached",
+            "delete_note did not complete",
+            "the error does not contain 'quota' (error: 'Model overloaded')",
+            "the error came from 'llm', expected 'get_note'",
+            'get_note title is "Groceries", expected "Shopping"',
+            'get_note body is missing, expected "x"',
+            "no successful list_notes answer to compare",
+        ]
+    )
+
+
+def test_an_expected_error_is_matched_ignoring_case() -> None:
+    expect = {"outcome": "error", "error_contains": "NOT FOUND", "error_node": "get_note"}
+    run = scenario_run(NOTE_CALLS[:1], completed=False, error={"node": "get_note", "message": "Note not found"})
+    assert scenario_verdict(scenario_test(expect, run))[0] is Result.PASS
+    run = scenario_run(NOTE_CALLS[:1], completed=True)
+    assert scenario_verdict(scenario_test(expect, run)) == (
+        Result.FAIL,
+        "outcome completed, expected error; the error does not contain 'NOT FOUND' (error: None);"
+        " the error came from None, expected 'get_note'",
+    )
+
+
+def test_a_scenario_without_expectations_warns() -> None:
+    assert scenario_verdict(scenario_test({}, scenario_run(NOTE_CALLS))) == (
+        Result.WARN,
+        "no expectations: the scenario's `expect` says nothing to check",
+    )
+
+
+def test_a_model_task_that_did_not_recover_from_the_induced_error_misses_tier1() -> None:
+    data = conformant_bundle()
+    data["agent_tests"] = [
+        {
+            "_description": "Recover",
+            "input": "Use get_note",
+            "kind": ERROR_RECOVERY,
+            "expectedTools": ["get_note"],
+            "mustSucceed": ["get_note"],
+            "induceErrorOn": "get_note",
+            "minPassRate": 1.0,
+            "runs": [model_run(tool_calls=[induced(1), tool_call(4, "get_note")], response_text="done")],
+        }
+    ]
+    test = report(data, level=2, tier="1", category="Semantic Evaluation").categories[0].tests[-1]
+    assert test.result is Result.WARN
+    assert test.detail == (
+        "Tier 1: 0/1 run(s) passed (at least 100% needed); run 1: did not recover from the error answer within 2 turns"
+    )
+
+
+# Tasks
+
+
+def view(name: str, category: str | None, *parameters: tuple[str, bool], destructive: bool = False) -> OperationView:
+    documented = [{"name": p, "type": "string", "required": required} for p, required in parameters]
+    return OperationView(name, category, documented, destructive)
+
+
+OPERATIONS = [
+    view("introspect", "READ", ("query", True), ("name", False)),
+    view("get_note", "READ", ("note_id", True), ("fields", False)),
+    view("search_notes", "READ", ("query", True), ("fields", False), ("limit", False)),
+    view("list_notes", "READ", ("fields", False), ("limit", False)),
+    view("create_note", "CREATE", ("title", True), ("body", False)),
+    view("delete_note", "DELETE", ("note_id", True), destructive=True),
+]
+
+
+def test_builtin_tasks_are_generated_from_the_operations() -> None:
+    tasks, skipped = builtin_tasks(OPERATIONS, allow_destructive=False)
+    assert skipped == []
+    assert [task.kind for task in tasks] == [DISCOVERY, FIELD_SELECTION, ERROR_RECOVERY, OPERATION_SELECTION]
+    discovery, fields, recovery, selection = tasks
+    assert discovery.expected_tools == ("introspect",)
+    assert discovery.expected_content == ("get_note", "search_notes", "list_notes")  # the first three listed
+    # Field selection: a READ documenting `fields`, the one needing the fewest parameters.
+    assert fields.name == "Select fields with list_notes"
+    assert fields.expected_tools == ("list_notes",) and fields.expected_params == {"list_notes": ("fields",)}
+    # Error recovery: a READ the model can call without any required parameter; its first call fails.
+    assert recovery.name == "Recover from an error answer of list_notes"
+    assert recovery.induce_error_on == "list_notes" and recovery.must_succeed == ("list_notes",)
+    # Operation selection: the CREATE operation, its noun in the prompt.
+    assert selection.name == "Create a note"
+    assert selection.expected_tools == ("create_note",) and selection.must_succeed == ("create_note",)
+    assert selection.input == "Create a new note for me. Choose sensible values for everything it needs."
+
+
+def test_field_selection_takes_a_read_with_required_parameters_when_it_is_the_only_one() -> None:
+    operations = [OPERATIONS[2], OPERATIONS[1]]  # search_notes, get_note: one required parameter each
+    tasks, _ = builtin_tasks(operations, allow_destructive=False)
+    assert tasks[1].name == "Select fields with search_notes"  # equal: the first listed
+
+
+def test_builtin_tasks_that_do_not_apply_are_skipped_with_reasons() -> None:
+    operations = [
+        view("introspect", "READ", ("query", True)),
+        view("get_note", "READ", ("note_id", True)),
+        OperationView("list_notes", "READ", None, False),  # parameters unknown: cannot be called blind
+        view("wipe_notes", "READ", ("fields", False), destructive=True),  # destructive by another declaration
+        view("create_note", "CREATE", ("title", True), destructive=True),
+    ]
+    tasks, skipped = builtin_tasks(operations, allow_destructive=False)
+    assert [task.kind for task in tasks] == [DISCOVERY]
+    assert skipped == [
+        "field-selection: no READ operation documents a `fields` parameter",
+        "error-recovery: every READ operation needs a parameter the runner cannot supply",
+        "operation-selection: no CREATE operation that may be called",
+    ]
+    tasks, skipped = builtin_tasks(operations, allow_destructive=True)
+    assert [task.kind for task in tasks] == [DISCOVERY, OPERATION_SELECTION]
+    assert len(skipped) == 2
+
+
+def test_discovery_applies_even_to_a_server_without_operations() -> None:
+    tasks, skipped = builtin_tasks([], allow_destructive=False)
+    assert [(task.kind, task.expected_content) for task in tasks] == [(DISCOVERY, ())]
+    assert len(skipped) == 3
+
+
+@pytest.mark.parametrize(
+    ("operation", "noun"),
+    [
+        ("create_note", "note"),
+        ("add_bookmark", "bookmark"),
+        ("new_task_list", "task list"),
+        ("createNote", "note"),
+        ("AddUser", "user"),
+        ("make_new_thing", "thing"),
+        ("post_blog-entry", "blog entry"),
+        ("create", "record"),
+    ],
+)
+def test_thing_created_names_the_noun_of_a_create_operation(operation: str, noun: str) -> None:
+    assert thing_created(operation) == noun
+
+
+def test_a_yaml_tasks_file_loads_with_yaml_strings_kept(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "tasks.yaml",
+        """\
+tasks:
+  - _description: 2024-01-01
+    input: yes
+    expectedTools: [read/list_notes]
+    expectedContent: [Groceries]
+    expectedParams: {list_notes: [fields]}
+    intent: The model lists the notes.
+    runs: 2
+    minPassRate: 0.5
+""",
+    )
+    assert load_tasks(path) == [
+        Task(
+            name="2024-01-01",
+            input="yes",
+            expected_tools=("read/list_notes",),
+            expected_content=("Groceries",),
+            expected_params={"list_notes": ("fields",)},
+            intent="The model lists the notes.",
+            runs=2,
+            min_pass_rate=0.5,
+            kind=USER,
+        )
+    ]
+
+
+def test_a_json_tasks_file_loads(tmp_path: Path) -> None:
+    path = write(tmp_path / "tasks.json", json.dumps({"tasks": [{"_description": "List", "input": "List notes"}]}))
+    assert load_tasks(path) == [Task(name="List", input="List notes")]
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        (
+            "t.yaml",
+            "tasks:\n  - _description: a\n    input: x\n    expectedTool: [get_note]\n",
+            "t.yaml: $.tasks[0]: unknown key 'expectedTool' (did you mean 'expectedTools'?)",
+        ),
+        (
+            "t.json",
+            '{"task": [{"_description": "a", "input": "x"}]}',
+            "t.json: $: unknown key 'task' (did you mean 'tasks'?)",
+        ),
+        (
+            "t.yml",
+            "tasks:\n  - {_description: a, input: x}\n  - {_description: a, input: y}\n",
+            "t.yml: $.tasks[1]._description: 'a' is used twice",
+        ),
+        (
+            "t.json",
+            '{"tasks": [{"_description": "a", "input": "x", "runs": 0}]}',
+            "t.json: $.tasks[0].runs: 0 is less than the minimum of 1",
+        ),
+    ],
+)
+def test_bad_tasks_files_are_refused_naming_the_file_and_where(
+    tmp_path: Path, name: str, content: str, message: str
+) -> None:
+    path = write(tmp_path / name, content)
+    with pytest.raises(ConfigError) as caught:
+        load_tasks(path)
+    assert str(caught.value) == f"{tmp_path}/{message}"
+
+
+def test_a_scenario_given_as_tasks_is_named_as_what_it_is(tmp_path: Path) -> None:
+    path = write(tmp_path / "s.json", json.dumps({"name": "S", "events": [{"type": "llm_response"}]}))
+    with pytest.raises(ConfigError, match=r"s\.json is an agent scenario, not an agent tasks file"):
+        load_tasks(path)
+
+
+# Judge
+
+
+@pytest.mark.parametrize(
+    ("text", "verdict"),
+    [
+        ('{"verdict": "pass", "reason": "It listed them."}', {"verdict": "pass", "reason": "It listed them."}),
+        ('{"verdict": "fail", "reason": "No call."}', {"verdict": "fail", "reason": "No call."}),
+        # The object is found inside a fence or prose around it.
+        ('```json\n{"verdict": "fail", "reason": "no"}\n```', {"verdict": "fail", "reason": "no"}),
+        ('Here you go: {"verdict": "pass", "reason": "x"} Hope it helps.', {"verdict": "pass", "reason": "x"}),
+        # A missing or non-string reason is an empty one.
+        ('{"verdict": "pass"}', {"verdict": "pass", "reason": ""}),
+        ('{"verdict": "pass", "reason": 3}', {"verdict": "pass", "reason": ""}),
+    ],
+)
+def test_the_judges_verdict_is_read_from_its_reply(text: str, verdict: dict[str, str]) -> None:
+    assert read_verdict(text) == verdict
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The assistant passed.",
+        '{"verdict": "PASS", "reason": "x"}',
+        '{"verdict": "maybe", "reason": "x"}',
+        "{verdict: pass}",
+        '{"verdict": "pass"} and also {"verdict": "fail"}',  # two objects: not one JSON object
+        "",
+    ],
+)
+def test_replies_that_are_not_the_json_asked_for_have_no_verdict(text: str) -> None:
+    assert read_verdict(text) is None
+
+
+def test_a_judges_reason_is_made_plain_and_short() -> None:
+    verdict = read_verdict(json.dumps({"verdict": "pass", "reason": "a\u202eb " + "x" * 600}))
+    assert verdict is not None
+    assert verdict["reason"].startswith("ab ") and len(verdict["reason"]) == 500
+
+
+class ScriptedConversation:
+    def __init__(self, replies: list[str]) -> None:
+        self.replies = replies
+        self.users: list[str] = []
+
+    async def reply(self) -> Any:
+        return SimpleNamespace(text=self.replies.pop(0))
+
+    def add_user(self, text: str) -> None:
+        self.users.append(text)
+
+
+class ScriptedJudge:
+    def __init__(self, replies: list[str]) -> None:
+        self.endpoint = SimpleNamespace(spec=ModelSpec("openai", "judge-1"))
+        self.talk = ScriptedConversation(replies)
+        self.asked: list[str] = []
+
+    def conversation(self, system: str, user: str, tools: list[Any]) -> ScriptedConversation:
+        self.asked.append(user)
+        return self.talk
+
+
+def judged(replies: list[str]) -> tuple[dict[str, Any], ScriptedJudge]:
+    judge = ScriptedJudge(replies)
+    task = Task(name="t", input="List my notes", intent="The notes are listed.")
+    record = RunRecord(task="t", run=1, input="List my notes", final_text="You have 2 notes.", completed=True)
+
+    async def main() -> dict[str, Any]:
+        return await judge_run(judge, task, record)  # type: ignore[arg-type]
+
+    return anyio.run(main), judge
+
+
+def test_the_judge_is_asked_once_more_when_its_reply_is_not_json() -> None:
+    verdict, judge = judged(["I think it passed.", '{"verdict": "pass", "reason": "Both notes listed."}'])
+    assert verdict == {"verdict": "pass", "reason": "Both notes listed.", "model": "openai:judge-1"}
+    assert judge.talk.users == ['Reply with the JSON object only: {"verdict": "pass" or "fail", "reason": "..."}.']
+
+
+def test_a_judge_that_never_answers_in_json_gives_an_invalid_verdict() -> None:
+    verdict, _ = judged(["Looks fine to me.", "Still fine."])
+    assert verdict == {"verdict": "invalid", "reason": "no JSON verdict: 'Still fine.'", "model": "openai:judge-1"}
+
+
+def test_the_judge_sees_the_intent_the_calls_and_the_final_answer() -> None:
+    task = Task(name="t", input="Show note n1", intent="The note is shown.")
+    record = RunRecord(task="t", run=1, input="Show note n1")
+    record.calls.append(
+        CallRecord(1, "mcp_aql_read", {"operation": "get_note"}, SENT, {"success": True, "data": {}}, True, 0.0)
+    )
+    record.error = {"node": "llm", "message": "no final answer within 8 turns"}
+    assert transcript_for_judge(task, record).splitlines() == [
+        "Intent: The note is shown.",
+        "User request: Show note n1",
+        "Tool calls:",
+        '- turn 1: mcp_aql_read {"operation":"get_note"} -> {"success":true,"data":{}}',
+        "Final answer: (none: no final answer within 8 turns)",
+    ]
+
+
+class FailingConversation:
+    """A model that calls list_notes once, then fails its next reply."""
+
+    def __init__(self, failure: Exception) -> None:
+        self.failure = failure
+        self.replies = 0
+
+    async def reply(self) -> Any:
+        self.replies += 1
+        if self.replies > 1:
+            raise self.failure
+        call = ToolCall("c1", "mcp_aql_read", {"operation": "list_notes", "params": {}})
+        return SimpleNamespace(text="", tool_calls=[call], input_tokens=10, output_tokens=5, seconds=0.1)
+
+    def add_tool_results(self, results: list[Any]) -> None:
+        pass
+
+
+def play_model(conversation: Any) -> RunRecord:
+    record = RunRecord(task="t", run=1, input="List my notes")
+
+    async def main() -> RunRecord:
+        return await run_model(conversation, caller(FakeServer()), record, 8, None)
+
+    return anyio.run(main)
+
+
+def test_a_reply_that_times_out_ends_that_run_with_its_error_and_keeps_what_it_did() -> None:
+    record = play_model(FailingConversation(ModelTurnFailed("the model openai:m did not answer within 5 s")))
+    assert record.error == {"node": "llm", "message": "the model openai:m did not answer within 5 s"}
+    assert not record.completed and len(record.turns) == 1 and [c.outcome for c in record.calls] == [SENT]
+
+
+def test_a_model_that_cannot_be_used_ends_every_run() -> None:
+    with pytest.raises(AgentError, match="refused the API key"):
+        play_model(FailingConversation(AgentError("the model openai:m refused the API key (HTTP 401): no")))
+
+
+def test_a_judge_that_times_out_gives_an_invalid_verdict_with_the_reason() -> None:
+    task = Task(name="t", input="List my notes", intent="The notes are listed.")
+    record = RunRecord(task="t", run=1, input="List my notes", final_text="2 notes", completed=True)
+
+    class Failing(ScriptedJudge):
+        def conversation(self, system: str, user: str, tools: list[Any]) -> Any:
+            talk = FailingConversation(ModelTurnFailed("the model openai:judge-1 did not answer within 5 s"))
+            talk.replies = 1  # its next reply fails
+            return talk
+
+    async def main() -> dict[str, Any]:
+        return await judge_run(Failing([]), task, record)  # type: ignore[arg-type]
+
+    assert anyio.run(main) == {
+        "verdict": "invalid",
+        "reason": "the model openai:judge-1 did not answer within 5 s",
+        "model": "openai:judge-1",
+    }
+
+
+# Strict YAML (and JSON) for hand-written files
+
+
+def yaml(text: str) -> Any:
+    return parse_yaml(text.encode(), "f.yaml")
+
+
+def yaml_error(text: str) -> str:
+    with pytest.raises(ConfigError) as caught:
+        yaml(text)
+    return str(caught.value)
+
+
+def test_yaml_aliases_are_refused_with_line_and_column() -> None:
+    assert yaml_error("a: &x [1, 2]\nb: *x\n") == "f.yaml:2:4: invalid YAML: aliases (*name) are not supported"
+
+
+def test_a_yaml_anchor_without_an_alias_is_harmless_and_read() -> None:
+    assert yaml("a: &x [1, 2]\n") == {"a": [1, 2]}
+
+
+def test_yaml_timestamps_stay_strings_and_tagged_ones_are_refused() -> None:
+    assert yaml("day: 2024-01-01\nwhen: 2024-01-01T10:00:00Z\n") == {
+        "day": "2024-01-01",
+        "when": "2024-01-01T10:00:00Z",
+    }
+    assert yaml_error("x: !!timestamp 2024-01-01\n") == (
+        "f.yaml: $.x: a YAML date is not JSON data; quote it as a string"
+    )
+
+
+def test_only_true_and_false_are_yaml_booleans() -> None:
+    assert yaml("a: yes\nb: no\nc: on\nd: off\ne: y\nf: true\ng: False\nh: TRUE\n") == {
+        "a": "yes",
+        "b": "no",
+        "c": "on",
+        "d": "off",
+        "e": "y",
+        "f": True,
+        "g": False,
+        "h": True,
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("1: a\n", "f.yaml: $: key 1 is not a string"),
+        ("~: a\n", "f.yaml: $: key None is not a string"),
+        ("true: a\n", "f.yaml: $: key True is not a string"),
+        ("x:\n  - {2: b}\n", "f.yaml: $.x[0]: key 2 is not a string"),
+    ],
+)
+def test_non_string_yaml_keys_are_refused_naming_where(text: str, message: str) -> None:
+    assert yaml_error(text) == message
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("!!set {a, b}\n", "f.yaml: $: a YAML set is not JSON data; quote it as a string"),
+        ("x: !!binary aGVsbG8=\n", "f.yaml: $.x: a YAML bytes is not JSON data; quote it as a string"),
+        (
+            "x: !!python/object:os.system x\n",
+            "f.yaml:1:4: invalid YAML: could not determine a constructor for the tag"
+            " 'tag:yaml.org,2002:python/object:os.system'",
+        ),
+        ("a: [1,\n", "f.yaml:2:1: invalid YAML: expected the node content, but found '<stream end>'"),
+        ("a: 1\n---\nb: 2\n", "f.yaml:2:1: invalid YAML: but found another document"),
+        ("  \n", "f.yaml: file is empty, expected YAML"),
+    ],
+)
+def test_yaml_that_is_not_plain_json_data_is_refused(text: str, message: str) -> None:
+    assert yaml_error(text) == message
+
+
+def test_yaml_that_is_not_utf8_is_refused_with_its_line() -> None:
+    with pytest.raises(ConfigError, match=r"^f\.yaml:2: not valid UTF-8 \(byte offset 8\)$"):
+        parse_yaml(b"a: 1\nb: \xff\n", "f.yaml")
+    with pytest.raises(ConfigError, match="UTF-16 is not supported"):
+        parse_yaml("a: 1\n".encode("utf-16"), "f.yaml")
+
+
+def test_a_yaml_key_given_twice_is_refused_with_its_line(tmp_path: Path) -> None:
+    assert yaml_error("a: 1\nb: {c: 1}\na: 2\n") == "f.yaml:3:1: invalid YAML: the key 'a' is given twice"
+    # a JSON file keeps the JSON rule of every bundle reader: the last one wins
+    assert load_config_file(write(tmp_path / "d.json", '{"a": 1, "a": 2}'), "tasks") == {"a": 2}
+
+
+@pytest.mark.parametrize("value", [".nan", ".inf", "-.inf"])
+def test_yaml_nan_and_infinity_are_refused_as_not_json_data(value: str) -> None:
+    with pytest.raises(ConfigError, match=r"^f\.yaml: \$\.x: -?(nan|inf) is not JSON data; write a finite number$"):
+        yaml(f"x: {value}\n")
+
+
+def test_yaml_numbers_are_read_as_json_numbers() -> None:
+    assert yaml("a: 1\nb: 1.5\nc: -2\nd: null\ne: '1'\n") == {"a": 1, "b": 1.5, "c": -2, "d": None, "e": "1"}
+
+
+def test_config_files_are_read_by_suffix_and_errors_name_the_file(tmp_path: Path) -> None:
+    assert load_config_file(write(tmp_path / "a.json", '{"x": [1, "yes"]}'), "tasks") == {"x": [1, "yes"]}
+    assert load_config_file(write(tmp_path / "a.YML", "x: [1, yes]\n"), "tasks") == {"x": [1, "yes"]}
+    with pytest.raises(ConfigError, match=r"a\.yaml:2:4: invalid YAML: aliases \(\*name\) are not supported"):
+        load_config_file(write(tmp_path / "a.yaml", "a: &x 1\nb: *x\n"), "tasks")
+    with pytest.raises(ConfigError, match=r"^.*b\.json:1:7: invalid JSON: "):
+        load_config_file(write(tmp_path / "b.json", '{"x": }'), "tasks")
+    # YAML in a .json file is JSON that does not parse.
+    with pytest.raises(ConfigError, match=r"c\.json:1:1: invalid JSON"):
+        load_config_file(write(tmp_path / "c.json", "x: 1\n"), "tasks")
