@@ -300,6 +300,38 @@ def detail_of(answer: Any, requested: str) -> DetailReading:
     return DetailReading(None, readings, f"gave no operation detail ({verdict.describe()})")
 
 
+TYPE_DETAIL_KEYS = ("type", "type_details", "typeDetails", "details", "detail")
+
+
+def type_detail_of(answer: Any, requested: str) -> tuple[JsonObject | None, str | None]:
+    """The TypeDetails of ``requested`` in an ``introspect {query: types, name}`` answer, read
+    leniently (under `data.type`, the data itself, or a types list that ignored `name`), and the
+    problem when there is none."""
+    from mcpaql_conformance.answers import classify
+
+    verdict = classify(answer)
+    if verdict.refused:
+        return None, f"refused: {verdict.describe()}"
+    data, _ = data_of(answer)
+    if isinstance(data, dict):
+        for key in TYPE_DETAIL_KEYS:
+            found = data.get(key)
+            if isinstance(found, dict) and name_of(found, TYPE_NAME_KEYS)[0] in (requested, None):
+                return read_type(found, Readings()), None
+        if name_of(data, TYPE_NAME_KEYS)[0] == requested:
+            return read_type(data, Readings()), None
+    entries, _ = _entries(data, TYPE_LIST_KEYS, "types")
+    for entry in entries or []:
+        if isinstance(entry, dict) and name_of(entry, TYPE_NAME_KEYS)[0] == requested:
+            return read_type(entry, Readings()), None
+    return None, f"gave no type detail ({verdict.describe()})"
+
+
+def documents_shape(entry: Any) -> bool:
+    """Whether a type entry says what its values look like (fields or enum values)."""
+    return isinstance(entry, dict) and (isinstance(entry.get("fields"), list) or isinstance(entry.get("values"), list))
+
+
 def _named(detail: JsonObject, requested: str, readings: Readings) -> DetailReading:
     name = name_of(detail)[0]
     if name is not None and name != requested:

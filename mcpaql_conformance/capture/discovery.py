@@ -7,15 +7,26 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcpaql_conformance.capture.live import PHASE_DETAILS, PHASE_INTROSPECT, PHASE_TYPES, Live, gather
+from mcpaql_conformance.capture.live import (
+    NOT_APPLICABLE,
+    PHASE_DETAILS,
+    PHASE_INTROSPECT,
+    PHASE_TYPE_DETAILS,
+    PHASE_TYPES,
+    Live,
+    gather,
+    note,
+)
 from mcpaql_conformance.capture.safety import is_destructive
 from mcpaql_conformance.reading import (
     CRUDE_CATEGORIES,
     SINGLE,
+    TYPE_NAME_KEYS,
     Readings,
     category_of,
     declarations_of,
     detail_of,
+    documents_shape,
     name_of,
     operations_of,
     parameters_of,
@@ -23,8 +34,10 @@ from mcpaql_conformance.reading import (
     read_entry,
     read_tool,
     read_type,
+    type_detail_of,
     types_of,
 )
+from mcpaql_conformance.sanitize import plain
 
 JsonObject = dict[str, Any]
 CRUDE_FAMILIES = tuple(category.lower() for category in CRUDE_CATEGORIES)
@@ -140,6 +153,35 @@ async def introspect_types(live: Live) -> None:
     if types_of(live.evidence.operations_list)[0] is not None:
         live.evidence.types_list = live.evidence.operations_list
         live.readings.add("read the types from the operations answer (`query: types` did not answer)", tool)
+
+
+async def describe_types(live: Live) -> None:
+    """Every listed type's detail (``introspect {query: types, name}``), asked for concurrently;
+    a type the detail query does not describe keeps its list entry when that documents fields
+    or values, and is noted otherwise."""
+    listed = types_of(live.evidence.types_list)[0] or []
+    entries = {name: entry for entry in listed if (name := name_of(entry, TYPE_NAME_KEYS)[0]) is not None}
+    if not entries or live.introspect_tool is None:
+        return
+    names = list(entries)
+
+    def ask(index: int, name: str) -> Any:
+        params = {"query": "types", "name": name}
+        return lambda: live.send(
+            (PHASE_TYPE_DETAILS, index), live.introspect_tool, {"operation": "introspect", "params": params},
+            "introspect", "introspection", f"describe type {name}",
+        )  # fmt: skip
+
+    answers = await gather([ask(index, name) for index, name in enumerate(names)])
+    for name, answer in zip(names, answers, strict=True):
+        detail, problem = type_detail_of(answer, name)
+        if detail is None and documents_shape(entries[name]):
+            detail = read_type(entries[name], Readings())
+        if detail is not None:
+            live.evidence.type_details.append({**detail, "name": name})
+        else:
+            reason = f"type {name}: the detail query {problem}; its declared return shape is not checked"
+            live.evidence.notes.append(note(None, "type_details", plain(reason), NOT_APPLICABLE))
 
 
 async def describe_operations(live: Live, names: list[str]) -> list[Operation]:

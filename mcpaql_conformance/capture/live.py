@@ -20,7 +20,10 @@ from mcpaql_conformance.reading import Readings, ToolReading
 JsonObject = dict[str, Any]
 
 # Phases of a capture, the first part of every record's sort key.
-PHASE_INTROSPECT, PHASE_TYPES, PHASE_DETAILS, PHASE_PROBES, PHASE_EXAMPLES, PHASE_CYCLES, PHASE_BATCH = range(7)
+(
+    PHASE_INTROSPECT, PHASE_TYPES, PHASE_TYPE_DETAILS, PHASE_DETAILS, PHASE_PROBES, PHASE_EXAMPLES, PHASE_CYCLES,
+    PHASE_BATCH,
+) = range(8)  # fmt: skip
 
 # Why a probe was not sent (the bundle's capture_notes[].cause).
 DESTRUCTIVE = "destructive"
@@ -52,6 +55,7 @@ class Evidence:
     types_list: Any = None
     query_attempts: list[JsonObject] = field(default_factory=list)
     details: list[JsonObject] = field(default_factory=list)
+    type_details: list[JsonObject] = field(default_factory=list)
     detail_queries: list[JsonObject] = field(default_factory=list)
     accepted: dict[str, list[str]] = field(default_factory=dict)
     missing_required: list[JsonObject] = field(default_factory=list)

@@ -25,6 +25,7 @@ from mcpaql_conformance.capture.cycles import Inferred, infer_cycles, run_plan_c
 from mcpaql_conformance.capture.discovery import (
     Operation,
     describe_operations,
+    describe_types,
     discover_tools,
     introspect,
     introspect_types,
@@ -230,6 +231,7 @@ async def run_probes(live: Live) -> Inferred:
         live.evidence.notes.append(note(None, "introspection", reason, NOT_APPLICABLE))
         return Inferred()
     await introspect_types(live)
+    await describe_types(live)
     operations = await describe_operations(live, names)
     live.operations = operations
     check_plan_operations(live.plan, [op.name for op in operations])
@@ -280,6 +282,7 @@ def assemble(
             "operations_list": evidence.operations_list,
             "types_list": evidence.types_list,
             "operation_details": evidence.details,
+            "type_details": evidence.type_details,
             "detail_queries": evidence.detail_queries,
             "query_attempts": evidence.query_attempts,
         },

@@ -22,6 +22,7 @@ from mcpaql_conformance.checks.base import (
     split_withheld,
 )
 from mcpaql_conformance.checks.parameters import unknown_parameter_problem
+from mcpaql_conformance.checks.returns import return_shape_warnings
 from mcpaql_conformance.model import Requirement
 from mcpaql_conformance.reading import Readings, data_of, detail_of, operations_of, read_entry, read_type, types_of
 from mcpaql_conformance.schemas import introspection_schema, operation_result_schema
@@ -449,6 +450,7 @@ def completeness(ctx: Context) -> Outcome:
                 failures += [f"{operation}.{p}: accepted but not documented" for p in undocumented]
             warnings += [f"{operation}.{p}: documented but not accepted" for p in documented if p not in seen]
     failures += _refused_valid_requests(ctx)
+    warnings += return_shape_warnings(ctx.bundle, ctx.details_by_name)
     uncovered, withheld = split_withheld(
         ctx, [name for name in ctx.details_by_name if name not in accepted], ("accepted_parameters",)
     )

@@ -23,6 +23,8 @@ FAULTS = {
     "undocumented-param": "create_note accepts a 'priority' parameter introspection does not document "
     "(Introspection Fidelity)",
     "wrong-endpoint": "operations sent to the wrong endpoint are executed anyway (Introspection Fidelity)",
+    "shape-drift": "notes come back with created_at as a number and without updated_at, unlike the Note type "
+    "they are declared to return (Introspection Fidelity, a warning)",
 }
 CRUDE = ("create", "read", "update", "delete", "execute")
 PERMISSIONS = {
@@ -33,6 +35,51 @@ PERMISSIONS = {
     "EXECUTE": (False, True),
 }
 NOTE_FIELDS = ("note_id", "title", "body", "tags", "created_at", "updated_at")
+
+
+def _field(name: str, type_: str, required: bool, description: str) -> JsonObject:
+    return {"name": name, "type": type_, "required": required, "description": description}
+
+
+# What the operations return, as `introspect {query: types, name}` describes it.
+TYPES: dict[str, JsonObject] = {
+    "Note": {
+        "kind": "object",
+        "description": "A note with a title, a body and tags.",
+        "fields": [
+            _field("note_id", "string", True, "Identifier of the note"),
+            _field("title", "string", True, "Title of the note"),
+            _field("body", "string", False, "Text of the note"),
+            _field("tags", "string[]", False, "Tags of the note"),
+            _field("created_at", "string", True, "When the note was created (RFC 3339)"),
+            _field("updated_at", "string", True, "When the note was last changed (RFC 3339)"),
+        ],
+    },
+    "NotePage": {
+        "kind": "object",
+        "description": "A page of notes and the limit applied.",
+        "fields": [_field("items", "Note[]", True, "The notes"), _field("applied", "object", True, "Limits used")],
+    },
+    "Deletion": {
+        "kind": "object",
+        "description": "What a delete removed.",
+        "fields": [_field("deleted", "string", True, "Identifier of the deleted note")],
+    },
+    "TagRemoval": {
+        "kind": "object",
+        "description": "A tag removed from every note.",
+        "fields": [
+            _field("tag", "string", True, "The tag removed"),
+            _field("notes_changed", "integer", True, "How many notes lost it"),
+        ],
+    },
+    "JobStatus": {"kind": "enum", "description": "How a runtime job ended.", "values": ["completed", "failed"]},
+    "Job": {
+        "kind": "object",
+        "description": "A runtime job and how it ended.",
+        "fields": [_field("job", "string", True, "The job"), _field("status", "JobStatus", True, "How it ended")],
+    },
+}
 
 
 def ok(data: Any, **extra: Any) -> JsonObject:
@@ -66,6 +113,7 @@ class Operation:
     description: str
     params: tuple[Param, ...]
     handler: Callable[[NotesAdapter, JsonObject], JsonObject]
+    returns: str = "Note"
 
     @property
     def endpoint(self) -> str:
@@ -81,7 +129,7 @@ class Operation:
             "description": self.description,
             "permissions": {"readOnly": read_only, "destructive": destructive},
             "parameters": [param.info() for param in self.params],
-            "returns": {"name": "Note" if self.name != "introspect" else "IntrospectionData", "kind": "object"},
+            "returns": {"name": self.returns, "kind": TYPES.get(self.returns, {}).get("kind", "object")},
         }
 
 
@@ -122,7 +170,10 @@ class NotesAdapter:
                 f"Operation '{operation}' is a {spec.category} operation; call it through mcp_aql_{spec.endpoint}.",
             )
         problem = self._validate(spec, params)
-        return problem if problem is not None else spec.handler(self, params)
+        if problem is not None:
+            return problem
+        result = spec.handler(self, params)
+        return _drifted(result) if self.fault == "shape-drift" else result
 
     def _batch(self, items: Any) -> JsonObject:
         if not isinstance(items, list) or not items:
@@ -214,10 +265,11 @@ def _introspect(adapter: NotesAdapter, params: JsonObject) -> JsonObject:
     single_only = adapter.mode == "single"
     name = params.get("name")
     if params["query"] == "types":
-        note_type = {"name": "Note", "kind": "object", "description": "A note with a title, a body and tags."}
         if name is None:
-            return ok({"types": [note_type]})
-        return ok({"type": note_type if name == "Note" else None})
+            return ok(
+                {"types": [{"name": n, "kind": t["kind"], "description": t["description"]} for n, t in TYPES.items()]}
+            )
+        return ok({"type": {"name": name, **TYPES[name]} if name in TYPES else None})
     if name is None:
         summaries = [
             {"name": op.name, "semantic_category": op.category, "endpoint": op.endpoint, "description": op.description}
@@ -226,6 +278,17 @@ def _introspect(adapter: NotesAdapter, params: JsonObject) -> JsonObject:
         return ok({"operations": summaries})
     spec = adapter.operations.get(name)
     return ok({"operation": spec.details(single_only) if spec else None})
+
+
+def _drifted(result: JsonObject) -> JsonObject:
+    """The shape-drift fault: every note in an answer has a numeric created_at and no updated_at."""
+    data = result.get("data")
+    notes: list[Any] = data["items"] if isinstance(data, dict) and isinstance(data.get("items"), list) else [data]
+    for note in notes:
+        if isinstance(note, dict) and "note_id" in note and "created_at" in note:
+            note["created_at"] = 1767225600
+            note.pop("updated_at", None)
+    return result
 
 
 def _create(adapter: NotesAdapter, params: JsonObject) -> JsonObject:
@@ -326,6 +389,7 @@ OPERATIONS = (
             Param("name", "string", False, "One operation or type to describe"),
         ),
         _introspect,
+        "IntrospectionData",
     ),
     Operation(
         "create_note",
@@ -365,6 +429,7 @@ OPERATIONS = (
             Param("fields", "array", False, "Fields to return (field selection)", {"items": {"type": "string"}}),
         ),
         _list,
+        "NotePage",
     ),
     Operation(
         "update_note",
@@ -392,6 +457,7 @@ OPERATIONS = (
         "Delete a note permanently.",
         (Param("note_id", "string", True, "Identifier of the note"),),
         _delete,
+        "Deletion",
     ),
     Operation(
         "delete_tag",
@@ -399,6 +465,7 @@ OPERATIONS = (
         "Remove a tag from every note.",
         (Param("tag", "string", True, "The tag to remove"),),
         _delete_tag,
+        "TagRemoval",
     ),
     Operation(
         "export_notes",
@@ -406,6 +473,7 @@ OPERATIONS = (
         "Export all notes (a runtime job).",
         (Param("format", "string", True, "Export format", {"enum": ["text", "markdown"]}),),
         _export,
+        "Job",
     ),
     Operation(
         "reindex_notes",
@@ -413,5 +481,6 @@ OPERATIONS = (
         "Rebuild the search index (a runtime job).",
         (Param("scope", "string", True, "What to reindex", {"enum": ["titles", "all"]}),),
         _reindex,
+        "Job",
     ),
 )

@@ -19,7 +19,7 @@ DIALECTS = {
     "endpoint-category": "the category is only an upper-case CRUDE word in `endpoint`, no `semantic_category` "
     "(operations-query, operation-details)",
     "detail-ignores-name": "introspect {query: operations, name} answers the whole list (operation-details)",
-    "detail-fails": "introspect {query: operations, name} is refused (operation-details)",
+    "detail-fails": "introspect {query: operations|types, name} is refused (operation-details)",
     "no-query": "introspect refuses the `query` parameter and answers only without it (operations-query, types-query)",
     "other-shape": "introspect answers bare arrays and unwrapped details (operations-query, types-query, "
     "operation-details)",
@@ -114,7 +114,7 @@ class DetailFails(Dialect):
     name = "detail-fails"
 
     def introspect(self, params: JsonObject, answer: Any) -> JsonObject | None:
-        if params.get("query") == "operations" and "name" in params:
+        if "name" in params:  # operation and type details alike
             return {"success": False, "error": {"code": "NOT_IMPLEMENTED", "message": "Details are not available."}}
         return None
 
