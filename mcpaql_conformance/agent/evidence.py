@@ -35,7 +35,7 @@ def run_entry(run: RunRecord, transcript: str | None) -> dict[str, Any]:
         "turns": len(run.turns),
         "input_tokens": sum(inputs) if inputs else None,
         "output_tokens": sum(outputs) if outputs else None,
-        "model_seconds": round(sum(t.seconds for t in run.turns), 3),
+        "model_seconds": round(sum(t.seconds for t in run.turns) + run.failed_seconds, 3),
         "tool_seconds": round(sum(c.seconds for c in run.calls), 3),
     }
     if run.error is not None:

@@ -85,6 +85,7 @@ class RunRecord:
     error: dict[str, str] | None = None  # {"node": "llm" or an operation, "message"}
     judge: dict[str, Any] | None = None
     users: list[str] = field(default_factory=list)  # user messages after the first
+    failed_seconds: float = 0.0  # waiting for a reply that failed (a timeout)
 
 
 class ToolCaller:
@@ -155,10 +156,12 @@ async def run_model(
     """Model -> tool calls -> server -> model, until a final answer or ``max_turns`` turns."""
     induced = False
     for turn in range(1, max_turns + 1):
+        asked = time.perf_counter()
         try:
             reply = await conversation.reply()
         except ModelTurnFailed as exc:  # this run ends here; the others go on
             record.error = {"node": "llm", "message": str(exc)}
+            record.failed_seconds = time.perf_counter() - asked  # the wait counts in the run's latency
             return record
         record.turns.append(
             TurnRecord(turn, reply.text, len(reply.tool_calls), reply.input_tokens, reply.output_tokens, reply.seconds)

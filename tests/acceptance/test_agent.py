@@ -290,6 +290,7 @@ def test_model_failures_are_one_line_with_exit_3(tmp_path):
     assert f"agent: List the notes run 2/2: 0 turn(s), 0 call(s), no answer ({slow})" in result.stderr
     runs = json.loads((tmp_path / "agent.json").read_text())["agent_tests"][0]["runs"]
     assert [run["error"] for run in runs] == [{"node": "llm", "message": slow}] * 2
+    assert all(run["model_seconds"] >= 0.5 for run in runs)  # the wait counts in the latency
     assert judged(tmp_path / "agent.json")["List the notes"]["detail"].startswith(
         f"Tier 1: 0/2 run(s) passed (at least 80% needed); run 1: no final answer ({slow})"
     )
