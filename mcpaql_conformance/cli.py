@@ -408,6 +408,145 @@ def _validate_text(results: dict[Path, list[Any]]) -> None:
     )
 
 
+@cli.command("schemas")
+@click.argument("sources", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--format",
+    "-f",
+    "fmt",
+    type=click.Choice(["json-schema", "mcpaql-types"], case_sensitive=False),
+    default="json-schema",
+    show_default=True,
+    help="JSON Schema per operation, or MCP-AQL TypeDetails for introspection.",
+)
+@click.option("--output", "-o", type=click.Path(path_type=Path), help="Write into this folder (created if missing).")
+def schemas_command(sources: tuple[Path, ...], fmt: str, output: Path | None) -> int:
+    """Infer the output schema of every operation from what the server answered: bundles and
+    capture folders (--capture-dir), merged. A field is required only when every answer has it;
+    formats (date-time, uri, email, uuid) only when every value matches; descriptions come from
+    the type the operation declares returning.
+
+    \b
+      mcpaql-conformance schemas evidence/demo-notes.json
+      mcpaql-conformance schemas out/capture --format mcpaql-types -o out/types
+
+    Without -o: one JSON document on stdout. With -o DIR: DIR/OPERATION.schema.json per
+    operation (json-schema) or DIR/types.json (mcpaql-types).
+    """
+    import orjson
+
+    from mcpaql_conformance.capture.records import safe_name
+    from mcpaql_conformance.jsonio import make_folder, write_atomic
+    from mcpaql_conformance.outputs import operation_schemas, type_catalogue, unanswered
+    from mcpaql_conformance.samples import load_sources
+    from mcpaql_conformance.sanitize import plain
+
+    source = load_sources(list(sources))
+    if not source.samples:
+        raise ConfigError(
+            f"{source.label}: no successful answer of any operation to infer from (capture with a plan's"
+            " examples, or keep the capture folder: --capture-dir)"
+        )
+    kind = fmt.lower()
+    document: Any = operation_schemas(source) if kind == "json-schema" else {"types": type_catalogue(source)}
+    missing = unanswered(source)
+    if missing:
+        shown = ", ".join(plain(name) for name in missing[:10]) + (" ..." if len(missing) > 10 else "")
+        click.echo(f"no successful answer recorded, so no schema, for {len(missing)} operation(s): {shown}", err=True)
+    options = orjson.OPT_INDENT_2
+    if output is None:
+        _emit(orjson.dumps(document, option=options).decode() + "\n", None, kind)
+        return 0
+    make_folder(output, f"-o {plain(str(output))}")
+    if kind == "mcpaql-types":
+        write_atomic(output / "types.json", orjson.dumps(document, option=options).decode() + "\n")
+        click.echo(
+            f"wrote {len(document['types'])} type(s) to {click.format_filename(output / 'types.json')}", err=True
+        )
+        return 0
+    names: dict[str, int] = {}
+    for operation, schema in document.items():
+        base = safe_name(operation)
+        names[base] = names.get(base, 0) + 1
+        name = base if names[base] == 1 else f"{base}.{names[base]}"
+        write_atomic(
+            output / f"{name}.schema.json", orjson.dumps(schema, option=options).decode() + "\n", durable=False
+        )
+    click.echo(f"wrote {len(document)} schema(s) to {click.format_filename(output)}", err=True)
+    return 0
+
+
+@cli.command("diff")
+@click.argument("old", type=click.Path(path_type=Path))
+@click.argument("new", type=click.Path(path_type=Path))
+@click.option(
+    "--format", "-f", "fmt", type=click.Choice(["text", "json", "markdown"], case_sensitive=False), default="text",
+    show_default=True, help="Report format (markdown: for a pull-request comment).",
+)  # fmt: skip
+@click.option(
+    "--fail-on",
+    type=click.Choice(["none", "breaking", "any"], case_sensitive=False),
+    default="breaking",
+    show_default=True,
+    help="Which changes make the exit code 1.",
+)
+@click.option(
+    "--level",
+    "-l",
+    type=click.Choice(["1", "2"]),
+    default="1",
+    show_default=True,
+    help="Level the verdicts are judged at.",
+)
+@click.option("--output", "-o", type=click.Path(path_type=Path), help="Write the report to FILE (atomically).")
+def diff_command(old: Path, new: Path, fmt: str, fail_on: str, level: str, output: Path | None) -> int:
+    """What changed for a client between two captures of one server (bundles or capture
+    folders): operations, parameters, response shapes and, for bundles, test verdicts.
+
+    \b
+      mcpaql-conformance diff evidence/demo-notes.json out/demo-notes.json
+      mcpaql-conformance diff old.json new.json -f markdown -o out/drift.md --fail-on any
+
+    Exit 1 when a breaking change is found (a removed operation, parameter or field, a type
+    change, a newly required parameter, a verdict that got worse; --fail-on any: any change),
+    else 0; 3 for a bad path or file.
+    """
+    import orjson
+
+    from mcpaql_conformance import drift
+    from mcpaql_conformance.samples import load_sources
+
+    before, after = load_sources([old]), load_sources([new])
+    verdicts = _diff_verdicts(before, after, int(level))
+    changes = drift.compare(before, after, verdicts)
+    kind = fmt.lower()
+    if kind == "json":
+        text = (
+            orjson.dumps(drift.as_json(changes, before.label, after.label), option=orjson.OPT_INDENT_2).decode() + "\n"
+        )
+    elif kind == "markdown":
+        text = drift.render_markdown(changes, before.label, after.label)
+    else:
+        text = drift.render_text(changes, before.label, after.label)
+    _emit(text, output, f"{kind} drift report")
+    return drift.exit_code(changes, fail_on.lower())
+
+
+def _diff_verdicts(before: Any, after: Any, level: int) -> tuple[dict[str, str], dict[str, str]] | None:
+    """Each test's result on both sides, when each side is one bundle."""
+    from mcpaql_conformance.runner import evaluate
+
+    if len(before.bundles) != 1 or len(after.bundles) != 1:
+        return None
+    sides = []
+    for bundle in (before.bundles[0], after.bundles[0]):
+        report = evaluate(bundle, level)
+        sides.append(
+            {test.id: test.result.value for category in report.categories for test in category.tests if test.id}
+        )
+    return sides[0], sides[1]
+
+
 SCHEMA_KINDS = ("bundle", "plan", "tasks", "scenario", "baseline", "report")
 
 

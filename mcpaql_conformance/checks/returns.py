@@ -4,7 +4,7 @@ An operation's detail names the type it returns (``returns: {name: "Note"}``); t
 details (``introspection.type_details``, from ``introspect {query: types, name}``) list its
 ``fields`` (ParameterInfo: name, type, required) or, for an enum, its ``values``. Every
 successful answer of the operation recorded in the bundle (plan examples, documented-default
-probes, agent runs) is compared with them:
+probes, the batch's results, agent runs: ``samples.successful_candidates``) is compared with them:
 
 - a ``returns`` that names a type introspection does not list (judged only when type details
   were recorded: then the types list is the server's whole answer, not a hand-written sample);
@@ -21,12 +21,12 @@ name we cannot interpret is accepted: only what is certain is reported.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 from mcpaql_conformance.answers import classify
 from mcpaql_conformance.bundle import Bundle, JsonObject
 from mcpaql_conformance.reading import TYPE_NAME_KEYS, data_of, name_of, types_of
+from mcpaql_conformance.samples import successful_candidates
 from mcpaql_conformance.sanitize import plain
 
 PRIMITIVES = {
@@ -95,25 +95,11 @@ def _returned_type(returns: Any) -> str | None:
 def _samples(bundle: Bundle) -> dict[str, list[tuple[str, Any]]]:
     """Every successful answer's data per operation, with the JSON path of that data."""
     found: dict[str, list[tuple[str, Any]]] = {}
-    for operation, path, response in _answers(bundle):
+    for operation, path, response in successful_candidates(bundle):
         if isinstance(operation, str) and classify(response).succeeded:
             data, _ = data_of(response)
             found.setdefault(operation, []).append((f"{path}.data", data))
     return found
-
-
-def _answers(bundle: Bundle) -> Iterator[tuple[Any, str, Any]]:
-    for index, case in enumerate(bundle.cases("valid_requests")):
-        yield case.get("operation"), f"$.valid_requests[{index}].response", case.get("response")
-    for index, case in enumerate(bundle.parameter_cases("optional_defaults")):
-        yield case.get("operation"), f"$.parameter_tests.optional_defaults[{index}].response", case.get("response")
-    for index, test in enumerate(bundle.cases("agent_tests")):
-        for run_index, run in enumerate(test.get("runs") or []):
-            calls = run.get("tool_calls") if isinstance(run, dict) else None
-            for call_index, call in enumerate(calls if isinstance(calls, list) else []):
-                if isinstance(call, dict) and call.get("outcome") == "sent":
-                    path = f"$.agent_tests[{index}].runs[{run_index}].tool_calls[{call_index}].response"
-                    yield call.get("operation"), path, call.get("response")
 
 
 def _operation_findings(

@@ -1,0 +1,49 @@
+"""Output schemas of a server's operations, from what it answered (``schemas``): one JSON
+Schema (2020-12) per operation of the successful answers' ``data``, or the same as MCP-AQL
+TypeDetails ready to paste into the server's introspection. The inference rules are in
+``shapes``; the evidence is gathered by ``samples``."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from mcpaql_conformance.samples import Source
+from mcpaql_conformance.shapes import infer_schema, type_details
+
+
+def operation_schemas(source: Source) -> dict[str, dict[str, Any]]:
+    """Per answered operation (sorted), the JSON Schema of its successful answers' data."""
+    schemas: dict[str, dict[str, Any]] = {}
+    for operation in sorted(source.samples):
+        schema = infer_schema(source.samples[operation], source.documented(operation))
+        schemas[operation] = {"title": f"{operation} data", **schema}
+    return schemas
+
+
+def type_catalogue(source: Source) -> list[dict[str, Any]]:
+    """TypeDetails for what the operations return: the type each one declares (`Note`; the
+    items of `Note[]`), or ``<Operation>Result``; operations sharing a type share its samples."""
+    grouped: dict[str, list[Any]] = {}
+    documented: dict[str, dict[str, str]] = {}
+    for operation in sorted(source.samples):
+        declared = source.returns(operation)
+        name = declared.removesuffix("[]") if declared else _result_name(operation)
+        samples = source.samples[operation]
+        if declared and declared.endswith("[]"):
+            samples = [item for sample in samples if isinstance(sample, list) for item in sample]
+        grouped.setdefault(name, []).extend(samples)
+        documented.setdefault(name, {}).update(
+            {path.removeprefix("[]."): text for path, text in source.documented(operation).items()}
+        )
+    return [type_details(name, infer_schema(grouped[name], documented[name])) for name in sorted(grouped)]
+
+
+def unanswered(source: Source) -> list[str]:
+    """Operations described or named but never answered with success: no schema for them."""
+    return [operation for operation in source.operations if operation not in source.samples]
+
+
+def _result_name(operation: str) -> str:
+    words = [word for word in re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", operation) if word]
+    return "".join(word[:1].upper() + word[1:] for word in words) + "Result"
