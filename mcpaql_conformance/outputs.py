@@ -5,9 +5,9 @@ TypeDetails ready to paste into the server's introspection. The inference rules 
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from mcpaql_conformance.reading import identifier_words
 from mcpaql_conformance.samples import Source
 from mcpaql_conformance.shapes import infer_schema, type_details
 
@@ -45,5 +45,4 @@ def unanswered(source: Source) -> list[str]:
 
 
 def _result_name(operation: str) -> str:
-    words = [word for word in re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", operation) if word]
-    return "".join(word[:1].upper() + word[1:] for word in words) + "Result"
+    return "".join(word[:1].upper() + word[1:] for word in identifier_words(operation)) + "Result"

@@ -392,6 +392,23 @@ def read_detail(raw: JsonObject, readings: Readings) -> JsonObject:
     return detail
 
 
+def returned_type(returns: Any) -> str | None:
+    """The type an operation's ``returns`` names (``"Note"``, ``{"name": "Note"}``, or the name
+    under another key), stripped; None when it names none."""
+    if isinstance(returns, str):
+        return returns.strip() or None
+    name = name_of(returns, TYPE_NAME_KEYS)[0]
+    return name.strip() if name else None
+
+
+_IDENTIFIER_BREAKS = re.compile(r"[_\W]+|(?<=[a-z])(?=[A-Z])")
+
+
+def identifier_words(name: str) -> list[str]:
+    """The words of an identifier in any case style (``create_note``, ``addBookmark``)."""
+    return [word for word in _IDENTIFIER_BREAKS.split(name) if word]
+
+
 def read_type(raw: JsonObject, readings: Readings) -> JsonObject:
     name, key = name_of(raw, TYPE_NAME_KEYS)
     if key is None:

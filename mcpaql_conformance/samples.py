@@ -19,7 +19,7 @@ from mcpaql_conformance.answers import classify
 from mcpaql_conformance.bundle import Bundle, JsonObject, bundle_from_data, load_bundle
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.jsonio import load_json_file
-from mcpaql_conformance.reading import TYPE_NAME_KEYS, Readings, data_of, name_of, read_detail, read_type
+from mcpaql_conformance.reading import TYPE_NAME_KEYS, Readings, data_of, name_of, read_detail, read_type, returned_type
 from mcpaql_conformance.sanitize import plain
 
 IGNORED = frozenset({"introspect"})  # the spec's own operation: its shape is not the server's
@@ -45,11 +45,7 @@ class Source:
         return sorted({*self.details, *self.samples} - IGNORED)
 
     def returns(self, operation: str) -> str | None:
-        returns = self.details.get(operation, {}).get("returns")
-        if isinstance(returns, str):
-            return returns.strip() or None
-        name = name_of(returns, TYPE_NAME_KEYS)[0]
-        return name.strip() if name else None
+        return returned_type(self.details.get(operation, {}).get("returns"))
 
     def documented(self, operation: str) -> dict[str, str]:
         """Field descriptions for an operation's data, from the type its `returns` names."""

@@ -4,7 +4,8 @@ answering from a script: for wire-level tests of both providers (tool-call round
 
 Each reply is ``{"text": str, "tool_calls": [{"name", "arguments"}], "usage": [in, out]}``, or a
 callable that makes one from the request (``Request``). ``failures`` are answered first, one
-per request: ``(status, headers)``; ``delay`` seconds before every answer.
+per request: ``(status, headers)``, with the message ``error_text`` makes (as a gateway that
+echoes the key it was sent); ``delay`` seconds before every answer.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ Reply = dict[str, Any] | Callable[[Request], dict[str, Any]]
 class FakeLLM:
     replies: list[Reply] = field(default_factory=list)
     failures: list[tuple[int, dict[str, str]]] = field(default_factory=list)
+    error_text: Callable[[Request, int], str] | None = None  # a failure's message (default: "scripted N")
     delay: float = 0.0
     requests: list[Request] = field(default_factory=list)
 
@@ -68,7 +70,8 @@ class FakeLLM:
                     time.sleep(fake.delay)
                 if fake.failures:
                     status, headers = fake.failures.pop(0)
-                    self._send(status, {"error": {"message": f"scripted {status}", "type": "error"}}, headers)
+                    text = fake.error_text(request, status) if fake.error_text else f"scripted {status}"
+                    self._send(status, {"error": {"message": text, "type": "error"}}, headers)
                     return
                 reply = fake.replies.pop(0) if fake.replies else {"text": "(no more replies)"}
                 made = reply(request) if callable(reply) else reply

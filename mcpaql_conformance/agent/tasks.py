@@ -3,7 +3,6 @@ row where it applies), and the user's, from a tasks file (JSON or YAML)."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -11,6 +10,7 @@ from typing import Any
 from mcpaql_conformance.configio import load_checked
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.kinds import TASKS
+from mcpaql_conformance.reading import identifier_words
 from mcpaql_conformance.sanitize import plain
 
 # The built-in kinds, in the order of the spec's table of semantic tests.
@@ -132,8 +132,7 @@ def _operation_selection(op: OperationView) -> Task:
 
 def thing_created(operation: str) -> str:
     """``create_note`` -> "note", ``add_bookmark`` -> "bookmark", ``new_task_list`` -> "task list"."""
-    words = [word for word in re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", operation) if word]
-    words = [word.lower() for word in words]
+    words = [word.lower() for word in identifier_words(operation)]
     while words and words[0] in {"create", "add", "new", "make", "insert", "post", "put"}:
         words = words[1:]
     return " ".join(words) or "record"

@@ -25,7 +25,7 @@ from typing import Any
 
 from mcpaql_conformance.answers import classify
 from mcpaql_conformance.bundle import Bundle, JsonObject
-from mcpaql_conformance.reading import TYPE_NAME_KEYS, data_of, name_of, types_of
+from mcpaql_conformance.reading import TYPE_NAME_KEYS, data_of, name_of, returned_type, types_of
 from mcpaql_conformance.samples import successful_candidates
 from mcpaql_conformance.sanitize import plain
 
@@ -53,7 +53,7 @@ def return_shape_warnings(bundle: Bundle, details: dict[str, JsonObject]) -> lis
     for operation, detail in details.items():
         if operation in IGNORED_OPERATIONS:
             continue
-        declared = _returned_type(detail.get("returns"))
+        declared = returned_type(detail.get("returns"))
         if declared is None or declared.lower() in PRIMITIVES or declared.lower() in ALIASES:
             continue
         element = declared.removesuffix("[]")
@@ -83,13 +83,6 @@ def _documented_types(bundle: Bundle) -> tuple[dict[str, JsonObject], set[str]]:
             if isinstance(entry.get("fields"), list) or isinstance(entry.get("values"), list):
                 documented[name] = entry
     return documented, listed
-
-
-def _returned_type(returns: Any) -> str | None:
-    if isinstance(returns, str) and returns.strip():
-        return returns.strip()
-    name = name_of(returns, TYPE_NAME_KEYS)[0]
-    return name.strip() if name else None
 
 
 def _samples(bundle: Bundle) -> dict[str, list[tuple[str, Any]]]:

@@ -9,9 +9,8 @@ import json
 import socket
 import socketserver
 import sys
-import threading
 from collections.abc import Awaitable, Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, TypeVar
@@ -384,43 +383,14 @@ def test_the_key_never_appears_in_an_error_line(provider: str, fast_backoff: Non
     assert not [message for message in messages if KEY in message]
 
 
-class EchoingModel:
-    """A model API that says the key it was sent back in its 401 (as some gateways do)."""
-
-    def __enter__(self) -> EchoingModel:
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                bearer = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
-                key = self.headers.get("x-api-key") or bearer
-                error = {"message": f"Incorrect API key provided: {key}", "type": "authentication_error"}
-                data = json.dumps({"type": "error", "error": error}).encode()
-                self.send_response(401)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
-
-
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_a_key_the_api_echoes_back_is_masked_in_the_error_line(provider: str) -> None:
-    with EchoingModel() as model:
+    def echo(request: Request, status: int) -> str:
+        return f"Incorrect API key provided: {sent_key(request)}"  # as some gateways do
+
+    with FakeLLM(failures=[(401, {})], error_text=echo) as model:
         message = failure(endpoint(provider, model.url))
+        assert model.requests and sent_key(model.requests[0]) == KEY
     assert "refused the API key (HTTP 401)" in message
     assert KEY not in message
 
