@@ -101,12 +101,22 @@ def category_of(entry: Any) -> tuple[str | None, str | None]:
     return None, None
 
 
-_WORD = re.compile(r"[A-Za-z]+")
+# A word of letters in any case style: ``HTTPServer`` is HTTP + Server, ``softDelete`` soft + Delete.
+# Each alternative consumes what it matched, so a name of any length is read in linear time.
+_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
+# Where a camelCase or PascalCase name changes words (``mcpAqlDelete``, ``MCPAQLDelete``).
+_CASE_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
 def name_words(name: Any) -> list[str]:
-    """The lower-case words of a tool or family name (``mcp_aql_delete_v2``: mcp, aql, delete, v)."""
-    return [word.lower() for word in _WORD.findall(name[:256])] if isinstance(name, str) else []
+    """The lower-case words of a tool, family or operation name in any case style and at any
+    length (``mcp_aql_delete_v2``: mcp, aql, delete, v; ``mcpAqlSoftDelete``: mcp, aql, soft, delete)."""
+    return [word.lower() for word in _WORD.findall(name)] if isinstance(name, str) else []
+
+
+def snake_case(name: str) -> str:
+    """A name in lower snake case, whatever its style (``mcpAqlDelete``, ``MCP-AQL.Read``)."""
+    return _SEPARATORS.sub("_", _CASE_BREAK.sub("_", name).lower()).strip("_")
 
 
 def tool_category(tool: Any) -> str | None:
@@ -150,6 +160,17 @@ def declares_destructive(*entries: Any) -> bool:
         if isinstance(danger, str) and danger.strip().lower() not in ("safe", "none", "low", "read", "readonly"):
             return True
     return False
+
+
+def declared_names(*entries: Any) -> list[str]:
+    """Every name any of these declarations gives: under each name key, its ``mcpTool`` and its
+    ``endpoint`` (danger is read from all of them, never from the chosen reading alone)."""
+    found: list[str] = []
+    for entry in entries:
+        if isinstance(entry, dict):
+            values = (entry.get(key) for key in (*OPERATION_NAME_KEYS, "mcpTool", "endpoint"))
+            found += [value for value in values if isinstance(value, str)]
+    return found
 
 
 def declares_read_only(*entries: Any) -> bool:
@@ -523,7 +544,7 @@ def read_tool(name: str, input_schema: Any = None) -> ToolReading | None:
     if exact is not None:
         family = exact.group("family") or SINGLE
         return ToolReading(name, family, name)
-    normalized = _SEPARATORS.sub("_", name[: MAX_TOOL_NAME + 1].lower()).strip("_").replace("mcpaql", "mcp_aql")
+    normalized = snake_case(name[: MAX_TOOL_NAME + 1]).replace("mcpaql", "mcp_aql")
     loose = _STANDARD_TOOL.fullmatch(normalized) if len(name) <= MAX_TOOL_NAME else None
     if loose is not None:
         family = loose.group("family") or SINGLE

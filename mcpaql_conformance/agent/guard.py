@@ -9,11 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from mcpaql_conformance.capture.safety import tool_is_destructive
+from mcpaql_conformance.capture.safety import RESERVED_READS, name_is_destructive, tool_is_destructive
 from mcpaql_conformance.sanitize import plain
 
 REFUSED_CODE = "REFUSED_BY_CONFORMANCE_RUNNER"
-RESERVED_READS = frozenset({"introspect"})
 
 
 def operations_named(arguments: Any) -> list[str]:
@@ -50,7 +49,7 @@ def refusal(
             return (
                 f"{plain(operation)} is not an operation introspection lists, so whether it is destructive is unknown"
             )
-        if destructive[operation]:
+        if destructive[operation] or name_is_destructive(operation):
             return f"{plain(operation)} is a destructive operation"
     return None
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcpaql_conformance.capture.live import (
+    DESTRUCTIVE,
     NOT_APPLICABLE,
     PHASE_DETAILS,
     PHASE_INTROSPECT,
@@ -17,7 +18,7 @@ from mcpaql_conformance.capture.live import (
     gather,
     note,
 )
-from mcpaql_conformance.capture.safety import is_destructive
+from mcpaql_conformance.capture.safety import HOW_TO_PROBE, is_destructive, tool_is_destructive
 from mcpaql_conformance.reading import (
     CRUDE_CATEGORIES,
     SINGLE,
@@ -85,9 +86,18 @@ async def discover_tools(live: Live) -> bool:
 
 
 def _introspect_tools(live: Live) -> list[str]:
-    """Where to ask introspect: the READ endpoint, the single tool, then every other MCP-AQL tool."""
+    """Where to ask introspect: the READ endpoint, the single tool, then every other MCP-AQL tool;
+    never a tool whose name says destructive without --allow-destructive (noted instead)."""
     first = [t for t in (live.tool_for_family("read"), live.tool_for_family(SINGLE)) if t is not None]
-    return first + [name for name in live.tools if name not in first]
+    ordered = first + [name for name in live.tools if name not in first]
+    if live.allow_destructive:
+        return ordered
+    skipped = [name for name in ordered if tool_is_destructive(name)]
+    if skipped:
+        shown = ", ".join(plain(name) for name in skipped)
+        reason = f"introspect was not sent to {shown}: destructive endpoint(s) ({HOW_TO_PROBE})"
+        live.evidence.notes.append(note(None, "introspection", reason, DESTRUCTIVE, len(skipped)))
+    return [name for name in ordered if name not in skipped]
 
 
 # introspect parameters to try, in order: as the spec says, then without `query`
@@ -227,7 +237,7 @@ def _operation(
     if parameters is not None:
         parameters = [p for p in parameters if isinstance(p, dict) and isinstance(p.get("name"), str)]
         live.redactor.sensitive |= {(name, p["name"]) for p in parameters if p.get("sensitive") is True}
-    destructive = is_destructive(declarations + alien, [tool])
+    destructive = is_destructive(declarations + alien, [tool], (name,))
     return Operation(name, index, category, tool, parameters, declarations, destructive)
 
 

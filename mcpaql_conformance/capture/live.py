@@ -15,6 +15,7 @@ from mcpaql_conformance.capture.connection import Answer, CaptureError, Connecti
 from mcpaql_conformance.capture.plan import Plan
 from mcpaql_conformance.capture.records import Exchange, RecordWriter, SortKey
 from mcpaql_conformance.capture.redact import Redactor
+from mcpaql_conformance.capture.safety import withheld
 from mcpaql_conformance.reading import Readings, ToolReading
 
 JsonObject = dict[str, Any]
@@ -114,6 +115,9 @@ class Live:
     ) -> Any:
         """One call, recorded (redacted) under its plan-order key; returns the redacted answer.
         A timeout is recorded before it ends the capture."""
+        refused = withheld(tool, operation, self.allow_destructive)
+        if refused is not None:  # every caller checks first: reaching this line is a fault of ours
+            raise CaptureError(f"a call was withheld by the destructive guard: {refused}")
         if self._slots is None:
             self._slots = anyio.Semaphore(max(1, self.concurrency))
         params = arguments.get("params", arguments)

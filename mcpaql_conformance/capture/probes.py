@@ -95,7 +95,7 @@ def _wrong_tool(live: Live, op: Operation) -> str | None:
         tool = live.tool_for_family(family)
         if tool is None or tool == op.tool or (own is not None and own.family == family):
             continue
-        if tool_is_destructive(family) and not live.allow_destructive:
+        if (tool_is_destructive(family) or tool_is_destructive(tool)) and not live.allow_destructive:
             continue
         return tool
     return None
@@ -351,7 +351,7 @@ def _invalid_example(op: Operation | None, params: JsonObject) -> str | None:
 
 async def probe_batch(live: Live) -> None:
     single = live.tool_for_family(SINGLE)
-    if single is None:
+    if single is None or (tool_is_destructive(single) and not live.allow_destructive):
         return
     queries = [{"operation": "introspect", "params": {"query": query}} for query in ("operations", "types")]
     live.evidence.batch_example = await live.send(

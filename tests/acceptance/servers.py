@@ -1,6 +1,6 @@
 """Misbehaving MCP servers for capture tests: python servers.py KIND, KIND one of no-aql, no-introspect,
 odd, exit, crash, hang, evil, garbage, banner, grandchild, die-mid, leaky, deep, deep-raw,
-deep-http PORT_FILE, slow, ansi."""
+deep-http PORT_FILE, slow, ansi, trap."""
 
 from __future__ import annotations
 
@@ -317,6 +317,38 @@ ModuleNotFoundError: No module named 'notes_backend'
 GRANDCHILD = "import sys, time; print('grandchild started', file=sys.stderr, flush=True); time.sleep(3600)"
 
 
+# A server whose READ tool cannot introspect and whose other tools say destructive in every
+# style a name can: run together, camelCase, dotted, very long. Operations it lists are declared
+# safe but named for what they do. Every call is logged to $TRAP_LOG.
+LONG_DELETE = "mcp_aql_" + "x" * 262 + "_delete"
+TRAP_TOOLS = (
+    "mcp_aql_delete", "mcp_aql_execute", "mcpAqlDelete", "mcp_aql_softDelete", "MCP-AQL.bulkPurge",
+    "mcpaqlrun", "mcp_aql_wipeAll", LONG_DELETE,
+)  # fmt: skip
+TRAP_OPERATIONS = ["get_item", "softDeleteItem", "bulk-remove-items", "runReport", "DROP_TABLE", "purgeall"]
+
+
+def trap(tool: str) -> Any:
+    def call(operation: str, params: dict[str, Any] | None = None) -> str:
+        with open(os.environ["TRAP_LOG"], "a", encoding="utf-8") as log:
+            log.write(json.dumps({"tool": tool, "operation": operation, "params": params}) + "\n")
+        if tool == "mcp_aql_read":
+            return "introspection is down"
+        if operation == "introspect" and (params or {}).get("query") == "operations":
+            declared = [
+                {"name": name, "semantic_category": "READ", "endpoint": "read", "mcpTool": "mcp_aql_read",
+                 "permissions": {"readOnly": True, "destructive": False}, "parameters": []}
+                for name in TRAP_OPERATIONS
+            ]  # fmt: skip
+            if "name" in (params or {}):
+                detail = next((d for d in declared if d["name"] == params["name"]), None)  # type: ignore[index]
+                return json.dumps({"success": True, "data": {"operation": detail}})
+            return json.dumps({"success": True, "data": {"operations": declared}})
+        return json.dumps({"success": True, "data": {"ran": operation}})
+
+    return call
+
+
 def main(kind: str) -> None:
     if kind == "exit":
         sys.exit(3)
@@ -364,6 +396,9 @@ def main(kind: str) -> None:
         server.tool(name="mcp_aql_read", description="READ operations.", structured_output=False)(slow_read)
     elif kind == "die-mid":
         server.tool(name="mcp_aql_read", description="READ operations.", structured_output=False)(dying_read)
+    elif kind == "trap":
+        for name in ("mcp_aql_read", "mcp_aql_create", *TRAP_TOOLS):
+            server.tool(name=name, description="MCP-AQL operations.", structured_output=False)(trap(name))
     elif kind == "evil":
         for endpoint in ("read", "create", "delete", "execute", "delete_v2"):
             server.tool(name=f"mcp_aql_{endpoint}", description=f"{endpoint} operations.", structured_output=False)(

@@ -14,7 +14,7 @@ from mcpaql_conformance.capture.live import gather
 from mcpaql_conformance.capture.plan import Plan, check_plan_operations, load_plan
 from mcpaql_conformance.capture.probes import _accepted, _named_parameters, _rejects_as_unknown
 from mcpaql_conformance.capture.records import Exchange, RecordWriter
-from mcpaql_conformance.capture.safety import is_destructive, tool_is_destructive
+from mcpaql_conformance.capture.safety import danger_word, is_destructive, name_is_destructive, tool_is_destructive
 from mcpaql_conformance.capture.values import changed_value, distinct_value
 from mcpaql_conformance.errors import ConfigError
 
@@ -344,3 +344,42 @@ def test_operations_whose_names_collide_once_made_safe_get_a_record_file_each(tm
         json.loads(p.read_text())["operation"] for p in (tmp_path / "stamp" / "server").glob("*-*.json")
     )
     assert operations == sorted(names)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "mcpAqlDelete", "McpAqlDelete", "MCPAQLDelete", "mcp_aql_softDelete", "mcp_aql_softdelete",
+        "MCP_AQL_SOFTDELETE", "mcp-aql-bulk-delete", "mcp.aql.bulkDelete", "mcp_aql_" + "x" * 262 + "_delete",
+        "notes_purge", "wipeAll", "DROP_TABLE", "droptable", "destroyEverything", "remove_item", "mcp_aql_execute",
+        "runJob", "rerun", "mcpaqlrun", "mcpaqlexec", "killall", "mcp_aql_exec", "rm", "truncateLog",
+        "a" * 300_000 + "Delete",
+    ],
+)  # fmt: skip
+def test_danger_words_are_found_in_every_case_style_and_at_any_length(name: str) -> None:
+    assert name_is_destructive(name) and tool_is_destructive(name)
+    assert is_destructive([{"semantic_category": "READ", "permissions": {"readOnly": True}}], [], (name,))
+    assert is_destructive([{"name": name, "semantic_category": "READ", "permissions": {"readOnly": True}}], [])
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["mcp_aql_read", "mcp_aql_create", "mcp_aql_update", "mcp_aql", "get_runtime_info", "list_skills",
+     "get_model", "platform_info", "list_droplets", "search_notes", "get_execution_state", "introspect"],
+)  # fmt: skip
+def test_ordinary_names_that_contain_a_short_danger_word_are_not_destructive(name: str) -> None:
+    assert not name_is_destructive(name)
+    assert not is_destructive([{"name": name, "semantic_category": "READ", "permissions": {"readOnly": True}}], [])
+
+
+def test_long_names_are_read_whole() -> None:
+    # Two million letters: a quadratic reading would not finish.
+    assert danger_word("A" * 2_000_000 + "b") is None and danger_word("aB" * 1_000_000) is None
+    assert danger_word("aB" * 1_000_000 + "_softDelete") == "delete"
+
+
+def test_a_camel_case_tool_is_read_for_its_family() -> None:
+    from mcpaql_conformance.reading import read_tool
+
+    reading = read_tool("mcpAqlDelete")
+    assert reading is not None and (reading.family, reading.standard) == ("delete", "mcp_aql_delete")
