@@ -31,6 +31,9 @@ class ConformanceGroup(click.Group):
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         kwargs["standalone_mode"] = False
+        from mcpaql_conformance import logs
+
+        logs.install()  # the libraries' log lines, warnings and stray tracebacks: one sanitised line each
         try:
             result = super().main(*args, **kwargs)
         except click.exceptions.Exit as exc:
@@ -47,11 +50,15 @@ class ConformanceGroup(click.Group):
         except BrokenPipeError:  # the reader went away (`... | head -1`): nothing more to say
             _silence_stdout()
             sys.exit(EXIT_PIPE_CLOSED)
-        except Exception as exc:  # a bug of ours: one line, not a traceback (unless asked for)
+        except (SystemExit, KeyboardInterrupt):
+            raise
+        except BaseException as exc:  # a bug of ours, or a library's panic: one line, exit 3, never a traceback
             if os.environ.get("MCPAQL_CONFORMANCE_DEBUG"):
                 raise
+            from mcpaql_conformance.sanitize import plain
+
             click.echo(
-                f"error: internal error ({type(exc).__name__}): {exc}; please report it "
+                f"error: internal error ({type(exc).__name__}): {plain(str(exc), max_len=500)}; please report it "
                 "(set MCPAQL_CONFORMANCE_DEBUG=1 for the traceback)",
                 err=True,
             )
@@ -85,6 +92,16 @@ def _use_color(output: Path | None) -> bool:
     if os.environ.get("FORCE_COLOR"):
         return True
     return sys.stdout.isatty()
+
+
+def _refuse_overwriting(outputs: list[tuple[str, Path | None]], inputs: list[tuple[str, Path | None]]) -> None:
+    """An output that is one of the command's inputs (links followed) is a configuration
+    error before anything is written; so are two outputs that are the same file, and a
+    report printed (no -o, or -o -) to a standard output redirected to an input."""
+    from mcpaql_conformance.jsonio import refuse_overwriting_inputs
+
+    printed = any(label == "-o" and (path is None or str(path) == "-") for label, path in outputs)
+    refuse_overwriting_inputs(outputs, inputs, stdout=printed)
 
 
 def _emit(text: str, output: Path | None, what: str) -> None:
@@ -187,6 +204,9 @@ def test(
     # Bad option values are configuration errors before any file is read.
     judging = _judging(level, tier, fmt, output, category, baseline, max_findings)
     several = len(paths) > 1 or paths[0].is_dir()
+    _refuse_overwriting(
+        [("-o", output)], [("", path) for path in paths if not path.is_dir()] + [("--baseline", baseline)]
+    )
     data = None if several else load_json_file(paths[0], "bundle")
     if not several and not is_suite(data):
         refuse_other_kinds(data, plain(str(paths[0])), BUNDLE, SUITE)
@@ -206,6 +226,7 @@ def test(
             level=int(level) if explicit["level"] else suite.level,
             tier=tier.lower() if explicit["tier"] else suite.tier,
         )
+    _refuse_overwriting([("-o", output)], [("one of the bundles judged", member) for member in suite.members])
     return _test_suite(suite, fmt.lower(), output, jobs, judging.options)
 
 
@@ -296,8 +317,15 @@ def _test_suite(suite: Any, fmt: str, output: Path | None, jobs: int | None, opt
 def _append_step_summary(markdown: Any) -> None:
     """On GitHub Actions, add the markdown report to the job summary as well. The verdict is
     already out, so a summary that cannot be written is a warning, not a new exit code."""
+    from mcpaql_conformance.jsonio import input_named
+    from mcpaql_conformance.sanitize import plain
+
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if not summary:
+        return
+    overwritten = input_named(Path(summary))
+    if overwritten is not None:  # appending would corrupt evidence
+        click.echo(f"warning: GITHUB_STEP_SUMMARY={plain(summary)} is {overwritten}: not appended to", err=True)
         return
     try:
         with open(summary, "a", encoding="utf-8") as handle:
@@ -349,6 +377,7 @@ def report(results: Path, fmt: str, output: Path | None, max_findings: int) -> i
     from mcpaql_conformance.render import renderer
     from mcpaql_conformance.reportio import load_report
 
+    _refuse_overwriting([("-o", output)], [("", results)])
     loaded = load_report(results)
     text = renderer(fmt.lower())(loaded, _use_color(output), _render_options(output, max_findings))
     _emit(text, output, f"{fmt.lower()} report")
@@ -433,14 +462,16 @@ def schemas_command(sources: tuple[Path, ...], fmt: str, output: Path | None) ->
     Without -o: one JSON document on stdout. With -o DIR: DIR/OPERATION.schema.json per
     operation (json-schema) or DIR/types.json (mcpaql-types).
     """
-    import orjson
-
-    from mcpaql_conformance.capture.records import safe_name
-    from mcpaql_conformance.jsonio import make_folder, write_atomic
-    from mcpaql_conformance.outputs import operation_schemas, type_catalogue, unanswered
+    from mcpaql_conformance.jsonio import dumps, make_folder, write_atomic
+    from mcpaql_conformance.outputs import operation_schemas, schema_file_names, type_catalogue, unanswered
     from mcpaql_conformance.samples import load_sources
     from mcpaql_conformance.sanitize import plain
 
+    inputs: list[tuple[str, Path | None]] = [("", path) for path in sources]
+    if output is None or str(output) == "-":
+        _refuse_overwriting([("-o", output)], inputs)
+    elif fmt.lower() == "mcpaql-types":  # json-schema: once the file names are known
+        _refuse_overwriting([("-o", output / "types.json")], inputs)
     source = load_sources(list(sources))
     if not source.samples:
         raise ConfigError(
@@ -453,26 +484,24 @@ def schemas_command(sources: tuple[Path, ...], fmt: str, output: Path | None) ->
     if missing:
         shown = ", ".join(plain(name) for name in missing[:10]) + (" ..." if len(missing) > 10 else "")
         click.echo(f"no successful answer recorded, so no schema, for {len(missing)} operation(s): {shown}", err=True)
-    options = orjson.OPT_INDENT_2
-    if output is None:
-        _emit(orjson.dumps(document, option=options).decode() + "\n", None, kind)
+    if output is None or str(output) == "-":
+        _emit(dumps(document), None, kind)
         return 0
-    make_folder(output, f"-o {plain(str(output))}")
     if kind == "mcpaql-types":
-        write_atomic(output / "types.json", orjson.dumps(document, option=options).decode() + "\n")
+        make_folder(output, f"-o {plain(str(output))}")
+        write_atomic(output / "types.json", dumps(document))
         click.echo(
             f"wrote {len(document['types'])} type(s) to {click.format_filename(output / 'types.json')}", err=True
         )
         return 0
-    names: dict[str, int] = {}
+    # One file per operation, never two alike (also where case does not count), and none of
+    # them an input: all checked before the first is written.
+    files = {operation: output / name for operation, name in schema_file_names(list(document)).items()}
+    _refuse_overwriting([("-o", path) for path in files.values()], inputs)
+    make_folder(output, f"-o {plain(str(output))}")
     for operation, schema in document.items():
-        base = safe_name(operation)
-        names[base] = names.get(base, 0) + 1
-        name = base if names[base] == 1 else f"{base}.{names[base]}"
-        write_atomic(
-            output / f"{name}.schema.json", orjson.dumps(schema, option=options).decode() + "\n", durable=False
-        )
-    click.echo(f"wrote {len(document)} schema(s) to {click.format_filename(output)}", err=True)
+        write_atomic(files[operation], dumps(schema), durable=False)
+    click.echo(f"wrote {len(files)} schema(s) to {click.format_filename(output)}", err=True)
     return 0
 
 
@@ -511,19 +540,17 @@ def diff_command(old: Path, new: Path, fmt: str, fail_on: str, level: str, outpu
     change, a newly required parameter, a verdict that got worse; --fail-on any: any change),
     else 0; 3 for a bad path or file.
     """
-    import orjson
-
     from mcpaql_conformance import drift
+    from mcpaql_conformance.jsonio import dumps
     from mcpaql_conformance.samples import load_sources
 
+    _refuse_overwriting([("-o", output)], [("", old), ("", new)])
     before, after = load_sources([old]), load_sources([new])
     verdicts = _diff_verdicts(before, after, int(level))
     changes = drift.compare(before, after, verdicts)
     kind = fmt.lower()
     if kind == "json":
-        text = (
-            orjson.dumps(drift.as_json(changes, before.label, after.label), option=orjson.OPT_INDENT_2).decode() + "\n"
-        )
+        text = dumps(drift.as_json(changes, before.label, after.label))
     elif kind == "markdown":
         text = drift.render_markdown(changes, before.label, after.label)
     else:
@@ -576,22 +603,31 @@ def schema_command(kind: str, plan: bool) -> None:
 def badge(results: Path, fmt: str, output: Path | None) -> int:
     """Make a conformance badge from a saved JSON report: an SVG drawn locally, a shields.io
     endpoint JSON, or a markdown image line."""
-    import orjson
-
+    from mcpaql_conformance.jsonio import dumps
     from mcpaql_conformance.render.badge import badge_status, badge_svg, endpoint_json
     from mcpaql_conformance.render.markdown import badge_markdown
     from mcpaql_conformance.reportio import load_report
 
+    _refuse_overwriting([("-o", output)], [("", results)])
     loaded = load_report(results)
     kind = fmt.lower()
     if kind == "svg":
         text = badge_svg(badge_status(loaded))
     elif kind == "json":
-        text = orjson.dumps(endpoint_json(badge_status(loaded))).decode() + "\n"
+        text = dumps(endpoint_json(badge_status(loaded)), indent=False)
     else:
         text = badge_markdown(loaded) + "\n"
     _emit(text, output, f"{kind} badge")
     return 0
+
+
+PASS_ENV_OPTION = click.option(
+    "--pass-env",
+    "pass_env",
+    multiple=True,
+    metavar="NAME",
+    help="Hand the model key variable NAME to the server all the same (they are kept from it; repeatable).",
+)
 
 
 def capture_options(function: Any) -> Any:
@@ -609,6 +645,20 @@ def capture_options(function: Any) -> Any:
         ),
         click.option("--timeout", type=float, default=20.0, show_default=True, help="Seconds each call may take."),
         click.option(
+            "--overall-timeout",
+            type=float,
+            metavar="SECONDS",
+            help="Seconds the whole capture may take, plus the allowance per operation  [default: 30 x --timeout].",
+        ),
+        click.option(
+            "--overall-timeout-per-operation",
+            type=float,
+            default=0.1,
+            show_default=True,
+            metavar="SECONDS",
+            help="Added to --overall-timeout for every operation the server lists (the work grows with them).",
+        ),
+        click.option(
             "--concurrency",
             type=click.IntRange(min=1),
             default=4,
@@ -622,6 +672,7 @@ def capture_options(function: Any) -> Any:
         ),
         click.option("--write-plan", type=click.Path(path_type=Path), help="Also write an editable plan (JSON)."),
         click.option("--url", help="Streamable-HTTP endpoint of a running server (instead of a command)."),
+        PASS_ENV_OPTION,
         click.argument("command", nargs=-1, type=click.UNPROCESSED),
     ]
     for option in reversed(options):
@@ -638,6 +689,11 @@ def agent_options(function: Any) -> Any:
         click.option("--judge", metavar="PROVIDER:MODEL", help="Tier 2: a model that grades each run's transcript."),
         click.option("--judge-base-url", metavar="URL", help="The judge's OpenAI-compatible endpoint."),
         click.option("--judge-api-key-env", metavar="VAR", help="Variable holding the judge's key."),
+        click.option(
+            "--allow-insecure-base-url",
+            is_flag=True,
+            help="Send a key over plain http to a base URL that is not loopback (refused otherwise).",
+        ),
         click.option("--tasks", type=click.Path(path_type=Path), help="Your own tasks (JSON or YAML)."),
         click.option(
             "--scenario",
@@ -670,7 +726,11 @@ def agent_options(function: Any) -> Any:
     return function
 
 
-def _endpoint(spec: str | None, base_url: str | None, key_env: str | None, timeout: float, option: str) -> Any:
+def _endpoint(
+    spec: str | None, base_url: str | None, key_env: str | None, timeout: float, option: str, insecure: bool = False
+) -> Any:
+    """The endpoint, prepared before any server starts: its key variable kept from the server, the
+    key registered as a secret, and a key refused where it must not go (see Endpoint)."""
     from mcpaql_conformance.agent.providers import Endpoint, ModelSpec
 
     if spec is None:
@@ -679,18 +739,22 @@ def _endpoint(spec: str | None, base_url: str | None, key_env: str | None, timeo
         return None
     if not timeout > 0 or timeout == float("inf"):
         raise click.UsageError(f"--model-timeout must be a positive number of seconds, not {timeout:g}")
-    return Endpoint(ModelSpec.parse(spec, option), base_url, key_env, timeout)
+    endpoint = Endpoint(ModelSpec.parse(spec, option), base_url, key_env, timeout, insecure)
+    endpoint.prepare()
+    return endpoint
 
 
 def _agent_options(bundle: Path, target: Any, allow_destructive: bool, timeout: float, settings: dict[str, Any]) -> Any:
     from mcpaql_conformance.agent.run import AgentOptions
 
+    insecure = settings["allow_insecure_base_url"]
     model = _endpoint(
-        settings["model"], settings["base_url"], settings["api_key_env"], settings["model_timeout"], "--model"
-    )
+        settings["model"], settings["base_url"], settings["api_key_env"], settings["model_timeout"], "--model",
+        insecure,
+    )  # fmt: skip
     judge = _endpoint(
         settings["judge"], settings["judge_base_url"], settings["judge_api_key_env"], settings["model_timeout"],
-        "--judge",
+        "--judge", insecure,
     )  # fmt: skip
     return AgentOptions(
         target=target,
@@ -732,6 +796,7 @@ def _capture_options(bundle: Path, command: tuple[str, ...], url: str | None, se
 
     if bool(url) == bool(command):
         raise click.UsageError("give either --url URL or a server command after --, not both or neither")
+    _keep_secrets(url, settings["pass_env"])
     return CaptureOptions(
         Target(command=command, url=url),
         bundle,
@@ -741,7 +806,18 @@ def _capture_options(bundle: Path, command: tuple[str, ...], url: str | None, se
         settings["allow_destructive"],
         settings["concurrency"],
         settings["write_plan"],
+        settings["overall_timeout"],
+        settings["overall_timeout_per_operation"],
     )
+
+
+def _keep_secrets(url: str | None, pass_env: tuple[str, ...]) -> None:
+    """Before any server starts: what the URL carries as credentials is a secret, and the model
+    key variables the user hands on (``--pass-env``) go to the server after all."""
+    from mcpaql_conformance import secrecy
+
+    secrecy.register_url(url)
+    secrecy.pass_through(pass_env)
 
 
 def _run_capture(options: Any) -> Any:
@@ -783,6 +859,9 @@ def capture(bundle_path: Path, url: str | None, command: tuple[str, ...], **sett
     Once the MCP handshake is done a bundle is written and the exit code is 0, however the
     server deviates: the verdict is `test`'s (or use `check`).
     """
+    _refuse_overwriting(
+        [("--bundle", bundle_path), ("--write-plan", settings["write_plan"])], [("--plan", settings["plan"])]
+    )
     options = _capture_options(bundle_path, command, url, settings)
     _run_capture(options)
     click.echo(f"bundle: {click.format_filename(bundle_path)}", err=True)
@@ -807,6 +886,7 @@ def capture(bundle_path: Path, url: str | None, command: tuple[str, ...], **sett
     help="Let the model call DELETE/EXECUTE/destructive operations (use a disposable instance).",
 )
 @click.option("--url", help="Streamable-HTTP endpoint of a running server (instead of a command).")
+@PASS_ENV_OPTION
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def agent(
     bundle_path: Path,
@@ -828,6 +908,9 @@ def agent(
     Exit 0 once the evidence is written; 3 when the model or the server cannot be used.
     """
     target = _target(command, url, timeout)
+    _keep_secrets(url, settings.pop("pass_env"))
+    scenarios = [("--scenario", path) for path in settings["scenarios"]]
+    _refuse_overwriting([("--bundle", bundle_path)], [("--tasks", settings["tasks"]), *scenarios])
     options = _agent_options(bundle_path, target, allow_destructive, timeout, settings)
     _run_agent(options)
     click.echo(f"next: mcpaql-conformance test {click.format_filename(bundle_path)} --level 2", err=True)
@@ -886,6 +969,11 @@ def check(
     # bad options: before any server starts
     judging = _judging(level, tier, fmt, output, category, baseline, max_findings)
     agent_settings = {key: settings.pop(key) for key in AGENT_SETTINGS}
+    _refuse_overwriting(
+        [("-o", output), ("--bundle", bundle_path), ("--write-plan", settings["write_plan"])],
+        [("--plan", settings["plan"]), ("--baseline", baseline), ("--tasks", agent_settings["tasks"])]
+        + [("--scenario", path) for path in agent_settings["scenarios"]],
+    )
     with tempfile.TemporaryDirectory(prefix="mcpaql-check-") as scratch:
         target = bundle_path if bundle_path is not None else Path(scratch) / "bundle.json"
         options = _capture_options(target, command, url, settings)
@@ -894,17 +982,34 @@ def check(
             agent = _agent_options(target, options.target, options.allow_destructive, options.timeout, agent_settings)
         elif any(agent_settings[key] for key in ("model", "judge", "tasks", "scenarios")):
             raise click.UsageError("--model, --judge, --tasks and --scenario need --agent")
-        bundle = _run_capture(options).bundle
+        captured = _run_capture(options)
+        bundle = captured.bundle
         if agent is not None:
-            bundle = _run_agent(agent, kept_bundle=bundle_path is not None).bundle
+            bundle = _agent_after_capture(agent, bundle_path, captured.records)
         if bundle_path is not None:
             click.echo(f"bundle: {click.format_filename(bundle_path)}", err=True)
         return _judge(bundle, options.target.describe(), judging)
 
 
+def _agent_after_capture(agent: Any, bundle_path: Path | None, records: Path | None) -> Any:
+    """`check --agent`'s agent phase: stopped by a signal, it says what the capture wrote."""
+    from mcpaql_conformance.agent.run import AgentStopped
+    from mcpaql_conformance.sanitize import plain
+
+    try:
+        return _run_agent(agent, kept_bundle=bundle_path is not None).bundle
+    except AgentStopped as exc:
+        kept = f"its records and the server's stderr are in {plain(str(records))}; " if records is not None else ""
+        if bundle_path is not None:
+            wrote = f"the capture's bundle was written to {plain(str(bundle_path))}, without the agent evidence"
+        else:
+            wrote = "the capture's bundle was not kept (give --bundle FILE to keep it)"
+        raise exc.saying(f"{wrote}; {kept}no report was made") from None
+
+
 AGENT_SETTINGS = (
     "model", "base_url", "api_key_env", "judge", "judge_base_url", "judge_api_key_env", "tasks", "scenarios",
-    "no_builtin", "runs", "min_pass_rate", "max_turns", "model_timeout", "transcripts",
+    "no_builtin", "runs", "min_pass_rate", "max_turns", "model_timeout", "transcripts", "allow_insecure_base_url",
 )  # fmt: skip
 
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import os
 import re
 import stat
-from collections.abc import Iterator
+import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +17,7 @@ import msgspec
 
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.lifetime import keep_until_exit
-from mcpaql_conformance.sanitize import plain
+from mcpaql_conformance.sanitize import UNSEEN, UNSEEN_RANGES, plain
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 _BYTE_OFFSET = re.compile(r"\(byte (\d+)\)")
@@ -134,6 +136,172 @@ def load_json_file(path: Path, what: str) -> Any:
     return parse_json(read_bytes(path, what), plain(str(path)))
 
 
+@functools.cache
+def _utf8_pattern(ranges: tuple[tuple[int, int], ...]) -> re.Pattern[bytes]:
+    """The characters of ``ranges`` in UTF-8, as one bytes pattern: all but the last byte
+    literal, the last as a class. Scanning the encoded JSON for them is about twice as fast
+    as scanning the decoded text, and almost every JSON output has none."""
+    tails: dict[bytes, list[int]] = {}
+    for low, high in ranges:
+        for code in range(low, high + 1):
+            encoded = chr(code).encode()
+            tails.setdefault(encoded[:-1], []).append(encoded[-1])
+    branches = []
+    for head, lasts in sorted(tails.items()):
+        spans: list[list[int]] = []
+        for last in sorted(lasts):
+            if spans and last == spans[-1][1] + 1:
+                spans[-1][1] = last
+            else:
+                spans.append([last, last])
+        ends = b"".join(b"\\x%02x" % a + (b"-\\x%02x" % b if b != a else b"") for a, b in spans)
+        branches.append(b"".join(b"\\x%02x" % byte for byte in head) + b"[" + ends + b"]")
+    return re.compile(b"|".join(branches))
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # JSON escapes are UTF-16: a surrogate pair
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def dumps(data: Any, *, indent: bool = True) -> str:
+    """The one JSON writer: every JSON output (reports, bundles, plans, records, schemas,
+    drift, badges) is this text. Exact strings, with the characters no reader sees (controls,
+    bidi, invisible: ``sanitize.UNSEEN``) written as ``\\u`` escapes, which are the same value
+    to a JSON reader. Indented (or one line for ``indent=False``), ending in a newline.
+    Lone surrogates (file names that are not UTF-8) are written as U+FFFD."""
+    import orjson
+
+    option = orjson.OPT_INDENT_2 if indent else 0
+    try:
+        raw = orjson.dumps(data, option=option)
+    except orjson.JSONEncodeError as exc:
+        if "surrogates" not in str(exc):
+            raise
+        raw = orjson.dumps(_without_surrogates(data), option=option)
+    text = raw.decode()
+    if not _utf8_pattern(UNSEEN_RANGES).search(raw):  # built on first use
+        return text + "\n"
+    return UNSEEN.sub(_escape, text) + "\n"
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _without_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        return value if value.isascii() else _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {_without_surrogates(key): _without_surrogates(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_without_surrogates(item) for item in value]
+    return value
+
+
+# Files the running command reads (device, inode) -> how to name them: ``write_atomic``
+# never replaces one (see ``refuse_overwriting_inputs``).
+_INPUTS: dict[tuple[int, int], str] = {}
+
+PathOption = tuple[str, Path | None]
+
+
+def refuse_overwriting_inputs(
+    outputs: Iterable[PathOption], inputs: Iterable[PathOption], *, stdout: bool = False
+) -> None:
+    """Refuse, before anything is written, an output that is one of the command's inputs.
+
+    ``outputs`` and ``inputs`` are (how the user named it, path) pairs, such as ("-o", path)
+    or ("--plan", path); None and ``-`` (stdout) are skipped. An input folder stands for
+    every ``*.json`` file in it and below. Files are compared by device and inode, through
+    symbolic links, hard links and other spellings of the path (``./b.json``, another case
+    on a case-insensitive file system); an output that is a device or a FIFO (``/dev/stdout``
+    on a terminal or pipe, ``/dev/null``) is not a file this tool replaces. Two outputs that
+    are the same file are refused too, and (``stdout``: the command prints its output) a
+    standard output redirected to an input (``>> b.json``). Every input is also remembered,
+    so that no later write of this command (a file named after an operation, a record) can
+    replace one either."""
+    known: dict[tuple[int, int], str] = {}
+    for label, path in inputs:
+        for file in _input_files(path):
+            identity = _identity(file)
+            if identity is not None:
+                shown = plain(str(file))
+                known.setdefault(identity, f"the input {shown}" + (f" ({label})" if label else ""))
+    _INPUTS.update(known)
+    if stdout:
+        _refuse_stdout()
+    written: dict[object, str] = {}
+    for label, path in outputs:
+        if path is None or str(path) == "-":
+            continue
+        shown = f"{label} {plain(str(path))}".strip()
+        try:
+            found = os.stat(path)
+        except (OSError, ValueError):
+            found = None
+        if found is not None and not stat.S_ISREG(found.st_mode):
+            continue  # a folder (refused when written), a device or a FIFO: nothing replaced
+        if found is not None and (found.st_dev, found.st_ino) in _INPUTS:
+            raise ConfigError(f"{shown} would overwrite {_INPUTS[(found.st_dev, found.st_ino)]}: choose another path")
+        key = (found.st_dev, found.st_ino) if found is not None else _new_file_key(path)
+        if key in written:
+            raise ConfigError(f"{written[key]} and {shown} are the same file: give each output its own path")
+        written[key] = shown
+
+
+def _refuse_stdout() -> None:
+    try:
+        found = os.fstat(sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no standard output, or not a file
+        return
+    if stat.S_ISREG(found.st_mode) and (found.st_dev, found.st_ino) in _INPUTS:
+        raise ConfigError(
+            f"standard output is {_INPUTS[(found.st_dev, found.st_ino)]}: redirect it elsewhere, or use -o FILE"
+        )
+
+
+def _input_files(path: Path | None) -> Iterator[Path]:
+    if path is None or str(path) == "-":
+        return
+    if path.is_dir():
+        yield from (file for file in path.rglob("*.json") if file.is_file())
+    else:
+        yield path
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        found = os.stat(path)
+    except (OSError, ValueError):
+        return None  # not there (the loader says so) or not a path at all
+    return (found.st_dev, found.st_ino) if stat.S_ISREG(found.st_mode) else None
+
+
+def _new_file_key(path: Path) -> object:
+    """Where a file that does not exist yet will be: its folder's identity and its name."""
+    target = Path(os.path.realpath(path.expanduser()))
+    try:
+        folder = os.stat(target.parent)
+    except OSError:
+        return ("path", str(target))
+    return ("in", folder.st_dev, folder.st_ino, target.name)
+
+
+def input_named(path: Path) -> str | None:
+    """``the input NAME (OPTION)`` when ``path`` is a file this command reads, else None."""
+    identity = _identity(path)
+    return _INPUTS.get(identity) if identity is not None else None
+
+
+def _refuse_input(path: Path, existing: os.stat_result | None, shown: str) -> None:
+    """The last guard: a write never replaces a file the command reads."""
+    if existing is not None and _INPUTS and (existing.st_dev, existing.st_ino) in _INPUTS:
+        raise ConfigError(f"{shown} would overwrite {_INPUTS[(existing.st_dev, existing.st_ino)]}: choose another path")
+
+
 def write_atomic(path: Path, text: str, durable: bool = True) -> None:
     """Write an output file so that readers see the old file or the whole new one, never half.
 
@@ -155,6 +323,7 @@ def write_atomic(path: Path, text: str, durable: bool = True) -> None:
     if existing is not None and not stat.S_ISREG(existing.st_mode):
         _write_through(path, text, shown)  # /dev/stdout, a pipe, /dev/null: opened as named
         return
+    _refuse_input(path, existing, shown)
     target = Path(os.path.realpath(path))  # a regular file (or none yet): replace the link's target
     make_folder(target.parent, shown)
     mode = stat.S_IMODE(existing.st_mode) if existing is not None else 0o644

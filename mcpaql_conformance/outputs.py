@@ -5,6 +5,8 @@ TypeDetails ready to paste into the server's introspection. The inference rules 
 
 from __future__ import annotations
 
+import hashlib
+from collections import Counter
 from typing import Any
 
 from mcpaql_conformance.reading import identifier_words
@@ -46,3 +48,35 @@ def unanswered(source: Source) -> list[str]:
 
 def _result_name(operation: str) -> str:
     return "".join(word[:1].upper() + word[1:] for word in identifier_words(operation)) + "Result"
+
+
+def schema_file_names(operations: list[str]) -> dict[str, str]:
+    """One file name per operation (``NAME.schema.json``), never two alike, also where case
+    does not count (macOS, Windows), and the same for the same operation whatever else is
+    listed: an operation whose name is already a safe file name, unlike any other in case,
+    keeps it; any other gets the safe part of its name and a digest of the whole name
+    (``x/y`` and ``x_y``: ``x_y-3f2a9c01d4.schema.json`` and ``x_y.schema.json``). Should a
+    name be taken all the same (a server naming an operation like another's digest), a count
+    is added."""
+    from mcpaql_conformance.capture.records import safe_name
+
+    unique = list(dict.fromkeys(operations))
+    folded = Counter(operation.casefold() for operation in unique if safe_name(operation) == operation)
+    names: dict[str, str] = {}
+    taken: set[str] = set()
+    kept = [op for op in unique if safe_name(op) == op and folded[op.casefold()] == 1]
+    for operation in kept:
+        names[operation] = operation
+        taken.add(operation.casefold())
+    for operation in unique:
+        if operation in names:
+            continue
+        digest = hashlib.sha256(operation.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+        name = f"{safe_name(operation)[:80]}-{digest}"
+        count = 1
+        while (name if count == 1 else f"{name}-{count}").casefold() in taken:
+            count += 1
+        name = name if count == 1 else f"{name}-{count}"
+        names[operation] = name
+        taken.add(name.casefold())
+    return {operation: f"{names[operation]}.schema.json" for operation in operations}

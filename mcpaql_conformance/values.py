@@ -1,11 +1,15 @@
-"""JSON value helpers: the one path resolver and the one deep-equality."""
+"""JSON value helpers: the one path resolver, the one deep-equality, and ``json_safe`` for values
+from outside (a model's tool calls) that every JSON writer and reader of ours must accept."""
 
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any
 
 import orjson
+
+from mcpaql_conformance.capture.depth import DEEPER, MAX_DEPTH
 
 MISSING: Any = object()
 _SCALARS = frozenset({str, int, float, bool, type(None)})
@@ -120,3 +124,55 @@ def json_type(value: Any) -> str:
     if isinstance(value, list):
         return "array"
     return "object"
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` as JSON every writer and reader of ours accepts, whatever a model or server
+    sent: text with lone surrogates keeps them as ``\\udXXX`` escapes, numbers beyond 64 bits
+    and NaN or infinities become their text, anything that is no JSON value its ``repr``, and
+    containers deeper than MAX_DEPTH the DEEPER marker. Iterative: no recursion limit."""
+    if isinstance(value, str | bool) or value is None:
+        return writable_text(value) if isinstance(value, str) else value
+    if not isinstance(value, dict | list | tuple):
+        return _scalar(value)
+    holder: list[Any] = [None]
+    stack: list[tuple[Any, Any, Any, int]] = [(value, holder, 0, 0)]  # (source, its copy's parent, slot, depth)
+    while stack:
+        source, parent, slot, depth = stack.pop()
+        copy: Any
+        if isinstance(source, dict | list | tuple) and depth >= MAX_DEPTH:
+            copy = DEEPER
+        elif isinstance(source, dict):
+            copy = {}
+            for key, item in source.items():
+                name = writable_text(key) if isinstance(key, str) else orjson.dumps(json_safe(key)).decode()
+                copy[name] = None
+                stack.append((item, copy, name, depth + 1))
+        elif isinstance(source, list | tuple):
+            copy = [None] * len(source)
+            stack.extend((item, copy, index, depth + 1) for index, item in enumerate(source))
+        else:
+            copy = _scalar(source)
+        parent[slot] = copy
+    return holder[0]
+
+
+def writable_text(text: str) -> str:
+    """``text`` as every JSON writer accepts it: a lone surrogate kept as its ``\\udXXX`` escape."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+def _scalar(value: Any) -> Any:
+    if isinstance(value, str):
+        return writable_text(value)
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        return value if -(2**63) <= value < 2**64 else str(value)
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    return writable_text(repr(value))

@@ -3,9 +3,12 @@ answering from a script: for wire-level tests of both providers (tool-call round
 429 and 500 retries, timeouts) and for agent runs without a real model.
 
 Each reply is ``{"text": str, "tool_calls": [{"name", "arguments"}], "usage": [in, out]}``, or a
-callable that makes one from the request (``Request``). ``failures`` are answered first, one
-per request: ``(status, headers)``, with the message ``error_text`` makes (as a gateway that
-echoes the key it was sent); ``delay`` seconds before every answer.
+callable that makes one from the request (``Request``). A call is sent as a model could get it
+wrong: a ``name`` that is null or not text is sent as it is, a call without ``name`` has none on
+the wire, and ``raw_arguments`` is the OpenAI ``arguments`` text verbatim (JSON or not).
+``failures`` are answered first, one per request: ``(status, headers)``, with the message
+``error_text`` makes (as a gateway that echoes the key it was sent); ``delay`` seconds before
+every answer.
 """
 
 from __future__ import annotations
@@ -114,7 +117,7 @@ def _render(request: Request, reply: dict[str, Any]) -> dict[str, Any]:
     if request.api == "anthropic":
         content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
         content += [
-            {"type": "tool_use", "id": f"toolu_{i}", "name": call["name"], "input": call.get("arguments", {})}
+            {"type": "tool_use", "id": f"toolu_{i}", **_name(call), "input": call.get("arguments", {})}
             for i, call in enumerate(calls)
         ]
         return {
@@ -133,7 +136,10 @@ def _render(request: Request, reply: dict[str, Any]) -> dict[str, Any]:
             {
                 "id": f"call_{i}",
                 "type": "function",
-                "function": {"name": call["name"], "arguments": json.dumps(call.get("arguments", {}))},
+                "function": {
+                    **_name(call),
+                    "arguments": call.get("raw_arguments", json.dumps(call.get("arguments", {}))),
+                },
             }
             for i, call in enumerate(calls)
         ]
@@ -145,3 +151,8 @@ def _render(request: Request, reply: dict[str, Any]) -> dict[str, Any]:
         "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
         "usage": {"prompt_tokens": tokens_in, "completion_tokens": tokens_out, "total_tokens": tokens_in + tokens_out},
     }
+
+
+def _name(call: dict[str, Any]) -> dict[str, Any]:
+    """The call's name as scripted: left out when the script has none."""
+    return {"name": call["name"]} if "name" in call else {}

@@ -11,14 +11,16 @@ import orjson
 
 from mcpaql_conformance import SPEC_VERSION
 from mcpaql_conformance.agent.loop import RunRecord
+from mcpaql_conformance.agent.providers import AgentError
 from mcpaql_conformance.agent.scenario import Scenario
 from mcpaql_conformance.agent.tasks import Task
+from mcpaql_conformance.bundle import bundle_from_data
 from mcpaql_conformance.capture.records import safe_name
 from mcpaql_conformance.capture.redact import Redactor
 from mcpaql_conformance.errors import ConfigError
-from mcpaql_conformance.jsonio import load_json_file, write_atomic
-from mcpaql_conformance.kinds import BUNDLE, refuse_other_kinds
+from mcpaql_conformance.jsonio import dumps, load_json_file, write_atomic
 from mcpaql_conformance.sanitize import plain
+from mcpaql_conformance.values import json_safe
 
 SCENARIO_KIND = "scenario"
 
@@ -88,6 +90,7 @@ class Transcripts:
         self.folder = root / safe_name(stamp) / safe_name(redactor.text(implementation)) if root else None
         self.redactor = redactor
         self._names: dict[str, int] = {}
+        self.written = 0  # transcripts written so far
 
     def write(self, run: RunRecord) -> str | None:
         if self.folder is None:
@@ -96,8 +99,9 @@ class Transcripts:
         self._names[base] = self._names.get(base, 0) + 1
         name = base if self._names[base] == 1 else f"{base}.{self._names[base]}"
         path = self.folder / f"{name}.jsonl"
-        lines = [orjson.dumps(self.redactor.value(event)).decode() for event in _events(run)]
-        write_atomic(path, "\n".join(lines) + "\n", durable=False)
+        lines = [dumps(self.redactor.value(json_safe(event)), indent=False) for event in _events(run)]
+        write_atomic(path, "".join(lines), durable=False)
+        self.written += 1
         return str(path)
 
 
@@ -140,10 +144,7 @@ def write_bundle(
     replaced), or start a new bundle there; written atomically."""
     source = plain(str(path))
     if path.exists():
-        data = load_json_file(path, "bundle")
-        refuse_other_kinds(data, source, BUNDLE)
-        if not isinstance(data, dict):
-            raise ConfigError(f"{source}: $: expected a JSON object (the evidence bundle)")
+        data = existing_bundle(path)
     else:
         data = {
             "implementation": str(server.get("name") or "server"),
@@ -156,5 +157,32 @@ def write_bundle(
     data["agent_tests"] = kept + entries
     data["agent_runs"] = [*(data.get("agent_runs") or []), run_info]
     bundle: dict[str, Any] = redactor.value(data)
-    write_atomic(path, orjson.dumps(bundle, option=orjson.OPT_INDENT_2).decode() + "\n")
+    write_atomic(path, readable_text(bundle, source))
     return bundle
+
+
+def existing_bundle(path: Path) -> dict[str, Any]:
+    """The bundle the agent evidence joins, read as `test` reads it: one that `test` would
+    refuse is refused here (exit 3, naming why), before the runs rather than after them."""
+    return bundle_from_data(load_json_file(path, "bundle"), plain(str(path))).data
+
+
+def readable_text(bundle: dict[str, Any], source: str) -> str:
+    """The bundle as the text to write, once it is known that `test` reads it back and judges
+    its agent evidence (the Semantic Evaluation category, at Level 2). Evidence `test` would
+    refuse is never written: it is an error of ours, said as one (exit 3)."""
+    from mcpaql_conformance.runner import evaluate
+
+    try:
+        text = dumps(bundle)
+        evaluate(bundle_from_data(orjson.loads(text), source), 2, "both", "semantic")
+    except (orjson.JSONEncodeError, orjson.JSONDecodeError, ConfigError) as exc:
+        reason = plain(str(exc).removeprefix(f"{source}: "), max_len=300)
+    except Exception as exc:  # a check that cannot read it: `test` would fail the same way
+        reason = plain(f"{type(exc).__name__}: {exc}", max_len=300)
+    else:
+        return text
+    raise AgentError(
+        f"internal error: the agent evidence is not a bundle `test` can read ({reason}); {source} was not"
+        " written (the transcripts were); please report it"
+    )

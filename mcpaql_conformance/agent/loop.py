@@ -10,10 +10,12 @@ from typing import Any
 
 import orjson
 
-from mcpaql_conformance.agent.guard import operations_named, refusal, refused_answer
+from mcpaql_conformance.agent.guard import REFUSED_CODE, operations_named, refusal, refused_answer
 from mcpaql_conformance.agent.providers import Conversation, ModelTurnFailed, ToolCall
 from mcpaql_conformance.answers import classify
 from mcpaql_conformance.capture.connection import CaptureError, Connection
+from mcpaql_conformance.sanitize import plain
+from mcpaql_conformance.values import json_safe, writable_text
 
 SYSTEM = (
     "You are an assistant connected to an MCP server. Use its tools to do what the user asks; the server"
@@ -103,9 +105,16 @@ class ToolCaller:
         self.destructive = destructive
         self.allow_destructive = allow_destructive
 
-    async def call(self, turn: int, tool: str, arguments: Any, instead: Any = None, how: str = SIMULATED) -> CallRecord:
-        """One call; ``instead``: the answer to give without calling the server (``how`` says why)."""
+    async def call(self, turn: int, tool: Any, arguments: Any, instead: Any = None, how: str = SIMULATED) -> CallRecord:
+        """One call; ``instead``: the answer to give without calling the server (``how`` says why).
+        What the model sent is made writable first (see ``json_safe``); a name that is not text
+        (null, a number, an object, none at all) is recorded as the JSON it was and never sent."""
         started = time.perf_counter()
+        arguments = json_safe(arguments)
+        if not isinstance(tool, str):
+            shown = tool_text(tool)
+            return self._record(turn, shown, arguments, REFUSED, self._unnamed(shown), started)
+        tool = tool_text(tool)
         if instead is not None:
             return self._record(turn, tool, arguments, how, instead, started)
         if not isinstance(arguments, dict):
@@ -121,11 +130,31 @@ class ToolCaller:
             answer = await self.connection.call(tool, arguments)
         except CaptureError as exc:  # no answer in time: the model is told so, the run goes on
             return self._record(turn, tool, arguments, NO_ANSWER, {"_timeout": str(exc)}, started)
-        return self._record(turn, tool, arguments, SENT, answer.response, started)
+        return self._record(turn, tool, arguments, SENT, json_safe(answer.response), started)
+
+    def _unnamed(self, shown: str) -> dict[str, Any]:
+        """What the model is told of a call whose tool name is not text (it cannot be sent)."""
+        message = (
+            f"Not sent to the server: the tool name {plain(shown, max_len=200)} is not text, so it is not an MCP-AQL"
+            f" tool. Call one of the server's tools by its name: {', '.join(self.aql_tools) or 'none is listed'}."
+        )
+        return {"success": False, "error": {"code": REFUSED_CODE, "message": message}}
 
     def _record(self, turn: int, tool: str, arguments: Any, outcome: str, response: Any, started: float) -> CallRecord:
         succeeded = outcome in (SENT, SIMULATED) and classify(response).succeeded
         return CallRecord(turn, tool, arguments, outcome, response, succeeded, time.perf_counter() - started)
+
+
+def _count(tokens: Any) -> int | None:
+    """A token count as the API reported it (None: none, or not a count)."""
+    return tokens if isinstance(tokens, int) and not isinstance(tokens, bool) and 0 <= tokens < 2**63 else None
+
+
+def tool_text(name: Any) -> str:
+    """A tool name as text: itself when it is text, else the JSON the model sent (``null``, ``5``)."""
+    if isinstance(name, str):
+        return writable_text(name)
+    return orjson.dumps(json_safe(name)).decode()
 
 
 def answer_text(response: Any) -> str:
@@ -163,16 +192,25 @@ async def run_model(
             record.error = {"node": "llm", "message": str(exc)}
             record.failed_seconds = time.perf_counter() - asked  # the wait counts in the run's latency
             return record
+        text = writable_text(reply.text) if isinstance(reply.text, str) else ""
         record.turns.append(
-            TurnRecord(turn, reply.text, len(reply.tool_calls), reply.input_tokens, reply.output_tokens, reply.seconds)
+            TurnRecord(
+                turn,
+                text,
+                len(reply.tool_calls),
+                _count(reply.input_tokens),
+                _count(reply.output_tokens),
+                reply.seconds,
+            )
         )
         if not reply.tool_calls:
-            record.final_text, record.completed = reply.text, True
+            record.final_text, record.completed = text, True
             return record
         results: list[tuple[ToolCall, str]] = []
         for call in reply.tool_calls:
             instead = None
-            if induce_on is not None and not induced and induce_on in operations_named(call.arguments):
+            named = isinstance(call.name, str) and induce_on in operations_named(call.arguments)
+            if induce_on is not None and not induced and named:
                 instead, induced = induced_error(induce_on), True
             done = await caller.call(turn, call.name, call.arguments, instead, INDUCED)
             record.calls.append(done)

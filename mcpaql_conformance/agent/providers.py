@@ -23,11 +23,17 @@ from urllib.parse import urlparse
 
 import orjson
 
+from mcpaql_conformance import secrecy
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.sanitize import plain
+from mcpaql_conformance.secrecy import masked_url
+from mcpaql_conformance.values import json_safe
 
 PROVIDERS = ("openai", "anthropic")
 DEFAULT_KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+# Where the provider's own API is: given to the SDK when --base-url is not, so that the SDKs'
+# OPENAI_BASE_URL and ANTHROPIC_BASE_URL never send a key somewhere the options do not say.
+PROVIDER_URLS = {"openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com"}
 RETRIES = 4  # retries of a rate-limited or failed request
 BACKOFF = 0.5  # seconds before the first retry, doubled each time (at most MAX_BACKOFF) unless the API says
 MAX_BACKOFF = 8.0
@@ -35,7 +41,7 @@ MAX_RETRY_AFTER = 60.0  # a longer retry-after is not waited for
 RETRIED_STATUSES = frozenset({408, 409, 429})  # and every 5xx
 TURN_STATUSES = frozenset({400, 413, 422})  # refusals of this conversation (too long, malformed): this run only
 MAX_TOKENS = 1024  # per reply (the Anthropic API requires a limit)
-LOCAL_KEY = "not-needed"  # local servers (llama.cpp, Ollama, vLLM) take any key
+LOCAL_KEY = "not-needed"  # sent where no key is meant to go: local servers (llama.cpp, Ollama, vLLM) take any
 
 
 class AgentError(ConfigError):
@@ -84,33 +90,99 @@ class Reply:
 
 @dataclass
 class Endpoint:
-    """Where a model is and how to reach it."""
+    """Where a model is and how to reach it.
+
+    The key goes only where it is meant to: the provider's default variable to the provider's
+    own API (no ``base_url``); to a ``base_url``, only the variable ``key_variable`` names
+    (``--api-key-env``), and never over plain http to a host that is not loopback unless
+    ``allow_insecure`` (``--allow-insecure-base-url``). Elsewhere (a keyless local server) the
+    placeholder LOCAL_KEY is sent, which is no secret."""
 
     spec: ModelSpec
     base_url: str | None = None
     key_variable: str | None = None
     timeout: float = 120.0
+    allow_insecure: bool = False
     secrets: list[str] = field(default_factory=list)  # the key, for the redactor
 
+    @property
+    def url(self) -> str:
+        """Where the requests go: ``base_url``, else the provider's own API."""
+        return self.base_url or PROVIDER_URLS[self.spec.provider]
+
+    @property
+    def variable(self) -> str:
+        return self.key_variable or DEFAULT_KEY_VARIABLES[self.spec.provider]
+
+    @property
+    def keyless(self) -> bool:
+        """Whether the placeholder is sent instead of a key (see ``api_key``)."""
+        return self.api_key() == LOCAL_KEY
+
+    def prepare(self) -> None:
+        """Before any server starts: the key variable kept from the server's environment, the
+        key (and what the base URL carries as credentials) registered as secrets, and where the
+        key would go checked (an AgentError, exit 3, when it must not go there)."""
+        secrecy.withhold([self.variable])
+        secrecy.register_url(self.base_url)
+        self.api_key()
+
     def api_key(self) -> str:
-        variable = self.key_variable or DEFAULT_KEY_VARIABLES[self.spec.provider]
-        key = os.environ.get(variable)
-        if key:
-            self.secrets.append(key)
-            return key
-        if self.base_url is not None and is_loopback(self.base_url):
+        """The key to send (registered as a secret), or LOCAL_KEY where none is meant to go."""
+        variable = self.variable
+        if self.base_url is not None and self.key_variable is None:
+            # The provider's key is for the provider's API, not for this endpoint. Plain http to
+            # a host that is not loopback is refused all the same while it is set: said so, it
+            # goes on with the placeholder.
+            if os.environ.get(variable) and not self.allow_insecure and not is_private_way(self.base_url):
+                raise AgentError(
+                    f"refusing plain http to {plain(masked_url(self.base_url))} (not loopback) while ${variable}"
+                    " is set: use https, or --allow-insecure-base-url to go on all the same (that key goes"
+                    " only to the provider's own API, or to --base-url when --api-key-env names it)"
+                )
             return LOCAL_KEY
-        raise AgentError(f"set ${variable} to the {self.spec.provider} API key (or name another with --api-key-env)")
+        key = os.environ.get(variable)
+        if not key:
+            if self.base_url is not None and is_loopback(self.base_url):
+                return LOCAL_KEY
+            raise AgentError(
+                f"set ${plain(variable)} to the {self.spec.provider} API key (or name another with --api-key-env)"
+            )
+        secrecy.register(key)
+        if key not in self.secrets:
+            self.secrets.append(key)
+        if self.base_url is not None and not self.allow_insecure and not is_private_way(self.base_url):
+            raise AgentError(
+                f"refusing to send ${plain(variable)} to {plain(masked_url(self.base_url))} over plain http"
+                " (not loopback): use https, or --allow-insecure-base-url to send it all the same"
+            )
+        return key
+
+
+def is_private_way(url: str) -> bool:
+    """Whether a key may go to ``url``: over https, or to a loopback address."""
+    try:
+        scheme = urlparse(url).scheme.lower()
+    except ValueError:
+        return False
+    return scheme == "https" or is_loopback(url)
 
 
 def is_loopback(url: str) -> bool:
-    host = urlparse(url).hostname or ""
+    """Whether ``url`` names this machine: ``localhost``, 127.0.0.0/8 or ::1 (also IPv4-mapped);
+    ``0.0.0.0`` and names that merely resolve to loopback do not count."""
+    try:
+        host = (urlparse(url).hostname or "").rstrip(".")
+    except ValueError:
+        return False
     if host == "localhost":
         return True
     try:
-        return ipaddress.ip_address(host).is_loopback
+        address = ipaddress.ip_address(host)
     except ValueError:
         return False
+    mapped = getattr(address, "ipv4_mapped", None)
+    return address.is_loopback or (mapped is not None and mapped.is_loopback)
 
 
 # The judge's reply (see ``judge``), for the endpoints that can constrain a reply to a schema.
@@ -158,7 +230,7 @@ class Provider:
         raise NotImplementedError
 
     def describe(self) -> str:
-        where = f" at {plain(self.endpoint.base_url)}" if self.endpoint.base_url else ""
+        where = f" at {plain(masked_url(self.endpoint.base_url))}" if self.endpoint.base_url else ""
         return f"{self.endpoint.spec}{where}"
 
     async def with_retries(self, request: Callable[[], Awaitable[Any]]) -> Any:
@@ -186,7 +258,13 @@ class Provider:
         if "Connection" in name:
             return AgentError(f"cannot reach the model {self.describe()}: {message}")
         if status == 401 or "Authentication" in name:
-            return AgentError(f"the model {self.describe()} refused the API key (HTTP 401): {message}")
+            hint = (
+                f"; no key was sent to {plain(masked_url(self.endpoint.base_url))}: name the variable that holds"
+                " its key with --api-key-env"
+                if self.endpoint.base_url is not None and self.endpoint.keyless
+                else ""
+            )
+            return AgentError(f"the model {self.describe()} refused the API key (HTTP 401): {message}{hint}")
         if status == 429 or "RateLimit" in name:
             return AgentError(f"the model {self.describe()} is still rate-limited after {RETRIES} retries: {message}")
         if status in TURN_STATUSES:
@@ -248,7 +326,7 @@ class OpenAIProvider(Provider):
         sdk = _sdk("openai")
         self.errors = sdk.OpenAIError
         self.client = sdk.AsyncOpenAI(
-            api_key=endpoint.api_key(), base_url=endpoint.base_url, timeout=endpoint.timeout, max_retries=0
+            api_key=endpoint.api_key(), base_url=endpoint.url, timeout=endpoint.timeout, max_retries=0
         )
         self.json_modes: list[dict[str, Any]] = [
             {"type": "json_object", "schema": VERDICT_SCHEMA},
@@ -304,7 +382,11 @@ class _OpenAIConversation(Conversation):
                 {
                     "id": call.id,
                     "type": "function",
-                    "function": {"name": call.name, "arguments": orjson.dumps(call.arguments).decode()},
+                    # echoed as JSON the SDK can send, whatever the model wrote (lone surrogates, NaN)
+                    "function": {
+                        "name": json_safe(call.name),
+                        "arguments": orjson.dumps(json_safe(call.arguments)).decode(),
+                    },
                 }
                 for call in calls
             ]
@@ -355,7 +437,7 @@ class AnthropicProvider(Provider):
         sdk = _sdk("anthropic")
         self.errors = sdk.AnthropicError
         self.client = sdk.AsyncAnthropic(
-            api_key=endpoint.api_key(), base_url=endpoint.base_url, timeout=endpoint.timeout, max_retries=0
+            api_key=endpoint.api_key(), base_url=endpoint.url, timeout=endpoint.timeout, max_retries=0
         )
 
     def conversation(self, system: str, user: str, tools: list[dict[str, Any]]) -> Conversation:
@@ -407,7 +489,8 @@ class _AnthropicConversation(Conversation):
                 blocks.append({"type": "text", "text": block.text})
             elif kind == "tool_use":
                 calls.append(ToolCall(block.id, block.name, _arguments(block.input)))
-                blocks.append({"type": "tool_use", "id": block.id, "name": block.name, "input": block.input})
+                echoed = {"id": block.id, "name": json_safe(block.name), "input": json_safe(block.input)}
+                blocks.append({"type": "tool_use", **echoed})  # as JSON the SDK can send back
         self.messages.append({"role": "assistant", "content": blocks or [{"type": "text", "text": ""}]})
         usage = answer.usage
         return Reply(

@@ -14,7 +14,14 @@ import anyio
 import orjson
 
 from mcpaql_conformance import __version__
-from mcpaql_conformance.agent.evidence import Transcripts, run_entry, scenario_entry, task_entry, write_bundle
+from mcpaql_conformance.agent.evidence import (
+    Transcripts,
+    existing_bundle,
+    run_entry,
+    scenario_entry,
+    task_entry,
+    write_bundle,
+)
 from mcpaql_conformance.agent.judge import judge_run
 from mcpaql_conformance.agent.loop import SYSTEM, RunRecord, ToolCaller, run_model
 from mcpaql_conformance.agent.providers import AgentError, Endpoint, Provider, open_provider
@@ -30,6 +37,7 @@ from mcpaql_conformance.capture.signals import Stop
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.jsonio import make_folder
 from mcpaql_conformance.sanitize import plain
+from mcpaql_conformance.secrecy import masked_url
 
 OVERALL_SECONDS_PER_RUN = 600  # a whole run (every turn and call) may take this long
 
@@ -82,12 +90,14 @@ def run_agent(options: AgentOptions, progress: Callable[[str], None] = lambda li
     _check_outputs(options)
     stop = Stop()
     result: list[AgentResult] = []
+    kept: list[Transcripts] = []  # the run's transcripts, once its folder is known
+    existed = Path(os.path.realpath(options.bundle)).is_file()
     limit = OVERALL_SECONDS_PER_RUN * (options.runs * (len(planned.tasks) + 4) + len(planned.scenarios) + 1)
 
     async def main() -> None:
         try:
             with stop.on_signals(), anyio.fail_after(limit):
-                result.append(await _agent(options, planned, progress))
+                result.append(await _agent(options, planned, progress, kept))
         finally:
             for provider in (planned.model, planned.judge):
                 if provider is not None:
@@ -99,11 +109,46 @@ def run_agent(options: AgentOptions, progress: Callable[[str], None] = lambda li
     except TimeoutError:
         raise AgentError(f"the agent runs did not finish within {limit} s") from None
     if stop.signal is not None:
-        raise CaptureStopped(stop.signal)
+        raise AgentStopped(stop.signal, _transcripts_written(options, kept), _bundle_unchanged(options.bundle, existed))
     return result[0]
 
 
+class AgentStopped(CaptureStopped):
+    """A signal stopped the agent runs (exit 128 + N): the server was stopped, and the message
+    says what was written (the transcripts of the runs that finished) and what was not (the
+    agent evidence). ``saying`` puts another account of the bundle in (`check --agent`'s)."""
+
+    def __init__(self, number: int, transcripts: str, bundle: str) -> None:
+        import signal
+
+        super().__init__(number)
+        self.number, self.transcripts = number, transcripts
+        name = signal.Signals(number).name
+        self.args = (f"stopped by {name} during the agent runs: the server was stopped; {bundle}; {transcripts}",)
+
+    def saying(self, bundle: str) -> AgentStopped:
+        return AgentStopped(self.number, self.transcripts, bundle)
+
+
+def _bundle_unchanged(path: Path, existed: bool) -> str:
+    if existed:
+        return f"the agent evidence was not added to {plain(str(path))}, which is as it was"
+    return f"no bundle was written ({plain(str(path))} was not created)"
+
+
+def _transcripts_written(options: AgentOptions, kept: list[Transcripts]) -> str:
+    written = sum(transcripts.written for transcripts in kept)
+    if options.transcripts is None:
+        return "no transcript is kept"
+    if not written or kept[0].folder is None:
+        return "no run had finished, so no transcript was written"
+    return f"the transcripts of the {written} run(s) that finished are in {plain(str(kept[0].folder))}"
+
+
 def _plan(options: AgentOptions) -> _Plan:
+    for endpoint in (options.model, options.judge):  # keys kept from the server, registered, their way checked
+        if endpoint is not None:
+            endpoint.prepare()
     tasks = load_tasks(options.tasks) if options.tasks is not None else []
     scenarios = [load_scenario(path) for path in options.scenarios]
     names = [task.name for task in tasks] + [scenario.name for scenario in scenarios]
@@ -125,9 +170,13 @@ def _check_outputs(options: AgentOptions) -> None:
             make_folder(options.transcripts, f"--transcripts {plain(str(options.transcripts))}")
     except ConfigError as exc:
         raise CaptureError(str(exc)) from None
+    if target.is_file():  # evidence joins it: one `test` would refuse is refused now, not after the runs
+        existing_bundle(target)
 
 
-async def _agent(options: AgentOptions, planned: _Plan, progress: Callable[[str], None]) -> AgentResult:
+async def _agent(
+    options: AgentOptions, planned: _Plan, progress: Callable[[str], None], kept: list[Transcripts]
+) -> AgentResult:
     started = dt.datetime.now(dt.UTC)
     redactor = Redactor()
     for endpoint in (options.model, options.judge):
@@ -146,6 +195,7 @@ async def _agent(options: AgentOptions, planned: _Plan, progress: Callable[[str]
                     tasks = builtins + tasks
                 server = dict(connection.server)
                 transcripts = Transcripts(options.transcripts, stamp, str(server.get("name") or "server"), redactor)
+                kept.append(transcripts)
                 caller = ToolCaller(
                     connection, list(live.tools), {v.name: v.destructive for v in views}, options.allow_destructive
                 )
@@ -157,7 +207,7 @@ async def _agent(options: AgentOptions, planned: _Plan, progress: Callable[[str]
     info = _run_info(options, planned, tasks, skipped, tools, started)
     bundle = write_bundle(options.bundle, entries, info, server, redactor)
     runs = sum(len(entry["runs"]) for entry in entries)
-    return AgentResult(bundle, transcripts.folder, runs, skipped, warnings)
+    return AgentResult(bundle, transcripts.folder, runs, skipped, redactor.value(warnings))
 
 
 async def _discover(live: Live) -> list[OperationView]:
@@ -228,7 +278,7 @@ def _run_info(
         "tool": "mcpaql-conformance",
         "tool_version": __version__,
         "model": str(options.model.spec) if options.model is not None else None,
-        "base_url": options.model.base_url if options.model is not None else None,
+        "base_url": masked_url(options.model.base_url) if options.model and options.model.base_url else None,
         "judge": str(options.judge.spec) if options.judge is not None else None,
         "runs": options.runs,
         "max_turns": options.max_turns,

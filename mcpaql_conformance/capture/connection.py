@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import re
-import tempfile
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -14,10 +13,12 @@ import anyio
 import orjson
 from anyio.abc import Process
 
-from mcpaql_conformance.capture.depth import tolerate_deep_http_answers
-from mcpaql_conformance.capture.process import spawn, stdio_streams, stop
+from mcpaql_conformance.capture.depth import MAX_LIST_VALUES, MAX_VALUES, cut_wide, tolerate_deep_http_answers
+from mcpaql_conformance.capture.process import launched, spawn, stdio_streams, stop
+from mcpaql_conformance.capture.stderr import HEAD, ServerLog
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.sanitize import plain
+from mcpaql_conformance.secrecy import mask_urls, masked_url
 
 
 class CaptureError(ConfigError):
@@ -47,7 +48,8 @@ class Target:
         return "streamable-http" if self.url else "stdio"
 
     def describe(self) -> str:
-        return plain(self.url) if self.url else plain(" ".join(self.command))
+        """The URL or command as shown and written: credentials and query values masked."""
+        return plain(masked_url(self.url)) if self.url else plain(mask_urls(" ".join(self.command)))
 
 
 @dataclass(frozen=True)
@@ -63,11 +65,12 @@ MAX_TOOL_PAGES = 20  # a server cannot page tools/list forever
 class Connection:
     """A live ClientSession with per-call time limits."""
 
-    def __init__(self, session: Any, timeout: float, server: dict[str, Any]) -> None:
+    def __init__(self, session: Any, timeout: float, server: dict[str, Any], faults: list[str] | None = None) -> None:
         self.session = session
         self.timeout = timeout
         self.server = server
         self.tools: list[str] = []
+        self.faults = faults if faults is not None else []  # a limit the server broke: the capture ends
 
     async def list_tools(self) -> list[dict[str, Any]]:
         """Every tool as tools/list gives it: {name, description, inputSchema}."""
@@ -77,7 +80,7 @@ class Connection:
         cursor: str | None = None
         for _ in range(MAX_TOOL_PAGES):
             params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-            with _deadline(self.timeout, "tools/list"):
+            with _deadline(self.timeout, "tools/list", self.faults):
                 result = await self.session.list_tools(params=params)
             for tool in result.tools:
                 schema = tool.input_schema if isinstance(getattr(tool, "input_schema", None), dict) else {}
@@ -89,14 +92,16 @@ class Connection:
         return tools
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> Answer:
-        """Call a tool; MCP-level errors are answers too (recorded, judged later). A hang is fatal."""
+        """Call a tool; MCP-level errors are answers too (recorded, judged later). A hang is fatal.
+        An answer of more than MAX_VALUES values (MAX_LIST_VALUES for a list query) keeps the first
+        of them (depth.cut_wide)."""
         from mcp.shared.exceptions import MCPError
 
         start = time.perf_counter()
         operation = arguments.get("operation")
         what = f"tools/call {plain(tool)}" + (f" (operation {plain(operation)})" if isinstance(operation, str) else "")
         try:
-            with _deadline(self.timeout, what):
+            with _deadline(self.timeout, what, self.faults):
                 result = await self.session.call_tool(tool, arguments)
         except MCPError as exc:
             if "connection closed" in exc.error.message.lower():
@@ -104,8 +109,15 @@ class Connection:
             error: dict[str, Any] = {"code": exc.error.code, "message": exc.error.message}
             if exc.error.data is not None:
                 error["data"] = exc.error.data
-            return Answer({"_mcp_error": error}, "error", _ms(start))
-        return Answer(tool_result_json(result), "answered", _ms(start))
+            return Answer(cut_wide({"_mcp_error": error}), "error", _ms(start))
+        return Answer(cut_wide(tool_result_json(result), _budget(arguments)), "answered", _ms(start))
+
+
+def _budget(arguments: dict[str, Any]) -> int:
+    """How many values an answer keeps: a list query's answer is as wide as the server."""
+    params = arguments.get("params")
+    listing = arguments.get("operation") == "introspect" and not (isinstance(params, dict) and "name" in params)
+    return MAX_LIST_VALUES if listing else MAX_VALUES
 
 
 def tool_result_json(result: Any) -> Any:
@@ -134,17 +146,28 @@ def _ms(start: float) -> float:
 
 
 @contextlib.contextmanager
-def _deadline(seconds: float, what: str) -> Any:
+def _deadline(seconds: float, what: str, faults: list[str] | None = None) -> Any:
+    """A time limit on one request; a limit the server broke meanwhile (``faults``) ends the capture,
+    however the SDK reported the answer that broke it (an error answer, a closed stream)."""
     try:
         with anyio.fail_after(seconds):
             yield
     except TimeoutError:
+        if faults:
+            raise CaptureError(faults[0]) from None
         raise CaptureError(f"the server did not answer {what} within {seconds:g} s") from None
+    except Exception:
+        if faults:
+            raise CaptureError(faults[0]) from None
+        raise
+    if faults:
+        raise CaptureError(faults[0])
 
 
-def server_log() -> Any:
-    """A file that collects the server's stderr (read back for errors and the records)."""
-    return tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+def server_log() -> ServerLog:
+    """What collects the server's stderr (read back for errors and the records): its first and
+    last megabyte (stderr.py), never an unbounded file."""
+    return ServerLog()
 
 
 @contextlib.asynccontextmanager
@@ -153,31 +176,47 @@ async def connect(target: Target, timeout: float, errlog: Any, warnings: list[st
     A server command is started first, so that it boots while the MCP SDK is imported."""
     process = await _start(target, errlog) if not target.url else None
     in_body = False
+    faults: list[str] = []
     try:
         from mcp.client.session import ClientSession
 
-        async with _transport(target, process, warnings) as (read, write), ClientSession(read, write) as session:
-            with _deadline(timeout, "initialize"):
+        if process is not None:
+            await _start(target, errlog, process)
+        streams = _transport(target, process, warnings, faults)
+        async with streams as (read, write), ClientSession(read, write) as session:
+            with _deadline(timeout, "initialize", faults):
                 init = await session.initialize()
             info = init.server_info
             in_body = True
-            yield Connection(session, timeout, {"name": info.name, "version": info.version})
+            yield Connection(session, timeout, {"name": info.name, "version": info.version}, faults)
     except CaptureError:
         raise
     except Exception as exc:  # the SDK wraps transport faults in exception groups
         leaf = _leaf(exc)
+        if faults:
+            raise CaptureError(faults[0]) from None
         if isinstance(leaf, ConfigError):
             raise CaptureError(str(leaf)) from None
-        if in_body and not isinstance(leaf, OSError | EOFError | anyio.BrokenResourceError):
+        if in_body and not isinstance(leaf, OSError | EOFError | anyio.BrokenResourceError) and not _http(leaf):
             raise leaf from None  # the capture's own error, not the transport's
         raise CaptureError(_explain(target, exc, telling_lines(read_log(errlog)))) from None
     finally:
         if process is not None:
-            await stop(process)
+            left = await stop(process)
+            if left:
+                shown = ", ".join(str(pid) for pid in left[:20]) + (", ..." if len(left) > 20 else "")
+                warnings.append(
+                    f"the server left {len(left)} detached process(es) running outside its process group"
+                    f" (PID {shown}): stopped"
+                )
 
 
-async def _start(target: Target, errlog: Any) -> Process:
+async def _start(target: Target, errlog: Any, process: Process | None = None) -> Process:
+    """Start the server (or, given its process, learn whether its command could be executed)."""
     try:
+        if process is not None:
+            await launched(process)
+            return process
         return await spawn(target.command, errlog)
     except FileNotFoundError:
         raise CaptureError(f"cannot start the server: command not found: {plain(target.command[0])}") from None
@@ -189,27 +228,39 @@ async def _start(target: Target, errlog: Any) -> Process:
 
 
 @contextlib.asynccontextmanager
-async def _transport(target: Target, process: Process | None, warnings: list[str]) -> AsyncIterator[Any]:
+async def _transport(
+    target: Target, process: Process | None, warnings: list[str], faults: list[str]
+) -> AsyncIterator[Any]:
     if process is not None:
         async with stdio_streams(process, warnings.append) as streams:
             yield streams
         return
     from mcp.client.streamable_http import streamable_http_client
 
+    from mcpaql_conformance.capture.http import HttpLimits
+
     tolerate_deep_http_answers()
-    async with streamable_http_client(str(target.url)) as streams:
+    limits = HttpLimits(faults)
+    async with (
+        limits.client() as client,
+        streamable_http_client(str(target.url), http_client=client, max_sse_event_size=limits.limit) as streams,
+    ):
         yield streams
 
 
-MAX_LOG = 1_000_000  # characters of the server's stderr kept
+def _http(error: BaseException) -> bool:
+    """Whether ``error`` is the HTTP client's (the transport failed, not the capture)."""
+    return type(error).__module__.split(".")[0] in ("httpx2", "httpcore2", "h11")
 
 
 def read_log(errlog: Any) -> str:
-    """What the server wrote to stderr so far (at most MAX_LOG characters)."""
-    with contextlib.suppress(OSError, ValueError):
+    """What the server wrote to stderr so far (its first and last megabyte, see stderr.py)."""
+    if isinstance(errlog, ServerLog):
+        return errlog.text()
+    with contextlib.suppress(OSError, ValueError):  # a file given by a library caller
         errlog.flush()
         errlog.seek(0)
-        text: str = errlog.read(MAX_LOG)
+        text: str = errlog.read(2 * HEAD)
         errlog.seek(0, 2)
         return text
     return ""
@@ -236,6 +287,10 @@ def telling_lines(log: str, limit: int = 300) -> str:
 def _explain(target: Target, exc: BaseException, stderr: str) -> str:
     leaf = _leaf(exc)
     said = f" (its stderr: {stderr})" if stderr else ""
+    if target.url and _http(leaf) and "buffer too long" in str(leaf):  # h11's words for what it will not hold
+        from mcpaql_conformance.capture.http import MAX_HEADERS_KB
+
+        return f"cannot talk to {target.describe()}: the server sent HTTP headers larger than {MAX_HEADERS_KB} KB"
     if target.url:
         return f"cannot talk to {target.describe()}: {plain(type(leaf).__name__)}: {plain(str(leaf))}"
     return f"the server closed the connection before the capture could run{said}: {plain(str(leaf))}"

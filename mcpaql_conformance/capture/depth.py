@@ -1,10 +1,13 @@
-"""Answers nested too deep to keep: JSON readers and writers stop at a few hundred levels
-(the MCP SDK's at 200, orjson's at 255), and no real answer comes near. What lies deeper
-than MAX_DEPTH is recorded as the DEEPER marker, so that the answer is still captured."""
+"""Answers nested too deep or too wide to keep. JSON readers and writers stop at a few
+hundred levels (the MCP SDK's at 200, orjson's at 255), and no real answer comes near: what
+lies deeper than MAX_DEPTH is recorded as the DEEPER marker, so that the answer is still
+captured. An answer of more than MAX_VALUES values keeps the first of them, and the WIDER
+marker where the rest was (``cut_wide``)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 MAX_DEPTH = 100
@@ -69,3 +72,88 @@ def tolerate_deep_http_answers() -> None:
     adapter = getattr(streamable_http, "jsonrpc_message_adapter", None)
     if adapter is not None and not isinstance(adapter, DeepTolerantReader):
         setattr(streamable_http, "jsonrpc_message_adapter", DeepTolerantReader(adapter))  # noqa: B010
+
+
+# Answers too wide to keep: a server can put millions of small values in one answer (a
+# million ``{}`` fit in 3 MB), and every copy, check and record of it costs time and memory
+# per value. An answer keeps its first MAX_VALUES values in document order (each item, each
+# dict entry and each nested value counts one); every container left unfinished then ends
+# with the WIDER marker: a last item, or the entry WIDER_KEY.
+MAX_VALUES = 100_000
+# A list query (``introspect`` without a ``name``) answers as wide as the server is: 100,000
+# operations of a dozen values each are 1.2 million values. It keeps this many.
+MAX_LIST_VALUES = 2_000_000
+WIDER_KEY = "[not recorded]"
+
+
+def wider(max_values: int = MAX_VALUES) -> str:
+    return f"[not recorded: more than {max_values} values in one answer]"
+
+
+WIDER = wider()
+
+
+def too_wide(value: Any, max_values: int = MAX_VALUES) -> bool:
+    """Whether ``value`` holds more than ``max_values`` values (counting stops past the limit)."""
+    count = 0
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, dict | list):
+            continue
+        count += len(node)
+        if count > max_values:
+            return True
+        stack.extend(
+            item for item in (node.values() if isinstance(node, dict) else node) if isinstance(item, dict | list)
+        )
+    return False
+
+
+_END = object()
+
+
+def cut_wide(value: Any, max_values: int = MAX_VALUES) -> Any:
+    """``value`` itself when it holds at most ``max_values`` values; else a copy of its first
+    ``max_values`` values in document order, each container left unfinished closed by the
+    WIDER marker. Iterative: an answer both wide and deep costs no recursion."""
+    if not too_wide(value, max_values):
+        return value
+    budget = max_values
+    root, entries = _open(value)
+    stack: list[tuple[Any, Iterator[Any]]] = [(root, entries)]
+    while stack:
+        copy, entries = stack[-1]
+        entry: Any = next(entries, _END)
+        if entry is _END:
+            stack.pop()
+            continue
+        if budget <= 0:
+            _close(copy, wider(max_values))
+            for outer, rest in stack[:-1]:
+                if next(rest, _END) is not _END:
+                    _close(outer, wider(max_values))
+            break
+        budget -= 1
+        key, item = entry if isinstance(copy, dict) else (None, entry)  # (key, value) or an item
+        if isinstance(item, dict | list):
+            item, inner = _open(item)
+            stack.append((item, inner))
+        if isinstance(copy, dict):
+            copy[key] = item
+        else:
+            copy.append(item)
+    return root
+
+
+def _open(container: dict[Any, Any] | list[Any]) -> tuple[Any, Iterator[Any]]:
+    if isinstance(container, dict):
+        return {}, iter(container.items())
+    return [], iter(container)
+
+
+def _close(copy: Any, marker: str) -> None:
+    if isinstance(copy, dict):
+        copy[WIDER_KEY] = marker
+    else:
+        copy.append(marker)

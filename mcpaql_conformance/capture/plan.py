@@ -19,7 +19,7 @@ import orjson
 
 from mcpaql_conformance.configio import check_document, load_config_file
 from mcpaql_conformance.errors import ConfigError
-from mcpaql_conformance.jsonio import write_atomic
+from mcpaql_conformance.jsonio import dumps, write_atomic
 from mcpaql_conformance.kinds import PLAN, PLAN_SCHEMA, refuse_other_kinds
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.schemas import did_you_mean
@@ -142,7 +142,7 @@ def write_plan(path: Path, live: Live, inferred: Inferred) -> None:
     plan["create_read"] = [*live.plan.create_read, *_without_sensitive(live, inferred.create_read)]
     plan["update_read"] = [*live.plan.update_read, *_without_sensitive(live, inferred.update_read)]
     plan["constraints"] = list(live.plan.constraints)
-    write_atomic(path, orjson.dumps(live.redactor.value(plan), option=orjson.OPT_INDENT_2).decode() + "\n")
+    write_atomic(path, dumps(live.redactor.value(plan)))
 
 
 def _variable(key: str) -> str:

@@ -9,10 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from mcpaql_conformance.answers import classify
-from mcpaql_conformance.jsonio import write_atomic
+from mcpaql_conformance.jsonio import dumps, write_atomic
 from mcpaql_conformance.sanitize import plain
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -110,9 +108,9 @@ class RecordWriter:
             base = safe_name(self.redact(exchange.operation))
             per_name[base] += 1
             name = f"{base}-{per_name[base]}.json"
-            record = orjson.dumps(self.redact(exchange.record()), option=orjson.OPT_INDENT_2).decode() + "\n"
+            record = dumps(self.redact(exchange.record()))
             write_atomic(folder / name, record, durable=False)
-        metrics = orjson.dumps(self.redact(self.metrics()), option=orjson.OPT_INDENT_2).decode()
+        metrics = dumps(self.redact(self.metrics()))
         write_atomic(folder / "metrics.json", metrics)
 
     def flush_log(self, server_log: str) -> None:

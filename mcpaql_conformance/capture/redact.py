@@ -6,9 +6,10 @@ import functools
 import re
 from typing import Any
 
+from mcpaql_conformance import secrecy
 from mcpaql_conformance.capture.depth import DEEPER, MAX_DEPTH
 
-MASK = "***"
+MASK = secrecy.MASK
 # A secret this short is masked wherever it appears all the same (a secret is never
 # written), but the user is warned: it may also blank out unrelated text of the evidence.
 SHORT_SECRET = 4
@@ -64,19 +65,25 @@ class Redactor:
 
     def __init__(self) -> None:
         self.sensitive: set[tuple[str, str]] = set()
-        self.secrets: set[str] = set()
+        secrecy.protect_model_keys()  # the model keys set in the environment, used or not
+        self.secrets: set[str] = set(secrecy.registered())  # the process's: model keys, URL credentials
         self._pattern: re.Pattern[str] | None = None
 
-    def add_secret(self, value: object) -> None:
+    def add_secret(self, value: object, *, everywhere: bool = False) -> None:
+        """Mask ``value`` in the evidence; ``everywhere``: a real secret (the plan's, from the
+        environment), masked in every line printed too. A value sent to a sensitive parameter is
+        not: it may be one capture made up (``probe``), a word our own lines use."""
         text = secret_text(value)
         if text is None:
             if isinstance(value, dict | list):  # a structured secret: each of its scalars
                 for item in value.values() if isinstance(value, dict) else value:
-                    self.add_secret(item)
+                    self.add_secret(item, everywhere=everywhere)
             return
         if text not in self.secrets:
             self.secrets.add(text)
             self._pattern = None
+        if everywhere:
+            secrecy.register(text)
 
     def short_secrets(self) -> list[str]:
         return sorted(secret for secret in self.secrets if len(secret) < SHORT_SECRET)

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import orjson
 
 from mcpaql_conformance import SPEC_VERSION, __version__
 from mcpaql_conformance.capture.connection import (
@@ -37,11 +36,12 @@ from mcpaql_conformance.capture.records import RecordWriter
 from mcpaql_conformance.capture.redact import SHORT_SECRET, Redactor
 from mcpaql_conformance.capture.signals import Stop
 from mcpaql_conformance.errors import ConfigError
-from mcpaql_conformance.jsonio import make_folder, write_atomic
+from mcpaql_conformance.jsonio import dumps, make_folder, write_atomic
 from mcpaql_conformance.reading import Readings, parameters_of, read_detail
 from mcpaql_conformance.sanitize import plain
 
-OVERALL_FACTOR = 30  # the whole capture may take this many per-call timeouts
+OVERALL_FACTOR = 30  # the whole capture may take this many per-call timeouts (--overall-timeout)...
+PER_OPERATION = 0.1  # ...and this many seconds more for every operation the server lists (a capture takes ~7 ms)
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,53 @@ class CaptureOptions:
     allow_destructive: bool = False
     concurrency: int = 4
     write_plan: Path | None = None
+    overall_timeout: float | None = None  # None: OVERALL_FACTOR x timeout
+    per_operation: float = PER_OPERATION
+
+
+class OverallLimit:
+    """The time the whole capture may take: a base, and an allowance for every operation the
+    server lists, added once it has listed them (the work grows with them). When it ends a
+    capture, ``message`` says which limit it was, its value, how far the capture got, how to
+    raise it."""
+
+    def __init__(self, options: CaptureOptions) -> None:
+        self.given = options.overall_timeout is not None
+        self.base = options.overall_timeout if options.overall_timeout is not None else options.timeout * OVERALL_FACTOR
+        self.per_operation = options.per_operation
+        self.operations: int | None = None  # once listed
+        self.probed = 0  # operations whose probes are done
+        self.scope: anyio.CancelScope | None = None
+        self.started = 0.0
+
+    @property
+    def seconds(self) -> float:
+        return self.base + self.per_operation * (self.operations or 0)
+
+    def start(self) -> anyio.CancelScope:
+        """The scope that ends the capture at the limit (entered in the event loop)."""
+        self.started = anyio.current_time()
+        self.scope = anyio.CancelScope(deadline=self.started + self.seconds)
+        return self.scope
+
+    def listed(self, operations: int) -> None:
+        self.operations = operations
+        if self.scope is not None:
+            self.scope.deadline = self.started + self.seconds
+
+    def message(self) -> str:
+        base = "--overall-timeout" if self.given else f"{OVERALL_FACTOR} x --timeout"
+        if self.operations is None:
+            which, done = base, "it ended before the server listed its operations"
+        else:
+            which = (
+                f"{base}: {self.base:g} s, + {self.per_operation:g} s for each of the {self.operations} operation(s)"
+            )
+            done = f"{self.probed} of the {self.operations} operation(s) listed were probed"
+        return (
+            f"the capture did not finish within its overall time limit, {self.seconds:g} s ({which}): {done};"
+            " raise the limit with --overall-timeout SECONDS or --overall-timeout-per-operation SECONDS"
+        )
 
 
 @dataclass(frozen=True)
@@ -73,23 +120,26 @@ def capture(options: CaptureOptions) -> CaptureResult:
         raise CaptureError(f"--timeout must be a positive number of seconds, not {options.timeout:g}")
     if options.concurrency < 1:
         raise CaptureError(f"--concurrency must be at least 1, not {options.concurrency}")
+    overall, per_operation = options.overall_timeout, options.per_operation
+    if overall is not None and not 0 < overall < float("inf"):
+        raise CaptureError(f"--overall-timeout must be a positive number of seconds, not {overall:g}")
+    if not 0 <= per_operation < float("inf"):
+        raise CaptureError(f"--overall-timeout-per-operation must be 0 or more seconds, not {per_operation:g}")
     plan = load_plan(options.plan)
     _check_outputs(options)
     result: list[CaptureResult] = []
     stop = Stop()
+    limit = OverallLimit(options)
 
     async def main() -> None:
-        with stop.on_signals(), anyio.fail_after(options.timeout * OVERALL_FACTOR):
-            result.append(await _capture(options, plan, stop))
+        with stop.on_signals(), limit.start():
+            result.append(await _capture(options, plan, stop, limit))
 
-    try:
-        anyio.run(main)
-    except TimeoutError:
-        raise CaptureError(
-            f"the capture did not finish within {options.timeout * OVERALL_FACTOR:g} s (30 x --timeout)"
-        ) from None
+    anyio.run(main)
     if stop.signal is not None:
         raise CaptureStopped(stop.signal, stop.records_hint)
+    if not result:  # the overall limit cancelled it
+        raise CaptureError(limit.message() + stop.records_hint)
     return result[0]
 
 
@@ -132,11 +182,11 @@ def _try_writing(option: str, shown: Path, folder: Path) -> None:
         raise CaptureError(f"{option} {plain(str(shown))}: cannot write in {plain(str(folder))}: {reason}") from None
 
 
-async def _capture(options: CaptureOptions, plan: Plan, stop: Stop) -> CaptureResult:
+async def _capture(options: CaptureOptions, plan: Plan, stop: Stop, limit: OverallLimit | None = None) -> CaptureResult:
     started = dt.datetime.now(dt.UTC)
     redactor = Redactor()
     for secret in plan.secrets.values():
-        redactor.add_secret(secret)
+        redactor.add_secret(secret, everywhere=True)  # also in every line printed, cut or not
     # Milliseconds and the process id keep concurrent or quick successive runs apart.
     stamp = f"{started.strftime('%Y%m%dT%H%M%S')}{started.microsecond // 1000:03d}Z-{os.getpid()}"
     writer = RecordWriter(options.capture_dir, stamp, plan.implementation or "server", redactor.value)
@@ -148,7 +198,7 @@ async def _capture(options: CaptureOptions, plan: Plan, stop: Stop) -> CaptureRe
                 writer.implementation = plan.implementation or str(connection.server.get("name") or "server")
                 live = Live(connection, writer, redactor, plan, options.allow_destructive, options.concurrency)
                 try:
-                    inferred = await run_probes(live)
+                    inferred = await run_probes(live, limit)
                 finally:  # also when the capture fails: what happened until then, written while the server stops
                     records.start()
                 server = dict(connection.server)
@@ -164,7 +214,7 @@ async def _capture(options: CaptureOptions, plan: Plan, stop: Stop) -> CaptureRe
         records.finish()
         writer.flush_log(read_log(errlog))
     bundle = assemble(live, server, writer.implementation, options, started)
-    write_atomic(options.bundle, orjson.dumps(bundle, option=orjson.OPT_INDENT_2).decode() + "\n")
+    write_atomic(options.bundle, dumps(bundle))
     if options.write_plan is not None:
         write_plan(options.write_plan, live, inferred)
     not_sent = sum(int(n.get("count", 1)) for n in live.evidence.notes)
@@ -217,7 +267,7 @@ def _records_hint(writer: RecordWriter) -> str:
     return f" (records and the server's stderr: {plain(str(folder))})"
 
 
-async def run_probes(live: Live) -> Inferred:
+async def run_probes(live: Live, limit: OverallLimit | None = None) -> Inferred:
     """Discover, probe every operation, then the plan's examples and cycles, inferred cycles
     and the batch. A server that deviates is read leniently and probed all the same."""
     if not await discover_tools(live):
@@ -226,6 +276,8 @@ async def run_probes(live: Live) -> Inferred:
         )
         return Inferred()
     names = await introspect(live)
+    if limit is not None:
+        limit.listed(len(names))
     if not names:
         reason = "no introspect answer listed an operation: nothing else to probe"
         live.evidence.notes.append(note(None, "introspection", reason, NOT_APPLICABLE))
@@ -235,7 +287,7 @@ async def run_probes(live: Live) -> Inferred:
     operations = await describe_operations(live, names)
     live.operations = operations
     check_plan_operations(live.plan, [op.name for op in operations])
-    findings = await gather([_prober(live, op) for op in operations])
+    findings = await gather([_prober(live, op, limit) for op in operations])
     for op, found in zip(operations, findings, strict=True):
         live.evidence.merge(op.name, found)
     by_name = {op.name: op for op in operations}
@@ -246,8 +298,14 @@ async def run_probes(live: Live) -> Inferred:
     return inferred
 
 
-def _prober(live: Live, op: Operation) -> Any:
-    return lambda: probe_operation(live, op)
+def _prober(live: Live, op: Operation, limit: OverallLimit | None) -> Any:
+    async def probe() -> Any:
+        found = await probe_operation(live, op)
+        if limit is not None:
+            limit.probed += 1
+        return found
+
+    return probe
 
 
 def assemble(

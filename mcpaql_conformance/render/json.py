@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-import orjson
-
+from mcpaql_conformance import jsonio
 from mcpaql_conformance.model import Report, TestResult
 from mcpaql_conformance.render.common import DEFAULT_OPTIONS, RenderOptions
 
@@ -68,28 +66,9 @@ def report_dict(report: Report) -> dict[str, Any]:
     return data
 
 
-# Characters that JSON may carry raw but that reorder or control what a terminal or
-# editor shows (bidi overrides, C1 controls such as the one-byte CSI, line separators).
-_INVISIBLE = re.compile("[\u0080-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-
-
-# The same characters in UTF-8, one pattern per lead byte: a literal first byte lets the
-# regex engine skip ahead, about three times faster than the class above over a report
-# whose other non-ASCII text is "§" or "…".
-_INVISIBLE_UTF8 = (
-    re.compile(rb"\xc2[\x80-\x9f]"),
-    re.compile(rb"\xd8\x9c"),
-    re.compile(rb"\xe2(?:\x80[\x8e\x8f\xa8-\xae]|\x81[\xa6-\xa9])"),
-)
-
-
-def dumps(data: Any) -> str:
-    """Indented JSON with exact strings, invisible controls written as \\u escapes (same value)."""
-    raw = orjson.dumps(data, option=orjson.OPT_INDENT_2)
-    text = raw.decode()
-    if raw.isascii() or not any(pattern.search(raw) for pattern in _INVISIBLE_UTF8):
-        return text + "\n"
-    return _INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
+# The one JSON writer (invisible controls written as \u escapes): reports, suite reports and
+# validate's diagnostics print with it, as every other JSON output does.
+dumps = jsonio.dumps
 
 
 def render_json(report: Report, color: bool = False, options: RenderOptions = DEFAULT_OPTIONS) -> str:

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -176,4 +177,20 @@ def demo_over_http(*args: str) -> Iterator[str]:
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         server.terminate()
+        server.wait(timeout=10)
+
+
+@contextlib.contextmanager
+def http_server(kind: str, folder: Path) -> Iterator[str]:
+    """One of tests/acceptance/servers.py's HTTP servers on a loopback port: its MCP URL."""
+    port_file = folder / f"{kind}.port"
+    servers = Path(__file__).with_name("servers.py")
+    server = subprocess.Popen([sys.executable, str(servers), kind, str(port_file)], stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60  # the gzip bomb is made at start
+        while not port_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{port_file.read_text()}/mcp"
+    finally:
+        server.kill()
         server.wait(timeout=10)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.acceptance.conftest import DEMO, ROOT, demo_over_http, run_cli
+from tests.acceptance.conftest import DEMO, ROOT, demo_over_http, http_server, run_cli
 
 PLAN = ROOT / "evidence" / "plans" / "demo-notes.json"
 SERVERS = Path(__file__).with_name("servers.py")
@@ -586,17 +586,8 @@ def test_a_json_rpc_message_deeper_than_the_sdk_reads_is_captured_over_stdio(tmp
 
 
 def test_a_json_rpc_message_deeper_than_the_sdk_reads_is_captured_over_http(tmp_path):
-    port_file = tmp_path / "port"
-    server = subprocess.Popen([sys.executable, str(SERVERS), "deep-http", str(port_file)])
-    try:
-        deadline = time.monotonic() + 30
-        while not port_file.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        url = f"http://127.0.0.1:{port_file.read_text()}/mcp"
+    with http_server("deep-http", tmp_path) as url:
         result, bundle = capture(tmp_path, extra=("--url", url), plan=False)
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
     assert result.returncode == 0, result.stderr
     assert "_mcp_error" not in bundle.read_text()  # the SDK alone turns each such answer into an error
     assert deep_markers(bundle) >= 1

@@ -425,6 +425,10 @@ def test_a_remote_model_without_a_key_is_refused_before_any_request(
         ("https://api.openai.com/v1", False),
         ("http://localhost.example.com", False),
         ("http://10.0.0.1", False),
+        ("http://0.0.0.0:8080", False),
+        ("http://[::ffff:127.0.0.1]:8080", True),
+        ("http://localhost.:8080", True),
+        ("http://[::1", False),
     ],
 )
 def test_loopback_urls(url: str, loopback: bool) -> None:
@@ -502,3 +506,79 @@ def test_what_is_retried() -> None:
         500,
         503,
     ]
+
+
+# --- where a key goes (issue 17: a key only where it is meant to go) ---------------------------------
+
+
+def test_the_providers_own_key_goes_only_to_the_providers_api(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    default = Endpoint(ModelSpec("openai", MODEL))
+    assert default.api_key() == KEY and default.url == "https://api.openai.com/v1"
+    for url in ("http://127.0.0.1:8080/v1", "https://gateway.example/v1"):
+        elsewhere = Endpoint(ModelSpec("openai", MODEL), base_url=url)
+        assert elsewhere.api_key() == LOCAL_KEY and elsewhere.secrets == [] and elsewhere.keyless
+    named = Endpoint(ModelSpec("openai", MODEL), base_url="https://gateway.example/v1", key_variable="OPENAI_API_KEY")
+    assert named.api_key() == KEY and named.secrets == [KEY]
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_the_default_key_is_not_sent_to_a_local_base_url(provider: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(providers.DEFAULT_KEY_VARIABLES[provider], KEY)
+    with FakeLLM(replies=[{"text": "hi"}]) as fake:
+        assert converse(endpoint(provider, fake.url, key_variable=None), one_reply).text == "hi"
+    assert sent_key(fake.requests[0]) == LOCAL_KEY
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_key_over_plain_http_to_a_host_not_loopback_is_refused_before_any_request(
+    provider: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with FakeLLM(replies=[{"text": "hi"}]) as fake:
+        insecure = endpoint(provider, fake.url.replace("127.0.0.1", "0.0.0.0"))
+        with pytest.raises(AgentError) as caught:
+            open_provider(insecure)
+        assert str(caught.value) == (
+            f"refusing to send ${KEY_VARIABLE} to {insecure.base_url} over plain http (not loopback): use https,"
+            " or --allow-insecure-base-url to send it all the same"
+        )
+        assert fake.requests == []
+        insecure.allow_insecure = True
+        assert converse(insecure, one_reply).text == "hi"
+    assert sent_key(fake.requests[0]) == KEY
+    assert endpoint(provider, "https://api.example.com/v1").api_key() == KEY  # https: anywhere
+
+
+def test_prepare_keeps_the_key_variable_from_the_server_and_registers_the_key() -> None:
+    from mcpaql_conformance import secrecy
+
+    where = endpoint("openai", "http://user:BASE-PASSWORD@127.0.0.1:1/v1?api-key=QUERY-KEY-1")
+    where.prepare()
+    assert KEY_VARIABLE not in secrecy.server_environment()
+    assert {KEY, "BASE-PASSWORD", "QUERY-KEY-1"} <= secrecy.registered()
+    provider = open_provider(where)
+    assert provider.describe() == "openai:test-model at http://user:***@127.0.0.1:1/v1?api-key=***"
+    with pytest.raises(AgentError, match="refusing to send"):
+        endpoint("openai", "http://10.1.2.3/v1").prepare()
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_401_after_no_key_was_sent_says_how_to_name_one(provider: str) -> None:
+    with FakeLLM(failures=[(401, {})]) as fake:
+        message = failure(endpoint(provider, fake.url, key_variable=None))
+    assert message.endswith(f"no key was sent to {fake.url}: name the variable that holds its key with --api-key-env")
+
+
+def test_plain_http_to_a_host_not_loopback_is_refused_while_the_providers_key_is_set(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    where = Endpoint(ModelSpec("openai", MODEL), base_url="http://10.1.2.3/v1")
+    assert where.api_key() == LOCAL_KEY  # no key set: nothing to protect
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    with pytest.raises(AgentError) as caught:
+        where.prepare()
+    assert str(caught.value).startswith(
+        "refusing plain http to http://10.1.2.3/v1 (not loopback) while $OPENAI_API_KEY is set: use https,"
+    )
+    where.allow_insecure = True
+    assert where.api_key() == LOCAL_KEY  # said so: on with the placeholder, never the key

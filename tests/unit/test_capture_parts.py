@@ -169,3 +169,32 @@ def test_answers_nested_deeper_than_the_limit_are_cut_with_a_marker_without_recu
         cut = cut["inner"][0]  # type: ignore[index]
     assert cut == DEEPER and MAX_DEPTH == 100
     assert Redactor().value({"a": [1, "x"]}) == {"a": [1, "x"]} and Redactor().value(5) == 5
+
+
+def test_the_overall_limit_grows_with_the_operations_listed_and_says_how_far_it_got() -> None:
+    import anyio
+
+    from mcpaql_conformance.capture.connection import Target
+    from mcpaql_conformance.capture.run import CaptureOptions, OverallLimit
+
+    limit = OverallLimit(CaptureOptions(Target(command=("x",)), Path("b.json"), timeout=2.0))
+    assert limit.seconds == 60 and not limit.given
+    assert limit.message().startswith(
+        "the capture did not finish within its overall time limit, 60 s (30 x --timeout): it ended before the"
+        " server listed its operations; raise the limit with --overall-timeout SECONDS or"
+    )
+
+    async def main() -> tuple[float, float]:
+        scope = limit.start()
+        before = scope.deadline - limit.started
+        limit.listed(1000)
+        return before, scope.deadline - limit.started
+
+    assert anyio.run(main) == (pytest.approx(60), pytest.approx(160))
+    limit.probed = 12
+    assert "160 s (30 x --timeout: 60 s, + 0.1 s for each of the 1000 operation(s)): 12 of the 1000" in limit.message()
+    given = OverallLimit(CaptureOptions(Target(command=("x",)), Path("b.json"), overall_timeout=5, per_operation=0))
+    given.listed(3)
+    assert (
+        given.seconds == 5 and "5 s (--overall-timeout: 5 s, + 0 s for each of the 3 operation(s))" in given.message()
+    )

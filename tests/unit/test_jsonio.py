@@ -341,3 +341,128 @@ def test_write_atomic_relative_path_writes_in_the_current_folder(
     monkeypatch.chdir(tmp_path)
     write_atomic(Path("out.md"), "# ok\n")
     assert (tmp_path / "out.md").read_text() == "# ok\n"
+
+
+# refuse_overwriting_inputs: no output replaces an input
+
+
+@pytest.fixture
+def fresh_inputs(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcpaql_conformance import jsonio
+
+    monkeypatch.setattr(jsonio, "_INPUTS", {})
+
+
+def _bundle(tmp_path: Path) -> Path:
+    path = tmp_path / "b.json"
+    path.write_text('{"a": 1}\n', encoding="utf-8")
+    return path
+
+
+@pytest.mark.usefixtures("fresh_inputs")
+@pytest.mark.parametrize("spelling", ["same", "relative", "symlink", "hardlink", "linked-folder"])
+def test_an_output_that_is_an_input_is_refused_however_it_is_spelled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spelling: str
+) -> None:
+    from mcpaql_conformance.jsonio import refuse_overwriting_inputs
+
+    bundle = _bundle(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    output = {
+        "same": bundle,
+        "relative": Path("./sub/../b.json"),
+        "symlink": tmp_path / "link.json",
+        "hardlink": tmp_path / "hard.json",
+        "linked-folder": tmp_path / "alias" / "b.json",
+    }[spelling]
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "link.json").symlink_to(bundle)
+    os.link(bundle, tmp_path / "hard.json")
+    (tmp_path / "alias").symlink_to(tmp_path)
+    with pytest.raises(ConfigError) as caught:
+        refuse_overwriting_inputs([("-o", output)], [("", bundle)])
+    assert str(caught.value) == f"-o {output} would overwrite the input {bundle}: choose another path"
+    assert bundle.read_text(encoding="utf-8") == '{"a": 1}\n'
+
+
+@pytest.mark.usefixtures("fresh_inputs")
+def test_an_input_named_through_a_link_is_the_file_it_names(tmp_path: Path) -> None:
+    from mcpaql_conformance.jsonio import refuse_overwriting_inputs
+
+    bundle = _bundle(tmp_path)
+    (tmp_path / "link.json").symlink_to(bundle)
+    with pytest.raises(ConfigError, match=r"would overwrite the input .*link\.json \(--plan\)"):
+        refuse_overwriting_inputs([("--bundle", bundle)], [("--plan", tmp_path / "link.json")])
+
+
+@pytest.mark.usefixtures("fresh_inputs")
+def test_an_output_inside_an_input_folder_is_refused_only_when_it_is_read(tmp_path: Path) -> None:
+    from mcpaql_conformance.jsonio import refuse_overwriting_inputs
+
+    (tmp_path / "deep").mkdir()
+    record = tmp_path / "deep" / "r-1.json"
+    record.write_text("{}", encoding="utf-8")
+    (tmp_path / "notes.txt").write_text("x", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"r-1\.json"):
+        refuse_overwriting_inputs([("-o", record)], [("", tmp_path)])
+    refuse_overwriting_inputs([("-o", tmp_path / "new.json"), ("--write-plan", tmp_path / "notes.txt")], [])
+
+
+@pytest.mark.usefixtures("fresh_inputs")
+def test_different_files_stdout_devices_and_missing_inputs_pass(tmp_path: Path) -> None:
+    from mcpaql_conformance.jsonio import refuse_overwriting_inputs
+
+    bundle = _bundle(tmp_path)
+    refuse_overwriting_inputs(
+        [("-o", tmp_path / "report.json"), ("-o", Path("-")), ("-o", Path(os.devnull)), ("-o", None)],
+        [("", bundle), ("--baseline", None), ("--plan", tmp_path / "missing.json"), ("", Path(os.devnull))],
+    )
+
+
+@pytest.mark.usefixtures("fresh_inputs")
+@pytest.mark.parametrize("exists", [False, True])
+def test_two_outputs_that_are_one_file_are_refused(tmp_path: Path, exists: bool) -> None:
+    from mcpaql_conformance.jsonio import refuse_overwriting_inputs
+
+    if exists:
+        (tmp_path / "x.json").write_text("{}", encoding="utf-8")
+    (tmp_path / "alias").symlink_to(tmp_path)
+    first, second = tmp_path / "x.json", tmp_path / "alias" / "x.json"
+    with pytest.raises(ConfigError) as caught:
+        refuse_overwriting_inputs([("-o", first), ("--bundle", second)], [])
+    assert str(caught.value) == f"-o {first} and --bundle {second} are the same file: give each output its own path"
+
+
+@pytest.mark.usefixtures("fresh_inputs")
+def test_write_atomic_never_replaces_a_registered_input(tmp_path: Path) -> None:
+    from mcpaql_conformance.jsonio import refuse_overwriting_inputs
+
+    bundle = _bundle(tmp_path)
+    os.link(bundle, tmp_path / "hard.json")
+    refuse_overwriting_inputs([], [("", bundle)])
+    with pytest.raises(ConfigError, match="would overwrite the input"):
+        write_atomic(tmp_path / "hard.json", "[]\n")
+    assert bundle.read_text(encoding="utf-8") == '{"a": 1}\n'
+    write_atomic(tmp_path / "other.json", "[]\n")
+
+
+# dumps: the one JSON writer
+
+
+def test_dumps_writes_invisible_characters_as_json_escapes_with_the_same_value() -> None:
+    import orjson
+
+    from mcpaql_conformance.jsonio import dumps
+
+    value = {"name\u3164": "a\u00adb\u202ec\x9bd\u2061e\U000e0041f\ufe0f\x7f\u200b"}
+    text = dumps(value)
+    assert text.isascii()
+    assert "\\u3164" in text and "\\udb40\\udc41" in text and "\\u009b" in text
+    assert orjson.loads(text) == value
+    assert dumps([1, "caf\u00e9"], indent=False) == '[1,"caf\u00e9"]\n'
+
+
+def test_dumps_writes_lone_surrogates_as_replacement_characters() -> None:
+    from mcpaql_conformance.jsonio import dumps
+
+    assert dumps({"file": "bad\udcff.json"}, indent=False) == '{"file":"bad\ufffd.json"}\n'

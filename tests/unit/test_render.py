@@ -335,13 +335,42 @@ def test_json_report_writes_invisible_controls_as_escapes_but_keeps_the_value() 
 
 
 def test_json_fast_scan_of_utf8_finds_exactly_the_invisible_characters() -> None:
-    from mcpaql_conformance.render.json import _INVISIBLE, _INVISIBLE_UTF8
+    from mcpaql_conformance.jsonio import _utf8_pattern
+    from mcpaql_conformance.sanitize import UNSEEN, UNSEEN_RANGES
 
-    for code in range(0x80, 0x3000):
+    utf8 = _utf8_pattern(UNSEEN_RANGES)
+    for code in range(0x7F, 0x110000):
+        if 0xD800 <= code <= 0xDFFF:
+            continue
         character = chr(code)
         encoded = ("\u00a7" + character + "\u2026").encode()
-        found = any(pattern.search(encoded) for pattern in _INVISIBLE_UTF8)
-        assert found == bool(_INVISIBLE.match(character)), hex(code)
+        assert bool(utf8.search(encoded)) == bool(UNSEEN.match(character)), hex(code)
+
+
+INVISIBLE_NAME = "no\u00adte\u3164s\u2061\U000e0041\ufe0f\u200b\u202e\x9b"
+
+
+def test_json_report_escapes_invisible_characters_as_utf16_escapes() -> None:
+    loaded = report_from_data({"implementation": INVISIBLE_NAME, "summary": {}, "categories": []})
+    text = render_json(loaded)
+    assert not any(character in text for character in INVISIBLE_NAME[2:] if not character.isalpha())
+    assert "\u3164" not in text and "\U000e0041" not in text
+    assert '"no\\u00adte\\u3164s\\u2061\\udb40\\udc41\\ufe0f\\u200b\\u202e\\u009b"' in text
+    assert orjson.loads(text)["implementation"] == INVISIBLE_NAME
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "html", "junit"])
+def test_human_readable_reports_show_no_invisible_character(fmt: str) -> None:
+    from mcpaql_conformance.render import renderer
+    from mcpaql_conformance.sanitize import UNSEEN
+
+    tests = (Verdict("t1", INVISIBLE_NAME, Result.FAIL, INVISIBLE_NAME, findings=(INVISIBLE_NAME,)),)
+    categories = (CategoryResult(INVISIBLE_NAME, True, tests),)
+    report = hostile_report(implementation=INVISIBLE_NAME, categories=categories)
+    text = renderer(fmt)(report, False)
+    found = {f"U+{ord(c):04X}" for c in UNSEEN.findall(text)} - ({"U+2060"} if fmt == "markdown" else set())
+    assert not found  # (markdown: the word joiner the escaping itself puts after "@")
+    assert "notes" in text
 
 
 def test_markdown_escaping_defeats_autolinks() -> None:
