@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from mcpaql_conformance import SPEC_VERSION, __version__
+from mcpaql_conformance.agent.presets import PRESETS, preset_help
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.render import FORMATS
 
@@ -371,15 +372,22 @@ def verify_fixtures(paths: tuple[Path, ...], tier: str, jobs: int | None) -> int
 @click.option("--output", "-o", type=click.Path(path_type=Path), help="Write to FILE (atomically).")
 @MAX_FINDINGS_OPTION
 def report(results: Path, fmt: str, output: Path | None, max_findings: int) -> int:
-    """Re-render a saved JSON report (ours or the reference runner's). The exit code is the
-    report's own, recomputed from its tests (0 conformant, 1 a MUST failed, 2 only SHOULD
+    """Re-render a saved JSON report (ours, the reference runner's, or a suite report). The exit
+    code is the report's own, recomputed from its tests (0 conformant, 1 a MUST failed, 2 only SHOULD
     warnings; 3 when the file is no report)."""
     from mcpaql_conformance.render import renderer
-    from mcpaql_conformance.reportio import load_report
+    from mcpaql_conformance.render.suite import render_suite
+    from mcpaql_conformance.reportio import load_any_report
+    from mcpaql_conformance.suite import SuiteReport
 
     _refuse_overwriting([("-o", output)], [("", results)])
-    loaded = load_report(results)
-    text = renderer(fmt.lower())(loaded, _use_color(output), _render_options(output, max_findings))
+    loaded = load_any_report(results)
+    options = _render_options(output, max_findings)
+    if isinstance(loaded, SuiteReport):
+        text = render_suite(loaded, fmt.lower(), _use_color(output), options)
+        _emit(text, output, f"{fmt.lower()} suite report")
+        return loaded.exit_code
+    text = renderer(fmt.lower())(loaded, _use_color(output), options)
     _emit(text, output, f"{fmt.lower()} report")
     return loaded.exit_code
 
@@ -586,9 +594,21 @@ def schema_command(kind: str, plan: bool) -> None:
 
     \b
       mcpaql-conformance schema > bundle.schema.json
-      mcpaql-conformance schema scenario > scenario.schema.json
+      mcpaql-conformance schema plan > plan.schema.json
 
-    Plans, tasks, scenarios and baselines may be written in YAML too; the schema is the same.
+    Wire your editor to the copy (a path is relative to the file that names it):
+
+    \b
+      a JSON file:  "$schema": "plan.schema.json"
+      a YAML file:  # yaml-language-server: $schema=plan.schema.json
+      VS Code, by file name (.vscode/settings.json):
+        "json.schemas": [{"fileMatch": ["*.plan.json"], "url": "./plan.schema.json"}],
+        "yaml.schemas": {"./plan.schema.json": "*.plan.yaml"}
+
+    Plans written by `capture --write-plan` point at the installed schema already, and the
+    shipped examples at the schemas of the repository. Any "$schema" value is accepted (the
+    web addresses older files carry too). Plans, tasks, scenarios and baselines may be written
+    in YAML too; the schema is the same.
     """
     from mcpaql_conformance.schemas import _HERE
 
@@ -601,22 +621,23 @@ def schema_command(kind: str, plan: bool) -> None:
 @click.option("--format", "-f", "fmt", type=BADGE_CHOICE, default="svg", show_default=True, help="Badge format.")
 @click.option("--output", "-o", type=click.Path(path_type=Path), help="Write to FILE (atomically).")
 def badge(results: Path, fmt: str, output: Path | None) -> int:
-    """Make a conformance badge from a saved JSON report: an SVG drawn locally, a shields.io
-    endpoint JSON, or a markdown image line."""
+    """Make a conformance badge from a saved JSON report (or suite report): an SVG drawn locally,
+    a shields.io endpoint JSON, or a markdown image line."""
     from mcpaql_conformance.jsonio import dumps
-    from mcpaql_conformance.render.badge import badge_status, badge_svg, endpoint_json
-    from mcpaql_conformance.render.markdown import badge_markdown
-    from mcpaql_conformance.reportio import load_report
+    from mcpaql_conformance.render.badge import badge_status, badge_svg, endpoint_json, suite_badge_status
+    from mcpaql_conformance.reportio import load_any_report
+    from mcpaql_conformance.suite import SuiteReport
 
     _refuse_overwriting([("-o", output)], [("", results)])
-    loaded = load_report(results)
+    loaded = load_any_report(results)
+    status = suite_badge_status(loaded) if isinstance(loaded, SuiteReport) else badge_status(loaded)
     kind = fmt.lower()
     if kind == "svg":
-        text = badge_svg(badge_status(loaded))
+        text = badge_svg(status)
     elif kind == "json":
-        text = dumps(endpoint_json(badge_status(loaded)), indent=False)
+        text = dumps(endpoint_json(status), indent=False)
     else:
-        text = badge_markdown(loaded) + "\n"
+        text = f"![{status.label}: {status.message}]({status.shields_url()})\n"
     _emit(text, output, f"{kind} badge")
     return 0
 
@@ -663,7 +684,8 @@ def capture_options(function: Any) -> Any:
             type=click.IntRange(min=1),
             default=4,
             show_default=True,
-            help="Probes in flight at once over the one session (1: one at a time).",
+            help="Probes in flight at once over the one session (1: one at a time); with check --agent, also the"
+            " agent runs at once (1 for a local model server that answers one request at a time).",
         ),
         click.option(
             "--allow-destructive",
@@ -687,7 +709,12 @@ def agent_options(function: Any) -> Any:
         click.option("--base-url", metavar="URL", help="OpenAI-compatible endpoint (Ollama, vLLM, llama.cpp...)."),
         click.option("--api-key-env", metavar="VAR", help="Variable holding the model's key (default: by provider)."),
         click.option("--judge", metavar="PROVIDER:MODEL", help="Tier 2: a model that grades each run's transcript."),
-        click.option("--judge-base-url", metavar="URL", help="The judge's OpenAI-compatible endpoint."),
+        click.option(
+            "--judge-base-url",
+            metavar="URL",
+            help="The judge's OpenAI-compatible endpoint (default: a judge of the model's provider uses --base-url"
+            " and --api-key-env; one of the other provider, its own API).",
+        ),
         click.option("--judge-api-key-env", metavar="VAR", help="Variable holding the judge's key."),
         click.option(
             "--allow-insecure-base-url",
@@ -703,16 +730,27 @@ def agent_options(function: Any) -> Any:
             help="A pinned interaction to play instead of a model (JSON or YAML; repeatable).",
         ),
         click.option("--no-builtin", is_flag=True, help="Run only --tasks, not the built-in tasks."),
-        click.option("--runs", type=click.IntRange(1, 100), default=3, show_default=True, help="Runs per task."),
+        click.option("--runs", type=click.IntRange(1, 100), help="Runs per task (default: 3, or the preset's)."),
         click.option(
             "--min-pass-rate",
             type=click.FloatRange(0, 1),
-            default=0.8,
-            show_default=True,
-            help="Share of a task's runs that must pass.",
+            help="Share of a task's runs that must pass (default: 0.8, or the preset's).",
         ),
-        click.option("--max-turns", type=click.IntRange(1, 100), default=8, show_default=True, help="Turns per run."),
+        click.option(
+            "--preset",
+            type=click.Choice(sorted(PRESETS)),
+            help=f"Named settings, which the options given override: {preset_help()}.",
+        ),
+        click.option("--max-turns", type=click.IntRange(1, 100), help="Turns per run (default: 8, or the preset's)."),
         click.option("--model-timeout", type=float, default=120.0, show_default=True, help="Seconds per model reply."),
+        click.option(
+            "--max-tokens-total",
+            type=click.IntRange(min=1),
+            metavar="N",
+            help="Token budget (model and judge, input and output, as the APIs report them): once reached, no"
+            " model request starts, the runs in flight stop at their next turn, and the bundle keeps every"
+            " finished run, marked incomplete (exit 0; `agent --resume` runs the rest).",
+        ),
         click.option(
             "--transcripts",
             type=click.Path(path_type=Path),
@@ -745,6 +783,8 @@ def _endpoint(
 
 
 def _agent_options(bundle: Path, target: Any, allow_destructive: bool, timeout: float, settings: dict[str, Any]) -> Any:
+    from mcpaql_conformance.agent.preflight import judge_endpoint
+    from mcpaql_conformance.agent.presets import builtin_of, max_turns_of, resolved
     from mcpaql_conformance.agent.run import AgentOptions
 
     insecure = settings["allow_insecure_base_url"]
@@ -752,10 +792,15 @@ def _agent_options(bundle: Path, target: Any, allow_destructive: bool, timeout: 
         settings["model"], settings["base_url"], settings["api_key_env"], settings["model_timeout"], "--model",
         insecure,
     )  # fmt: skip
-    judge = _endpoint(
-        settings["judge"], settings["judge_base_url"], settings["judge_api_key_env"], settings["model_timeout"],
-        "--judge", insecure,
+    if settings["judge"] is None and (settings["judge_base_url"] or settings["judge_api_key_env"]):
+        raise click.UsageError("--judge-base-url and --judge-api-key-env need --judge PROVIDER:MODEL")
+    # a judge of the model's provider goes where the model goes, unless told otherwise
+    judge_url, judge_key = judge_endpoint(
+        settings["model"], settings["base_url"], settings["api_key_env"], settings["judge"],
+        settings["judge_base_url"], settings["judge_api_key_env"],
     )  # fmt: skip
+    judge = _endpoint(settings["judge"], judge_url, judge_key, settings["model_timeout"], "--judge", insecure)
+    runs, min_pass_rate = resolved(settings["preset"], settings["runs"], settings["min_pass_rate"])
     return AgentOptions(
         target=target,
         bundle=bundle,
@@ -764,12 +809,14 @@ def _agent_options(bundle: Path, target: Any, allow_destructive: bool, timeout: 
         tasks=settings["tasks"],
         scenarios=tuple(settings["scenarios"]),
         builtin=not settings["no_builtin"],
-        runs=settings["runs"],
-        min_pass_rate=settings["min_pass_rate"],
-        max_turns=settings["max_turns"],
+        runs=runs,
+        min_pass_rate=min_pass_rate,
+        max_turns=max_turns_of(settings["preset"], settings["max_turns"]),
+        builtin_kinds=builtin_of(settings["preset"]),
         transcripts=settings["transcripts"],
         allow_destructive=allow_destructive,
         timeout=timeout,
+        max_tokens_total=settings["max_tokens_total"],
     )
 
 
@@ -780,6 +827,8 @@ def _run_agent(options: Any, *, kept_bundle: bool = True) -> Any:
 
     lifetime.heavy_process()
     result = run_agent(options, lambda line: click.echo(f"agent: {line}", err=True))
+    for line in result.said:
+        click.echo(f"agent: {line}", err=True)
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
     for reason in result.skipped:
@@ -787,6 +836,8 @@ def _run_agent(options: Any, *, kept_bundle: bool = True) -> Any:
     kept = f"; transcripts: {click.format_filename(result.transcripts)}" if result.transcripts else ""
     where = f" in {click.format_filename(options.bundle)}" if kept_bundle else ""
     click.echo(f"agent: {result.runs} run(s) recorded{where}{kept}", err=True)
+    if result.incomplete is not None:  # the token budget: the evidence is kept, and said to be incomplete
+        click.echo(f"agent: {result.incomplete}", err=True)
     return result
 
 
@@ -879,6 +930,20 @@ def capture(bundle_path: Path, url: str | None, command: tuple[str, ...], **sett
     help="The bundle to add the agent evidence to (created if missing; atomically).",
 )
 @agent_options
+@click.option(
+    "--concurrency",
+    type=click.IntRange(1, 64),
+    default=4,
+    show_default=True,
+    help="Runs at once over the one MCP session (hosted APIs take several; a local model server that answers"
+    " one request at a time, such as llama.cpp's without parallel slots: 1).",
+)
+@click.option(
+    "--resume",
+    is_flag=True,
+    help="Continue the incomplete agent runs in --bundle (interrupted, or stopped by --max-tokens-total): the"
+    " finished runs are kept, the rest run. Give the same options.",
+)
 @click.option("--timeout", type=float, default=20.0, show_default=True, help="Seconds each tool call may take.")
 @click.option(
     "--allow-destructive",
@@ -890,6 +955,8 @@ def capture(bundle_path: Path, url: str | None, command: tuple[str, ...], **sett
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def agent(
     bundle_path: Path,
+    concurrency: int,
+    resume: bool,
     timeout: float,
     allow_destructive: bool,
     url: str | None,
@@ -905,6 +972,12 @@ def agent(
       mcpaql-conformance agent --model openai:gpt-4o-mini -- python my_server.py
       mcpaql-conformance agent --model openai:local --base-url http://127.0.0.1:8080/v1 --url URL
 
+    Before the server starts, the model and the judge are each checked with a 1-token request
+    (one line says which URL each uses); one that cannot be used stops the agent in seconds.
+    The bundle is rewritten after every finished run and marked incomplete until the last: a
+    signal (exit 128 + N), the time limit or a model that stops answering (exit 3) leaves every
+    finished run in it, and --resume runs only the missing ones. --max-tokens-total stops the
+    runs the same way, exit 0 (the evidence is written; `test` says it is incomplete).
     Exit 0 once the evidence is written; 3 when the model or the server cannot be used.
     """
     target = _target(command, url, timeout)
@@ -912,7 +985,7 @@ def agent(
     scenarios = [("--scenario", path) for path in settings["scenarios"]]
     _refuse_overwriting([("--bundle", bundle_path)], [("--tasks", settings["tasks"]), *scenarios])
     options = _agent_options(bundle_path, target, allow_destructive, timeout, settings)
-    _run_agent(options)
+    _run_agent(dataclasses.replace(options, concurrency=concurrency, resume=resume))
     click.echo(f"next: mcpaql-conformance test {click.format_filename(bundle_path)} --level 2", err=True)
     return 0
 
@@ -962,7 +1035,8 @@ def check(
       mcpaql-conformance check --agent --model openai:gpt-4o-mini --level 2 -- python my_server.py
 
     With --agent, the agent tasks and scenarios run after the capture (a second session) and
-    their evidence joins the bundle before it is judged.
+    their evidence joins the bundle before it is judged; the model and the judge are checked
+    with a 1-token request each before the capture starts.
     """
     import tempfile
 
@@ -980,6 +1054,9 @@ def check(
         agent = None
         if with_agent:
             agent = _agent_options(target, options.target, options.allow_destructive, options.timeout, agent_settings)
+            # --concurrency: the probes in flight, and the agent runs at once
+            agent = dataclasses.replace(agent, concurrency=options.concurrency, bundle_kept=bundle_path is not None)
+            agent = _preflight(agent)  # every model endpoint answers before the server is started
         elif any(agent_settings[key] for key in ("model", "judge", "tasks", "scenarios")):
             raise click.UsageError("--model, --judge, --tasks and --scenario need --agent")
         captured = _run_capture(options)
@@ -991,6 +1068,14 @@ def check(
         return _judge(bundle, options.target.describe(), judging)
 
 
+def _preflight(agent: Any) -> Any:
+    """`check --agent`: the endpoints checked before the capture, not again before the runs."""
+    from mcpaql_conformance.agent.preflight import check_endpoints
+
+    check_endpoints(agent.model, agent.judge, lambda line: click.echo(f"agent: {line}", err=True))
+    return dataclasses.replace(agent, preflight=False)
+
+
 def _agent_after_capture(agent: Any, bundle_path: Path | None, records: Path | None) -> Any:
     """`check --agent`'s agent phase: stopped by a signal, it says what the capture wrote."""
     from mcpaql_conformance.agent.run import AgentStopped
@@ -1000,7 +1085,9 @@ def _agent_after_capture(agent: Any, bundle_path: Path | None, records: Path | N
         return _run_agent(agent, kept_bundle=bundle_path is not None).bundle
     except AgentStopped as exc:
         kept = f"its records and the server's stderr are in {plain(str(records))}; " if records is not None else ""
-        if bundle_path is not None:
+        if bundle_path is not None and exc.kept_runs is not None:
+            wrote = f"the capture's bundle was written to {plain(str(bundle_path))}; {exc.kept_runs}"
+        elif bundle_path is not None:
             wrote = f"the capture's bundle was written to {plain(str(bundle_path))}, without the agent evidence"
         else:
             wrote = "the capture's bundle was not kept (give --bundle FILE to keep it)"
@@ -1010,6 +1097,7 @@ def _agent_after_capture(agent: Any, bundle_path: Path | None, records: Path | N
 AGENT_SETTINGS = (
     "model", "base_url", "api_key_env", "judge", "judge_base_url", "judge_api_key_env", "tasks", "scenarios",
     "no_builtin", "runs", "min_pass_rate", "max_turns", "model_timeout", "transcripts", "allow_insecure_base_url",
+    "preset", "max_tokens_total",
 )  # fmt: skip
 
 

@@ -142,6 +142,7 @@ class Report:
     provenance: str | None = None  # where the evidence came from: "captured ... from ... over ...", or None
     agent_summary: str | None = None  # the latest agent invocation: model, runs, judge, tool list
     agent_metrics: tuple[Any, ...] = ()  # agent.metrics.AgentMetrics rows (tasks, then "all")
+    agent_incomplete: str | None = None  # "incomplete agent evidence: N of M runs finished (why)..."
 
     @cached_property
     def summary(self) -> Summary:

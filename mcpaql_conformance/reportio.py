@@ -1,4 +1,5 @@
-"""Read a saved JSON report (ours or the reference runner's) back into a Report."""
+"""Read a saved JSON report (ours or the reference runner's) back into a Report, and a saved
+suite report back into a SuiteReport."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ from typing import Any
 
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.jsonio import load_json_file
-from mcpaql_conformance.kinds import REPORT, refuse_other_kinds
+from mcpaql_conformance.kinds import REPORT, SUITE_REPORT, is_suite_report_shaped, refuse_other_kinds
 from mcpaql_conformance.model import (
+    EXIT_CONFIG_ERROR,
     EXIT_MUST_FAILED,
     LEVEL2_FEATURES,
     CategoryResult,
@@ -20,11 +22,49 @@ from mcpaql_conformance.model import (
 )
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.schemas import report_schema
+from mcpaql_conformance.suite import Member, Suite, SuiteReport
 from mcpaql_conformance.values import json_type
 
 
 def load_report(path: Path) -> Report:
     return report_from_data(load_json_file(path, "report"), plain(str(path)))
+
+
+def load_any_report(path: Path) -> Report | SuiteReport:
+    """A saved report of one bundle, or of a suite (``test`` on a suite, a folder or several
+    bundles): what `report` and `badge` take."""
+    data = load_json_file(path, "report")
+    source = plain(str(path))
+    if is_suite_report_shaped(data):
+        return suite_report_from_data(data, source)
+    return report_from_data(data, source)
+
+
+def suite_report_from_data(data: Any, source: str = "<suite report>") -> SuiteReport:
+    """A saved suite report; each member's report is read like a report (its verdict and exit
+    code recomputed from its tests), a member without one stays invalid (exit 3)."""
+    refuse_other_kinds(data, source, SUITE_REPORT)
+    if not is_suite_report_shaped(data):
+        raise ConfigError(f"{source}: expected a suite report (suite, exitCode, members)")
+    members = []
+    for index, entry in enumerate(data["members"]):
+        path = Path(str(entry["bundle"]))
+        if entry.get("report") is None:
+            error = plain(str(entry.get("error") or "not judged"))
+            members.append(Member(path, EXIT_CONFIG_ERROR, error=error))
+            continue
+        report = report_from_data(entry["report"], f"{source}: $.members[{index}].report")
+        members.append(Member(path, report.exit_code, report=report))
+    level, tier = data.get("level"), data.get("tier")
+    suite = Suite(
+        name=plain(str(data.get("suite") or source)),
+        description=plain(str(data.get("description") or "")),
+        members=tuple(member.path for member in members),
+        level=level if type(level) is int and level in (1, 2) else 1,
+        tier=tier if tier in ("1", "2", "both") else "both",
+        source=source,
+    )
+    return SuiteReport(suite, tuple(members))
 
 
 def report_from_data(data: Any, source: str = "<report>") -> Report:
@@ -67,8 +107,13 @@ def report_from_data(data: Any, source: str = "<report>") -> Report:
         stale=tuple((data.get("baseline") or {}).get("stale") or ()),
         provenance=data.get("provenance"),
         agent_summary=(data.get("agentRuns") or {}).get("summary"),
+        agent_incomplete=_text_or_none((data.get("agentRuns") or {}).get("incomplete")),
         agent_metrics=_agent_metrics((data.get("agentRuns") or {}).get("metrics")),
     )
+
+
+def _text_or_none(value: Any) -> str | None:
+    return plain(value, max_len=500) if isinstance(value, str) else None
 
 
 def _agent_metrics(rows: Any) -> tuple[Any, ...]:
@@ -86,10 +131,25 @@ def _agent_metrics(rows: Any) -> tuple[Any, ...]:
             tokens=number(row.get("tokens")),
             recovery=number(row.get("recovery")),
             seconds=number(row.get("seconds")),
+            passed=_count(row.get("tier1"), "passed"),
+            judged=_count(row.get("tier2"), "runs") or 0,
+            judged_passed=_count(row.get("tier2"), "passed") or 0,
+            input_tokens=_whole(row.get("inputTokens")),
+            output_tokens=_whole(row.get("outputTokens")),
+            judge_tokens=_whole(row.get("judgeTokens")),
         )
         for row in rows or []
         if isinstance(row, dict)
     )
+
+
+def _whole(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _count(rate: Any, key: str) -> int | None:
+    """A count of a report's pass rate (``{"passed", "runs", ...}``), None when it has none."""
+    return _whole(rate.get(key)) if isinstance(rate, dict) else None
 
 
 def _judged_every_must_category(categories: tuple[CategoryResult, ...], requested: Any) -> bool:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from mcpaql_conformance import __version__
 from mcpaql_conformance.agent.metrics import agent_metrics
 from mcpaql_conformance.bundle import Bundle
 from mcpaql_conformance.checks import CATEGORIES, Category, Context
+from mcpaql_conformance.checks.semantic import run_verdicts
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.jsonio import gc_paused
 from mcpaql_conformance.model import CategoryResult, Report, conformance_level, exit_code_for
@@ -66,7 +68,8 @@ def evaluate(bundle: Bundle, level: int = 1, tier: str = "both", category: str |
         notes=note_lines(bundle.cases("capture_notes")),
         provenance=provenance_line(bundle.data.get("provenance")),
         agent_summary=agent_summary(bundle.cases("agent_runs")),
-        agent_metrics=agent_metrics(bundle.cases("agent_tests")),
+        agent_incomplete=agent_incomplete(bundle.cases("agent_runs")),
+        agent_metrics=agent_metrics(bundle.cases("agent_tests"), functools.partial(run_verdicts, ctx)),
     )
 
 
@@ -77,7 +80,9 @@ def agent_summary(runs: list[Any]) -> str | None:
         return None
     listed = latest.get("tool_list")
     tools: dict[str, Any] = listed if isinstance(listed, dict) else {}
-    shown = f"{tools.get('tools')} tool(s) shown to the model ({tools.get('characters')} characters)"
+    counted = tools.get("tokens")
+    size = f"{tools.get('characters')} characters" + (f", {counted} tokens" if isinstance(counted, int) else "")
+    shown = f"{tools.get('tools')} tool(s) shown to the model ({size})"
     scenarios = len(latest.get("scenarios") or [])
     if not latest.get("model"):
         parts = [f"{scenarios} scenario(s), no model", shown]
@@ -88,6 +93,21 @@ def agent_summary(runs: list[Any]) -> str | None:
         parts += [f"{scenarios} scenario(s)"] if scenarios else []
     parts.append(f"on {latest.get('date')}")
     return plain("; ".join(parts), max_len=500)
+
+
+def agent_incomplete(runs: list[Any]) -> str | None:
+    """The line every report shows when the latest agent invocation did not finish (stopped
+    by a signal, a limit, a model that stopped answering, or the token budget): how many of
+    its runs finished, why, and how to run the rest. None when it finished."""
+    latest = next((run for run in reversed(runs) if isinstance(run, dict)), None)
+    if latest is None or latest.get("incomplete") is not True:
+        return None
+    finished, planned = latest.get("finished_runs"), latest.get("planned_runs")
+    counted = isinstance(finished, int) and isinstance(planned, int)
+    line = "incomplete agent evidence: " + (f"{finished} of {planned} runs finished" if counted else "runs are missing")
+    if isinstance(latest.get("reason"), str) and latest["reason"]:
+        line += f" ({latest['reason']})"
+    return plain(f"{line}; the missing runs are not judged (agent --resume runs them)", max_len=500)
 
 
 def provenance_line(provenance: Any) -> str | None:

@@ -285,3 +285,17 @@ def _agent_tool_ids(ctx: Context) -> Iterator[tuple[str, str]]:
 def _no_expected_exit(ctx: Context) -> Iterator[tuple[str, str]]:
     if "expected_exit_code" not in ctx.bundle.data:
         yield "$", "verify-fixtures will count this bundle as a mismatch"
+
+
+@rule(
+    "MQA014",
+    WARNING,
+    "Incomplete agent evidence",
+    "run the missing runs with `agent --resume` (the same options), or run the agent again",
+)
+def _agent_incomplete(ctx: Context) -> Iterator[tuple[str, str]]:
+    runs = ctx.bundle.cases("agent_runs")
+    if runs and runs[-1].get("incomplete") is True:
+        latest = runs[-1]
+        counts = f"{latest.get('finished_runs')} of {latest.get('planned_runs')} runs finished"
+        yield json_path(["agent_runs", len(runs) - 1]), f"{counts} ({plain(str(latest.get('reason')), max_len=200)})"

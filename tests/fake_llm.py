@@ -9,6 +9,12 @@ the wire, and ``raw_arguments`` is the OpenAI ``arguments`` text verbatim (JSON 
 ``failures`` are answered first, one per request: ``(status, headers)``, with the message
 ``error_text`` makes (as a gateway that echoes the key it was sent); ``delay`` seconds before
 every answer.
+
+A 1-token request (``max_tokens`` 1: the agent's preflight and its tool-list count) is a probe:
+recorded in ``probes``, not ``requests``, and answered "ok" without using a scripted reply, its
+prompt tokens the size of its messages and tools (a tenth of their JSON's characters), after
+``probe_failures`` (answered first, as ``failures`` are) and ``probe_delay`` seconds. ``paths``
+counts every request by path.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -27,6 +34,12 @@ class Request:
     path: str
     body: dict[str, Any]
     headers: dict[str, str]
+    at: float = field(default_factory=time.monotonic)  # when it came (time.monotonic)
+
+    @property
+    def probe(self) -> bool:
+        """A 1-token request: the agent's preflight, or its count of the tool list's tokens."""
+        return self.body.get("max_tokens") == 1
 
     @property
     def api(self) -> str:
@@ -60,6 +73,10 @@ class FakeLLM:
     error_text: Callable[[Request, int], str] | None = None  # a failure's message (default: "scripted N")
     delay: float = 0.0
     requests: list[Request] = field(default_factory=list)
+    probe_failures: list[tuple[int, dict[str, str]]] = field(default_factory=list)
+    probe_delay: float = 0.0
+    probes: list[Request] = field(default_factory=list)
+    paths: Counter[str] = field(default_factory=Counter)
 
     def __enter__(self) -> FakeLLM:
         fake = self
@@ -68,6 +85,10 @@ class FakeLLM:
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
                 request = Request(self.path, body, {k.lower(): v for k, v in self.headers.items()})
+                fake.paths[self.path] += 1
+                if request.probe:
+                    self._probe(request)
+                    return
                 fake.requests.append(request)
                 if fake.delay:
                     time.sleep(fake.delay)
@@ -79,6 +100,17 @@ class FakeLLM:
                 reply = fake.replies.pop(0) if fake.replies else {"text": "(no more replies)"}
                 made = reply(request) if callable(reply) else reply
                 self._send(200, _render(request, made), {})
+
+            def _probe(self, request: Request) -> None:
+                fake.probes.append(request)
+                if fake.probe_delay:
+                    time.sleep(fake.probe_delay)
+                if fake.probe_failures:
+                    status, headers = fake.probe_failures.pop(0)
+                    self._send(status, {"error": {"message": f"scripted {status}", "type": "error"}}, headers)
+                    return
+                size = len(json.dumps([request.body.get("messages"), request.body.get("tools")])) // 10
+                self._send(200, _render(request, {"text": "ok", "usage": [size, 1]}), {})
 
             def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str]) -> None:
                 data = json.dumps(payload).encode()

@@ -1,9 +1,16 @@
 """What agent runs leave behind: ``agent_tests`` entries and an ``agent_runs`` entry in the
 bundle (a new one, or merged into an existing bundle), and one JSONL transcript per run. All
-of it goes through the redactor: no key or secret is written."""
+of it goes through the redactor: no key or secret is written.
+
+The bundle is rewritten (atomically) after every finished run (``BundleWriter``), its
+``agent_runs`` entry marked ``incomplete`` (with what is missing and why) until the last run
+is in: an interrupted invocation leaves a bundle that `test` judges and `agent --resume`
+completes."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -90,14 +97,23 @@ class Transcripts:
         self.folder = root / safe_name(stamp) / safe_name(redactor.text(implementation)) if root else None
         self.redactor = redactor
         self._names: dict[str, int] = {}
+        self._reserved: dict[tuple[str, int], str] = {}
         self.written = 0  # transcripts written so far
+
+    def reserve(self, task: str, run: int) -> None:
+        """Name a run's transcript before any run starts, so that runs finishing in any order
+        (``--concurrency``) get the names they would get one after another."""
+        self._reserved[(task, run)] = self._name(task, run)
+
+    def _name(self, task: str, run: int) -> str:
+        base = f"{safe_name(task)}-{run}"
+        self._names[base] = self._names.get(base, 0) + 1
+        return base if self._names[base] == 1 else f"{base}.{self._names[base]}"
 
     def write(self, run: RunRecord) -> str | None:
         if self.folder is None:
             return None
-        base = f"{safe_name(run.task)}-{run.run}"
-        self._names[base] = self._names.get(base, 0) + 1
-        name = base if self._names[base] == 1 else f"{base}.{self._names[base]}"
+        name = self._reserved.pop((run.task, run.run), None) or self._name(run.task, run.run)
         path = self.folder / f"{name}.jsonl"
         lines = [dumps(self.redactor.value(json_safe(event)), indent=False) for event in _events(run)]
         write_atomic(path, "".join(lines), durable=False)
@@ -142,23 +158,121 @@ def write_bundle(
 ) -> dict[str, Any]:
     """Merge the agent evidence into the bundle at ``path`` (an agent test of the same name is
     replaced), or start a new bundle there; written atomically."""
-    source = plain(str(path))
-    if path.exists():
-        data = existing_bundle(path)
-    else:
-        data = {
-            "implementation": str(server.get("name") or "server"),
-            "version": str(server.get("version") or ""),
-            "spec_version": SPEC_VERSION,
-            "description": "Agent runs only: capture the server into this bundle too to judge Level 1.",
-        }
+    base = existing_bundle(path) if path.exists() else new_bundle(server)
+    return _write(path, _merged(base, entries, run_info), redactor)
+
+
+def new_bundle(server: dict[str, Any]) -> dict[str, Any]:
+    """The bundle agent evidence starts when ``--bundle`` does not exist yet."""
+    return {
+        "implementation": str(server.get("name") or "server"),
+        "version": str(server.get("version") or ""),
+        "spec_version": SPEC_VERSION,
+        "description": "Agent runs only: capture the server into this bundle too to judge Level 1.",
+    }
+
+
+def _merged(base: dict[str, Any], entries: list[dict[str, Any]], run_info: dict[str, Any]) -> dict[str, Any]:
+    data = dict(base)
     names = {entry["_description"] for entry in entries}
     kept = [entry for entry in data.get("agent_tests") or [] if entry.get("_description") not in names]
     data["agent_tests"] = kept + entries
     data["agent_runs"] = [*(data.get("agent_runs") or []), run_info]
+    return data
+
+
+def _write(path: Path, data: dict[str, Any], redactor: Redactor) -> dict[str, Any]:
     bundle: dict[str, Any] = redactor.value(data)
-    write_atomic(path, readable_text(bundle, source))
+    write_atomic(path, readable_text(bundle, plain(str(path))))
     return bundle
+
+
+@dataclass
+class Planned:
+    """One agent test of this invocation: a task (its runs ``1..count``) or a scenario (one run)."""
+
+    name: str
+    count: int
+    entry: Callable[[list[dict[str, Any]]], dict[str, Any]]  # the agent_tests entry for the runs finished
+    runs: dict[int, dict[str, Any]] = field(default_factory=dict)  # finished: run index -> run entry
+
+    @property
+    def missing(self) -> list[int]:
+        return [index for index in range(1, self.count + 1) if index not in self.runs]
+
+
+class BundleWriter:
+    """This invocation's agent evidence, written into the bundle after every finished run.
+
+    ``base`` is the bundle as it was before (a captured bundle, an earlier agent bundle, or a
+    new one): its agent tests of the same names are replaced, its ``agent_runs`` kept, and this
+    invocation's entry appended, marked ``incomplete`` (``reason``, ``finished_runs``,
+    ``planned_runs``, ``missing``) while a planned run is missing. Nothing is written before
+    the first run finishes."""
+
+    RUNNING = "the agent runs were still going when this was written"
+
+    def __init__(self, path: Path, base: dict[str, Any], run_info: dict[str, Any], redactor: Redactor) -> None:
+        self.path, self.base, self.run_info, self.redactor = path, base, run_info, redactor
+        self.planned: list[Planned] = []
+        self.written: dict[str, Any] | None = None  # the bundle as last written
+        self.recorded = 0  # runs finished by this invocation (not resumed ones)
+
+    def plan(self, planned: Planned) -> None:
+        self.planned.append(planned)
+
+    def finished(self, name: str, index: int, run: dict[str, Any]) -> None:
+        next(test for test in self.planned if test.name == name).runs[index] = run
+        self.recorded += 1
+
+    @property
+    def finished_runs(self) -> int:
+        return sum(len(test.runs) for test in self.planned)
+
+    @property
+    def planned_runs(self) -> int:
+        return sum(test.count for test in self.planned)
+
+    @property
+    def complete(self) -> bool:
+        return not any(test.missing for test in self.planned)
+
+    def write(self, reason: str | None = None) -> dict[str, Any]:
+        """The bundle with every run finished so far; incomplete (saying ``reason``, by default
+        that the runs are still going) while any planned run is missing."""
+        entries = [test.entry([test.runs[i] for i in sorted(test.runs)]) for test in self.planned if test.runs]
+        info = dict(self.run_info)
+        if not self.complete:
+            info["incomplete"] = True
+            info["reason"] = reason or self.RUNNING
+            info["finished_runs"], info["planned_runs"] = self.finished_runs, self.planned_runs
+            info["missing"] = [{"test": t.name, "runs": t.missing} for t in self.planned if t.missing]
+        planned = {test.name for test in self.planned}  # replaced even before one of its runs is in
+        data = dict(self.base)
+        kept = [entry for entry in data.get("agent_tests") or [] if entry.get("_description") not in planned]
+        data["agent_tests"] = kept + entries
+        data["agent_runs"] = [*(data.get("agent_runs") or []), info]
+        self.written = _write(self.path, data, self.redactor)
+        return self.written
+
+
+def resumable(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """An incomplete agent invocation to resume in a bundle: (its ``agent_runs`` entry, the
+    bundle without it), or None when the latest invocation is complete (or there is none)."""
+    runs = data.get("agent_runs") or []
+    latest = runs[-1] if runs and isinstance(runs[-1], dict) else None
+    if latest is None or latest.get("incomplete") is not True:
+        return None
+    return latest, {**data, "agent_runs": runs[:-1]}
+
+
+def finished_runs(data: dict[str, Any], name: str) -> dict[int, dict[str, Any]]:
+    """The runs a bundle holds for the agent test ``name``, by run index."""
+    for entry in data.get("agent_tests") or []:
+        if isinstance(entry, dict) and entry.get("_description") == name:
+            runs = [run for run in entry.get("runs") or [] if isinstance(run, dict) and isinstance(run.get("run"), int)]
+            return {run["run"]: run for run in runs}
+    return {}
 
 
 def existing_bundle(path: Path) -> dict[str, Any]:

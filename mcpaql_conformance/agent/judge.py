@@ -11,7 +11,8 @@ from typing import Any
 import orjson
 
 from mcpaql_conformance.agent.loop import RunRecord, answer_text
-from mcpaql_conformance.agent.providers import ModelTurnFailed, Provider
+from mcpaql_conformance.agent.metrics import RUNNER
+from mcpaql_conformance.agent.providers import ModelTurnFailed, Provider, Reply
 from mcpaql_conformance.agent.tasks import Task
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.secrecy import mask
@@ -76,19 +77,41 @@ def read_verdict(text: str) -> dict[str, str] | None:
     return {"verdict": data["verdict"], "reason": plain(reason if isinstance(reason, str) else "", max_len=500)}
 
 
+def unanswered(run: RunRecord) -> dict[str, Any]:
+    """The Tier 2 verdict of a run that ended without a final answer (turns used up, the model
+    timed out or failed): it cannot have achieved its task, so it fails by definition, and no
+    judge is asked (a weak judge would pass it; a paid one would cost tokens for nothing)."""
+    message = run.error["message"] if run.error else "no answer"
+    reason = plain(f"the run ended without a final answer ({message})", max_len=500)
+    return {"verdict": "fail", "reason": reason, "model": RUNNER}
+
+
 async def judge_run(judge: Provider, task: Task, run: RunRecord) -> dict[str, Any]:
-    """The judge's verdict on one run (``invalid`` when it never answered in the JSON asked for)."""
+    """The judge's verdict on one run (``invalid`` when it never answered in the JSON asked for),
+    with the tokens the judge used; a run without a final answer is failed without asking."""
+    if not run.completed:
+        return unanswered(run)
     model = str(judge.endpoint.spec)
     conversation = judge.conversation(JUDGE_SYSTEM, transcript_for_judge(task, run, fence_token()), [])
     conversation.json_reply = True
     text = ""
+    used: dict[str, int] = {}
+
+    def spent(reply: Reply) -> None:
+        for key in ("input_tokens", "output_tokens"):
+            tokens = getattr(reply, key, None)
+            if isinstance(tokens, int) and not isinstance(tokens, bool) and tokens >= 0:
+                used[key] = used.get(key, 0) + tokens
+
     for _ in range(ATTEMPTS):
         try:
-            text = (await conversation.reply()).text
+            reply = await conversation.reply()
         except ModelTurnFailed as exc:
-            return {"verdict": "invalid", "reason": plain(str(exc), max_len=300), "model": model}
+            return {"verdict": "invalid", "reason": plain(str(exc), max_len=300), "model": model, **used}
+        spent(reply)
+        text = reply.text
         verdict = read_verdict(text)
         if verdict is not None:
-            return {**verdict, "model": model}
+            return {**verdict, "model": model, **used}
         conversation.add_user('Reply with the JSON object only: {"verdict": "pass" or "fail", "reason": "..."}.')
-    return {"verdict": "invalid", "reason": f"no JSON verdict: {plain(text, max_len=200)!r}", "model": model}
+    return {"verdict": "invalid", "reason": f"no JSON verdict: {plain(text, max_len=200)!r}", "model": model, **used}

@@ -222,6 +222,9 @@ class Provider:
 
     def __init__(self, endpoint: Endpoint) -> None:
         self.endpoint = endpoint
+        # The shared backoff gate: no request to this endpoint starts before this moment
+        # (time.monotonic), so that one 429 or retry-after pauses every run in flight.
+        self.paused_until = 0.0
 
     def conversation(self, system: str, user: str, tools: list[dict[str, Any]]) -> Conversation:
         raise NotImplementedError
@@ -235,14 +238,17 @@ class Provider:
 
     async def with_retries(self, request: Callable[[], Awaitable[Any]]) -> Any:
         """The request, retried up to RETRIES times when it was rate-limited, met a server error
-        or lost its connection; the SDK's own error when it still fails (or timed out)."""
+        or lost its connection; the SDK's own error when it still fails (or timed out). The
+        backoff (or the API's retry-after) pauses every request to this endpoint, not only this one."""
         for attempt in range(RETRIES + 1):
+            while (wait := self.paused_until - time.monotonic()) > 0:  # another run's backoff holds every run
+                await asyncio.sleep(wait)
             try:
                 return await request()
             except self.errors as exc:
                 if attempt == RETRIES or not _retryable(exc):
                     raise
-                await asyncio.sleep(_retry_delay(exc, attempt))
+                self.paused_until = max(self.paused_until, time.monotonic() + _retry_delay(exc, attempt))
         raise AssertionError("unreachable")
 
     def error(self, exc: BaseException) -> AgentError:

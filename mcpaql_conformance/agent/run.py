@@ -1,9 +1,16 @@
 """run_agent(options): connect to the server as capture does, learn its operations, let the
-model (or each scenario) drive it through its MCP tools, and write the evidence."""
+model (or each scenario) drive it through its MCP tools, and write the evidence.
+
+Runs are independent: up to ``concurrency`` go at once over the one MCP session, started in
+plan order (task by task, run by run; scenarios after them, one at a time). The bundle is
+rewritten after every finished run, in plan order whatever order they finish in, and marked
+incomplete until the last is in; a signal, the overall limit, a model that stops answering or
+the token budget leaves it holding every finished run, and ``resume`` runs only the rest."""
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -14,16 +21,22 @@ import anyio
 import orjson
 
 from mcpaql_conformance import __version__
+from mcpaql_conformance.agent.budget import Budget, BudgetReached, metered
 from mcpaql_conformance.agent.evidence import (
+    BundleWriter,
+    Planned,
     Transcripts,
     existing_bundle,
+    finished_runs,
+    new_bundle,
+    resumable,
     run_entry,
     scenario_entry,
     task_entry,
-    write_bundle,
 )
 from mcpaql_conformance.agent.judge import judge_run
 from mcpaql_conformance.agent.loop import SYSTEM, RunRecord, ToolCaller, run_model
+from mcpaql_conformance.agent.preflight import check_endpoints, tool_list_tokens
 from mcpaql_conformance.agent.providers import AgentError, Endpoint, Provider, open_provider
 from mcpaql_conformance.agent.scenario import Scenario, load_scenario, run_scenario
 from mcpaql_conformance.agent.tasks import OperationView, Task, builtin_tasks, load_tasks
@@ -40,6 +53,11 @@ from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.secrecy import masked_url
 
 OVERALL_SECONDS_PER_RUN = 600  # a whole run (every turn and call) may take this long
+# Runs at once: hosted APIs serve many requests at a time; a local model server that serves one
+# at a time (llama-cpp-python's, llama.cpp's without --parallel) gains nothing: give it 1.
+DEFAULT_CONCURRENCY = 4
+# What an incomplete invocation's options must match to be resumed (its agent_runs entry's keys).
+RESUMED_SETTINGS = {"model": "--model", "judge": "--judge", "runs": "--runs", "max_turns": "--max-turns"}
 
 
 @dataclass(frozen=True)
@@ -51,21 +69,29 @@ class AgentOptions:
     tasks: Path | None = None
     scenarios: tuple[Path, ...] = ()
     builtin: bool = True
+    builtin_kinds: tuple[str, ...] | None = None  # only these built-in tasks (a preset's); None: all
     runs: int = 3
     min_pass_rate: float = 0.8
     max_turns: int = 8
     transcripts: Path | None = Path("transcripts")
     allow_destructive: bool = False
     timeout: float = 20.0
+    preflight: bool = True  # check each model endpoint first (False: done already, as check --agent does)
+    concurrency: int = DEFAULT_CONCURRENCY  # runs at once
+    max_tokens_total: int | None = None  # the token budget (model and judge, in and out)
+    resume: bool = False  # continue the incomplete agent runs in ``bundle``
+    bundle_kept: bool = True  # False: ``bundle`` is a scratch file (check --agent without --bundle)
 
 
 @dataclass
 class AgentResult:
     bundle: dict[str, Any]
     transcripts: Path | None
-    runs: int
+    runs: int  # runs recorded by this invocation
     skipped: list[str] = field(default_factory=list)  # built-in tasks that did not apply, and why
     warnings: list[str] = field(default_factory=list)
+    incomplete: str | None = None  # the evidence is incomplete (the token budget): why, and what is kept
+    said: list[str] = field(default_factory=list)  # what a resumed invocation found
 
 
 @dataclass
@@ -86,54 +112,158 @@ def run_agent(options: AgentOptions, progress: Callable[[str], None] = lambda li
         raise AgentError("--judge grades model runs: give --model too")
     if options.runs < 1 or options.max_turns < 1 or not 0 <= options.min_pass_rate <= 1:
         raise AgentError("--runs and --max-turns must be at least 1, --min-pass-rate between 0 and 1")
+    if options.concurrency < 1 or (options.max_tokens_total is not None and options.max_tokens_total < 1):
+        raise AgentError("--concurrency and --max-tokens-total must be at least 1")
     planned = _plan(options)
     _check_outputs(options)
+    try:
+        resume, said = _resumed(options)
+    except _NothingToResume as done:
+        anyio.run(_close, planned)
+        return AgentResult(done.bundle, None, 0, said=[str(done)])
+    for line in said:
+        progress(line)
+    if options.preflight:  # every endpoint answers before any server starts or any run is paid for
+        check_endpoints(options.model, options.judge, progress)
     stop = Stop()
     result: list[AgentResult] = []
     kept: list[Transcripts] = []  # the run's transcripts, once its folder is known
+    writers: list[BundleWriter] = []  # the bundle's writer, once the runs are planned
     existed = Path(os.path.realpath(options.bundle)).is_file()
     limit = OVERALL_SECONDS_PER_RUN * (options.runs * (len(planned.tasks) + 4) + len(planned.scenarios) + 1)
 
     async def main() -> None:
         try:
             with stop.on_signals(), anyio.fail_after(limit):
-                result.append(await _agent(options, planned, progress, kept))
+                result.append(await _agent(options, planned, progress, kept, writers, resume))
         finally:
-            for provider in (planned.model, planned.judge):
-                if provider is not None:
-                    with anyio.CancelScope(shield=True):
-                        await provider.aclose()
+            with anyio.CancelScope(shield=True):
+                await _close(planned)
 
+    failure: ConfigError | None = None
     try:
         anyio.run(main)
     except TimeoutError:
-        raise AgentError(f"the agent runs did not finish within {limit} s") from None
+        failure = AgentError(f"the agent runs did not finish within {limit} s")
+    except ConfigError as exc:  # the model or the server could not go on (exit 3)
+        failure = exc
+    writer = writers[0] if writers else None
     if stop.signal is not None:
-        raise AgentStopped(stop.signal, _transcripts_written(options, kept), _bundle_unchanged(options.bundle, existed))
+        import signal
+
+        reason = f"stopped by {signal.Signals(stop.signal).name}"
+        kept_runs = _kept(options, writer, reason)
+        written = kept_runs or _bundle_unchanged(options.bundle, existed, resume is not None)
+        raise AgentStopped(stop.signal, _transcripts_written(options, kept), written, kept_runs)
+    if failure is not None:
+        kept_runs = _kept(options, writer, plain(str(failure), max_len=300))
+        if kept_runs is not None:
+            failure.args = (f"{failure}; {kept_runs}",)
+        raise failure
     return result[0]
+
+
+async def _close(planned: _Plan) -> None:
+    for provider in (planned.model, planned.judge):
+        if provider is not None:
+            await provider.aclose()
+
+
+def _kept(options: AgentOptions, writer: BundleWriter | None, reason: str) -> str | None:
+    """After an interruption: the bundle rewritten with its finished runs, marked incomplete
+    with ``reason``, and what that means; None when no run of this invocation had finished (the
+    bundle is as it was)."""
+    if writer is None or writer.written is None:
+        return None
+    if writer.complete:  # stopped after the last run was in (while the server was being stopped)
+        where = f"in {plain(str(options.bundle))}" if options.bundle_kept else "not kept (give --bundle FILE)"
+        return f"all {writer.planned_runs} agent run(s) had finished: they are {where}"
+    writer.write(reason)
+    return _incomplete_line(options, writer)
+
+
+def _incomplete_line(options: AgentOptions, writer: BundleWriter) -> str:
+    counts = f"{writer.finished_runs} of {writer.planned_runs} agent run(s) had finished"
+    if not options.bundle_kept:
+        return f"{counts}; the agent evidence was not kept (give --bundle FILE to keep it)"
+    where = plain(str(options.bundle))
+    return f"{counts}: they are in {where}, marked incomplete (agent --resume --bundle {where} runs the rest)"
+
+
+class _NothingToResume(Exception):  # not an error: said, exit 0
+    def __init__(self, message: str, bundle: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.bundle = bundle
+
+
+@dataclass
+class _Resume:
+    """An incomplete invocation to continue: its ``agent_runs`` entry, and the bundle."""
+
+    entry: dict[str, Any]
+    data: dict[str, Any]  # the bundle as it is (its finished runs)
+    base: dict[str, Any]  # the bundle without that entry
+
+
+def _resumed(options: AgentOptions) -> tuple[_Resume | None, list[str]]:
+    """With ``resume``: the incomplete invocation in the bundle, and what was found; a
+    _NothingToResume when its agent runs are complete; an AgentError when the options differ
+    from the ones it was made with."""
+    if not options.resume:
+        return None, []
+    where = plain(str(options.bundle))
+    path = Path(os.path.realpath(options.bundle))
+    if not path.is_file():
+        return None, [f"nothing to resume: {where} does not exist yet; every run is run"]
+    data = existing_bundle(path)
+    found = resumable(data)
+    if found is None:
+        if data.get("agent_runs"):
+            raise _NothingToResume(
+                f"nothing to resume: the agent runs in {where} are complete (without --resume, they run again)", data
+            )
+        return None, [f"nothing to resume: {where} holds no agent runs yet; every run is run"]
+    entry, base = found
+    now = {
+        "model": str(options.model.spec) if options.model else None,
+        "judge": str(options.judge.spec) if options.judge else None,
+        "runs": options.runs,
+        "max_turns": options.max_turns,
+    }
+    for key, option in RESUMED_SETTINGS.items():
+        if entry.get(key) != now[key]:
+            raise AgentError(
+                f"--resume: the incomplete agent runs in {where} were made with {option} {plain(str(entry.get(key)))},"
+                f" not {plain(str(now[key]))}: give the same options, or leave out --resume to run every run again"
+            )
+    done, left = entry.get("finished_runs"), entry.get("planned_runs")
+    return _Resume(entry, data, base), [f"resuming {where}: {done} of {left} run(s) had finished"]
 
 
 class AgentStopped(CaptureStopped):
     """A signal stopped the agent runs (exit 128 + N): the server was stopped, and the message
-    says what was written (the transcripts of the runs that finished) and what was not (the
-    agent evidence). ``saying`` puts another account of the bundle in (`check --agent`'s)."""
+    says what was written: the bundle with every run that had finished, marked incomplete (or
+    that no run had finished), and their transcripts. ``saying`` puts another account of the
+    bundle in (`check --agent`'s); ``kept_runs`` says which runs the bundle keeps (None: none)."""
 
-    def __init__(self, number: int, transcripts: str, bundle: str) -> None:
+    def __init__(self, number: int, transcripts: str, bundle: str, kept_runs: str | None = None) -> None:
         import signal
 
         super().__init__(number)
-        self.number, self.transcripts = number, transcripts
+        self.number, self.transcripts, self.kept_runs = number, transcripts, kept_runs
         name = signal.Signals(number).name
         self.args = (f"stopped by {name} during the agent runs: the server was stopped; {bundle}; {transcripts}",)
 
     def saying(self, bundle: str) -> AgentStopped:
-        return AgentStopped(self.number, self.transcripts, bundle)
+        return AgentStopped(self.number, self.transcripts, bundle, self.kept_runs)
 
 
-def _bundle_unchanged(path: Path, existed: bool) -> str:
+def _bundle_unchanged(path: Path, existed: bool, resumed: bool = False) -> str:
+    if resumed:
+        return f"no further run had finished: {plain(str(path))} is as it was, incomplete (--resume goes on)"
     if existed:
-        return f"the agent evidence was not added to {plain(str(path))}, which is as it was"
-    return f"no bundle was written ({plain(str(path))} was not created)"
+        return f"no run had finished: {plain(str(path))} is as it was"
+    return f"no run had finished: no bundle was written ({plain(str(path))} was not created)"
 
 
 def _transcripts_written(options: AgentOptions, kept: list[Transcripts]) -> str:
@@ -175,7 +305,12 @@ def _check_outputs(options: AgentOptions) -> None:
 
 
 async def _agent(
-    options: AgentOptions, planned: _Plan, progress: Callable[[str], None], kept: list[Transcripts]
+    options: AgentOptions,
+    planned: _Plan,
+    progress: Callable[[str], None],
+    kept: list[Transcripts],
+    writers: list[BundleWriter],
+    resume: _Resume | None,
 ) -> AgentResult:
     started = dt.datetime.now(dt.UTC)
     redactor = Redactor()
@@ -192,6 +327,9 @@ async def _agent(
                 tasks, skipped = list(planned.tasks), list[str]()
                 if planned.model is not None and options.builtin:
                     builtins, skipped = builtin_tasks(views, options.allow_destructive)
+                    if options.builtin_kinds is not None:  # a preset's choice (quick)
+                        builtins = [task for task in builtins if task.kind in options.builtin_kinds]
+                        skipped = [why for why in skipped if why.split(":")[0] in options.builtin_kinds]
                     tasks = builtins + tasks
                 server = dict(connection.server)
                 transcripts = Transcripts(options.transcripts, stamp, str(server.get("name") or "server"), redactor)
@@ -200,14 +338,56 @@ async def _agent(
                     connection, list(live.tools), {v.name: v.destructive for v in views}, options.allow_destructive
                 )
                 tools = live.evidence.mcp_tools or []
-                entries = await _run_tasks(options, planned, tasks, caller, tools, transcripts, progress)
-                entries += await _run_scenarios(planned.scenarios, caller, transcripts, progress)
+                tool_tokens = await tool_list_tokens(planned.model, tools) if planned.model and tasks else None
+                info = _run_info(options, planned, tasks, skipped, tools, started)
+                info["tool_list"]["tokens"] = tool_tokens  # measured once (agent/preflight.py); None: not reported
+                writer = _writer(options, tasks, planned.scenarios, info, server, redactor, resume)
+                writers.append(writer)
+                budget = Budget(options.max_tokens_total)
+                await _run_tasks(options, metered(planned, budget), tasks, caller, tools, transcripts, writer, progress)
+                await _run_scenarios(planned.scenarios, caller, transcripts, writer, progress)
         except CaptureError as exc:
             raise CaptureError(redactor.text(str(exc))) from None
-    info = _run_info(options, planned, tasks, skipped, tools, started)
-    bundle = write_bundle(options.bundle, entries, info, server, redactor)
-    runs = sum(len(entry["runs"]) for entry in entries)
-    return AgentResult(bundle, transcripts.folder, runs, skipped, redactor.value(warnings))
+    incomplete = None if writer.complete else budget.reason
+    bundle = writer.write(incomplete)
+    if incomplete is not None:
+        incomplete = f"stopped: {incomplete}; {_incomplete_line(options, writer)}"
+    return AgentResult(bundle, transcripts.folder, writer.recorded, skipped, redactor.value(warnings), incomplete)
+
+
+def _writer(
+    options: AgentOptions,
+    tasks: list[Task],
+    scenarios: list[Scenario],
+    info: dict[str, Any],
+    server: dict[str, Any],
+    redactor: Redactor,
+    resume: _Resume | None,
+) -> BundleWriter:
+    """The bundle's writer with every run planned (a resumed invocation's finished runs in)."""
+    if resume is not None:
+        base, done = resume.base, resume.data
+        info = {**info, "resumed_from": resume.entry.get("date")}
+    else:
+        path = Path(os.path.realpath(options.bundle))
+        base, done = (existing_bundle(path) if path.is_file() else new_bundle(server)), {}
+    writer = BundleWriter(options.bundle, base, info, redactor)
+    for task in tasks if options.model is not None else []:
+        count = task.runs or options.runs
+        runs = {index: run for index, run in finished_runs(done, task.name).items() if 1 <= index <= count}
+        writer.plan(Planned(task.name, count, functools.partial(_task_entry, task, options.min_pass_rate), runs))
+    for scenario in scenarios:
+        runs = {index: run for index, run in finished_runs(done, scenario.name).items() if index == 1}
+        writer.plan(Planned(scenario.name, 1, functools.partial(_scenario_entry, scenario), runs))
+    return writer
+
+
+def _task_entry(task: Task, min_pass_rate: float, runs: list[dict[str, Any]]) -> dict[str, Any]:
+    return task_entry(task, runs, min_pass_rate)
+
+
+def _scenario_entry(scenario: Scenario, runs: list[dict[str, Any]]) -> dict[str, Any]:
+    return scenario_entry(scenario, runs[0])
 
 
 async def _discover(live: Live) -> list[OperationView]:
@@ -226,35 +406,71 @@ async def _run_tasks(
     caller: ToolCaller,
     tools: list[dict[str, Any]],
     transcripts: Transcripts,
+    writer: BundleWriter,
     progress: Callable[[str], None],
-) -> list[dict[str, Any]]:
-    model, entries = planned.model, []
-    if model is None:
-        return []
-    for task in tasks:
-        runs = []
-        count = task.runs or options.runs
-        for index in range(1, count + 1):
-            record = RunRecord(task=task.name, run=index, input=task.input)
-            conversation = model.conversation(SYSTEM, task.input, tools)
-            await run_model(conversation, caller, record, options.max_turns, task.induce_error_on)
-            if planned.judge is not None and task.intent is not None:
-                record.judge = await judge_run(planned.judge, task, record)
-            runs.append(run_entry(record, transcripts.write(record)))
-            progress(_progress(task.name, index, count, record))
-        entries.append(task_entry(task, runs, options.min_pass_rate))
-    return entries
+) -> None:
+    """Every task's missing runs, up to ``options.concurrency`` at once, started in plan order;
+    each finished run goes into the bundle at once. The first error that ends the agent (the
+    model cannot be used) stops the others; the token budget stops every run at its next turn."""
+    if planned.model is None:
+        return
+    counts = {planned.name: planned.count for planned in writer.planned}
+    jobs = [(task, index) for task in tasks for index in next(p for p in writer.planned if p.name == task.name).missing]
+    for task, index in jobs:  # named in plan order, whatever order they finish in
+        transcripts.reserve(task.name, index)
+    queue = iter(jobs)
+    failures: list[Exception] = []
+
+    async def worker(scope: anyio.CancelScope) -> None:
+        for task, index in queue:
+            try:
+                record = await _one_run(options, planned, task, index, caller, tools)
+                writer.finished(task.name, index, run_entry(record, transcripts.write(record)))
+                writer.write()
+            except BudgetReached:
+                return
+            except Exception as exc:  # the agent ends: the runs in flight are stopped
+                failures.append(exc)
+                scope.cancel()
+                return
+            progress(_progress(task.name, index, counts[task.name], record))
+
+    async with anyio.create_task_group() as group:
+        for _ in range(min(options.concurrency, len(jobs))):
+            group.start_soon(worker, group.cancel_scope)
+    if failures:
+        raise failures[0]
+
+
+async def _one_run(
+    options: AgentOptions, planned: _Plan, task: Task, index: int, caller: ToolCaller, tools: list[dict[str, Any]]
+) -> RunRecord:
+    """One run of a task: the model's turns, then the judge's verdict."""
+    assert planned.model is not None
+    record = RunRecord(task=task.name, run=index, input=task.input)
+    conversation = planned.model.conversation(SYSTEM, task.input, tools)
+    await run_model(conversation, caller, record, options.max_turns, task.induce_error_on)
+    if planned.judge is not None and task.intent is not None:
+        record.judge = await judge_run(planned.judge, task, record)
+    return record
 
 
 async def _run_scenarios(
-    scenarios: list[Scenario], caller: ToolCaller, transcripts: Transcripts, progress: Callable[[str], None]
-) -> list[dict[str, Any]]:
-    entries = []
+    scenarios: list[Scenario],
+    caller: ToolCaller,
+    transcripts: Transcripts,
+    writer: BundleWriter,
+    progress: Callable[[str], None],
+) -> None:
+    """The scenarios not played yet, one after another (they use no model, so no budget)."""
+    played = {planned.name for planned in writer.planned if not planned.missing}
     for scenario in scenarios:
+        if scenario.name in played:
+            continue
         record = await run_scenario(scenario, caller)
-        entries.append(scenario_entry(scenario, run_entry(record, transcripts.write(record))))
+        writer.finished(scenario.name, 1, run_entry(record, transcripts.write(record)))
+        writer.write()
         progress(_progress(scenario.name, 1, 1, record))
-    return entries
 
 
 def _progress(name: str, index: int, count: int, record: RunRecord) -> str:
@@ -282,6 +498,7 @@ def _run_info(
         "judge": str(options.judge.spec) if options.judge is not None else None,
         "runs": options.runs,
         "max_turns": options.max_turns,
+        "concurrency": options.concurrency,
         "min_pass_rate": options.min_pass_rate,
         "transport": options.target.transport,
         "allow_destructive": options.allow_destructive,

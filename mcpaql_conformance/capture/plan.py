@@ -4,7 +4,7 @@ The format is our JSON Schema ``schemas/plan.schema.json`` (``mcpaql-conformance
 --plan``; the README's "Capture plans" section explains it). Plans are validated
 strictly: an unknown key, or an operation the server does not list, is a configuration
 error with a did-you-mean, because a typo would otherwise silently drop a cycle.
-``write_plan`` writes an editable plan from what a capture learned.
+``capture/plan_writer.py`` writes an editable plan from what a capture learned.
 """
 
 from __future__ import annotations
@@ -13,24 +13,18 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
 from mcpaql_conformance.configio import check_document, load_config_file
 from mcpaql_conformance.errors import ConfigError
-from mcpaql_conformance.jsonio import dumps, write_atomic
-from mcpaql_conformance.kinds import PLAN, PLAN_SCHEMA, refuse_other_kinds
+from mcpaql_conformance.kinds import PLAN, refuse_other_kinds
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.schemas import did_you_mean
 from mcpaql_conformance.values import MISSING, resolve_path
 
-if TYPE_CHECKING:
-    from mcpaql_conformance.capture.cycles import Inferred
-    from mcpaql_conformance.capture.live import Live
-
 JsonObject = dict[str, Any]
-PLAN_SCHEMA_ID = PLAN_SCHEMA
 _REFERENCE = re.compile(r"^\$\{([a-z]+)\.([A-Za-z0-9_.]+)\}$")
 CYCLES = {"create_read": "CreateRead", "update_read": "UpdateRead", "constraints": "Constraint"}
 
@@ -114,54 +108,3 @@ def substitute(params: JsonObject, answers: dict[str, Any]) -> JsonObject:
             value = substitute(value, answers)
         result[key] = value
     return result
-
-
-# --- writing a plan -------------------------------------------------------------------------------
-
-
-def write_plan(path: Path, live: Live, inferred: Inferred) -> None:
-    """An editable plan from what the capture learned: every operation's parameters with the
-    values capture used (edit them to values your server accepts), the plan's own examples,
-    the inferred cycles, and `env` placeholders for sensitive parameters (never their values)."""
-    from mcpaql_conformance.capture.probes import value
-
-    values: JsonObject = {}
-    env: dict[str, str] = {}
-    for op in live.operations:
-        for parameter in op.parameters or [{"name": name} for name in op.discovered]:
-            key = f"{op.name}.{parameter['name']}"
-            if (op.name, parameter["name"]) in live.redactor.sensitive:
-                env[key] = live.plan.env.get(key) or _variable(key)
-            else:
-                values[key] = value(live, op.name, parameter)
-    plan: JsonObject = {"$schema": PLAN_SCHEMA_ID, "implementation": live.writer.implementation}
-    plan["values"] = values
-    if env:
-        plan["env"] = env
-    plan["examples"] = list(live.plan.examples)
-    plan["create_read"] = [*live.plan.create_read, *_without_sensitive(live, inferred.create_read)]
-    plan["update_read"] = [*live.plan.update_read, *_without_sensitive(live, inferred.update_read)]
-    plan["constraints"] = list(live.plan.constraints)
-    write_atomic(path, dumps(live.redactor.value(plan)))
-
-
-def _variable(key: str) -> str:
-    return re.sub(r"[^A-Za-z0-9]+", "_", key).strip("_").upper() or "SECRET"
-
-
-def _without_sensitive(live: Live, cycles: list[JsonObject]) -> list[JsonObject]:
-    """Cycles as written to a plan: sensitive parameters are left out of the steps (the `env`
-    section holds their variables)."""
-    cleaned = []
-    for cycle in cycles:
-        copy = dict(cycle)
-        for step, spec in cycle.items():
-            if isinstance(spec, dict) and "operation" in spec:
-                params = {
-                    k: v
-                    for k, v in spec.get("params", {}).items()
-                    if (spec["operation"], k) not in live.redactor.sensitive
-                }
-                copy[step] = {**spec, "params": params}
-        cleaned.append(copy)
-    return cleaned

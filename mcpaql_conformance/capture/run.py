@@ -30,7 +30,8 @@ from mcpaql_conformance.capture.discovery import (
     introspect_types,
 )
 from mcpaql_conformance.capture.live import NOT_APPLICABLE, Evidence, Live, gather, note
-from mcpaql_conformance.capture.plan import Plan, check_plan_operations, load_plan, write_plan
+from mcpaql_conformance.capture.plan import Plan, check_plan_operations, load_plan
+from mcpaql_conformance.capture.plan_writer import write_plan
 from mcpaql_conformance.capture.probes import probe_batch, probe_operation, run_examples
 from mcpaql_conformance.capture.records import RecordWriter
 from mcpaql_conformance.capture.redact import SHORT_SECRET, Redactor

@@ -9,7 +9,14 @@ from typing import Any
 
 import orjson
 
-from mcpaql_conformance.agent.metrics import RECOVERY_TURNS, calls_of, operation_ids, recovered
+from mcpaql_conformance.agent.metrics import (
+    RECOVERY_TURNS,
+    RUNNER,
+    calls_of,
+    operation_ids,
+    rate_text,
+    recovered,
+)
 from mcpaql_conformance.bundle import JsonObject
 from mcpaql_conformance.checks.base import CONFORMANCE, Category, Context, no_evidence
 from mcpaql_conformance.model import Requirement, Result, TestResult
@@ -204,7 +211,8 @@ def _run_misses(ctx: Context, agent: JsonObject, run: JsonObject) -> list[str]:
 
 def _runs_verdict(ctx: Context, agent: JsonObject) -> tuple[Result, str]:
     """A task a model ran several times: Tier 1 from each run's calls and answer, Tier 2 from
-    the judge's verdicts; each passes when its pass rate reaches the task's minimum."""
+    the judge's verdicts; each passes when its pass rate reaches the task's minimum. Each pass
+    rate is shown with its 95% Wilson interval: 2 of 3 runs and 40 of 60 do not weigh the same."""
     runs = [run for run in agent["runs"] if isinstance(run, dict)]
     if not runs:
         return Result.WARN, "no evidence: the task has no recorded run"
@@ -212,13 +220,14 @@ def _runs_verdict(ctx: Context, agent: JsonObject) -> tuple[Result, str]:
     misses = [(run.get("run", index + 1), _run_misses(ctx, agent, run)) for index, run in enumerate(runs)]
     failed = [f"run {number}: {'; '.join(miss)}" for number, miss in misses if miss]
     t1 = (len(runs) - len(failed)) / len(runs) >= minimum
-    judged = [verdict for verdict in (_judge_verdict(run.get("judge")) for run in runs) if verdict is not None]
+    judged = [verdict for verdict in (_run_tier2(index, run) for index, run in enumerate(runs)) if verdict is not None]
     passes = sum(1 for verdict in judged if verdict[0])
     t2 = passes / len(judged) >= minimum if judged else None
     reasons = [reason for verdict in judged for reason in verdict[1]]
-    rates = f"Tier 1: {len(runs) - len(failed)}/{len(runs)} run(s) passed"
-    rates += f"; Tier 2: {passes}/{len(judged)} judged pass" if judged else ""
-    rates += f" (at least {minimum:.0%} needed)"
+    passed = len(runs) - len(failed)
+    rates = f"Tier 1: {passed}/{len(runs)} run(s) passed ({rate_text(passed, len(runs))})"
+    rates += f"; Tier 2: {passes}/{len(judged)} judged pass ({rate_text(passes, len(judged))})" if judged else ""
+    rates += f", at least {minimum:.0%} needed"
     result, _ = _verdict(ctx.tier, t1, t2, failed[:1], reasons[:1])
     said = [*failed[:1], *(reasons[:1] if t2 is False else [])]
     if t2 is None and ctx.tier != "1":
@@ -226,9 +235,35 @@ def _runs_verdict(ctx: Context, agent: JsonObject) -> tuple[Result, str]:
     return result, "; ".join([rates, *said])
 
 
+def _run_tier2(index: int, run: JsonObject) -> tuple[bool, list[str]] | None:
+    """A run's Tier 2 verdict (None: not judged). A run that ended without a final answer
+    cannot have achieved its task: once the task is judged at all, it fails Tier 2 whatever
+    its judge entry says (`agent` does not send it to the judge; older bundles may have)."""
+    judge = run.get("judge")
+    number = run.get("run", index + 1)
+    if isinstance(judge, dict) and run.get("completed") is not True:
+        message = (run.get("error") or {}).get("message") if isinstance(run.get("error"), dict) else None
+        reason = f"the run ended without a final answer ({message or 'no answer'})"
+        return False, [f"run {number}: {reason}, a Tier 2 fail without judging"]
+    verdict = _judge_verdict(judge)
+    return None if verdict is None else (verdict[0], [f"run {number}: {reason}" for reason in verdict[1]])
+
+
+def run_verdicts(ctx: Context, agent: JsonObject) -> tuple[list[bool], list[bool]]:
+    """Each recorded run's Tier 1 verdict, and the Tier 2 verdicts of the judged runs, as
+    ``_runs_verdict`` counts them (for the metrics every report shows)."""
+    if not isinstance(agent.get("runs"), list) or agent.get("kind") == "scenario":
+        return [], []
+    runs = [run for run in agent["runs"] if isinstance(run, dict)]
+    tier1 = [not _run_misses(ctx, agent, run) for run in runs]
+    tier2 = [verdict[0] for verdict in (_run_tier2(i, run) for i, run in enumerate(runs)) if verdict is not None]
+    return tier1, tier2
+
+
 def _no_tier2(runs: list[JsonObject]) -> str:
     """Why a task has no Tier 2 verdict, and how to get one."""
-    invalid = [run["judge"] for run in runs if isinstance(run.get("judge"), dict)]
+    judges = [run["judge"] for run in runs if isinstance(run.get("judge"), dict)]
+    invalid = [judge for judge in judges if judge.get("model") != RUNNER]
     if invalid:
         model = str(invalid[0].get("model") or "the judge")
         reason = str(invalid[0].get("reason") or "")

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from mcpaql_conformance.model import Report, exit_code_for
+
+if TYPE_CHECKING:
+    from mcpaql_conformance.suite import SuiteReport
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,17 @@ def badge_status(report: Report) -> BadgeStatus:
         return BadgeStatus(label, f"Level {level} conformant, Level {requested} not met", "red")
     warned = exit_code == 2 or report.has_warnings
     return BadgeStatus(label, f"Level {level} conformant", "yellow" if warned else "brightgreen")
+
+
+def suite_badge_status(result: SuiteReport) -> BadgeStatus:
+    """A suite's badge: how many of its bundles are conformant at the suite's level; green when
+    all are without warnings, yellow with warnings, red when one is not conformant (or invalid)."""
+    members = len(result.members)
+    message = f"Level {result.suite.level}: {result.conformant}/{members} bundles conformant"
+    if result.conformant < members or result.exit_code not in (0, 2):
+        return BadgeStatus("MCP-AQL", message, "red")
+    warned = result.exit_code == 2 or any(m.report is not None and m.report.has_warnings for m in result.members)
+    return BadgeStatus("MCP-AQL", message, "yellow" if warned else "brightgreen")
 
 
 COLORS = {"brightgreen": "#4c1", "yellow": "#dfb317", "red": "#e05d44", "lightgrey": "#9f9f9f"}

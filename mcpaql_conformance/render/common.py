@@ -22,11 +22,26 @@ class RenderOptions:
 DEFAULT_OPTIONS = RenderOptions()
 
 
-METRIC_HEADINGS = ("Task", "Runs", "First call succeeded", "Turns", "Tokens", "Recovered", "Seconds per run")
+METRIC_HEADINGS = (
+    "Task",
+    "Runs",
+    "Passed (Tier 1)",
+    "Judged pass (Tier 2)",
+    "First call succeeded",
+    "Turns",
+    "Tokens per answered run",
+    "Recovered",
+    "Seconds per run",
+    "Tokens in",
+    "Tokens out",
+    "Judge tokens",
+)
 
 
 def metric_cells(row: Any) -> list[str]:
-    """An agent metrics row as table cells (``-`` where a metric does not apply)."""
+    """An agent metrics row as table cells (``-`` where a metric does not apply); pass rates
+    as ``2/3 (67%, 95% CI 21-94%)``."""
+    from mcpaql_conformance.agent.metrics import rate_text
 
     def share(value: float | None) -> str:
         return "-" if value is None else f"{value:.0%}"
@@ -34,14 +49,22 @@ def metric_cells(row: Any) -> list[str]:
     def number(value: float | None) -> str:
         return "-" if value is None else f"{value:g}"
 
+    def rate(passed: int | None, total: int) -> str:
+        return "-" if passed is None or not total else f"{passed}/{total} ({rate_text(passed, total)})"
+
     return [
         str(row.task),
         str(row.runs),
+        rate(row.passed, row.runs),
+        rate(row.judged_passed, row.judged),
         share(row.first_call_success),
         number(row.turns),
         number(row.tokens),
         share(row.recovery),
         number(row.seconds),
+        number(row.input_tokens),
+        number(row.output_tokens),
+        number(row.judge_tokens),
     ]
 
 

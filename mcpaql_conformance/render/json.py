@@ -60,6 +60,8 @@ def report_dict(report: Report) -> dict[str, Any]:
     if report.agent_summary is not None or report.agent_metrics:
         metrics = [row.as_dict() for row in report.agent_metrics]
         data["agentRuns"] = {"summary": report.agent_summary, "metrics": metrics}
+        if report.agent_incomplete is not None:
+            data["agentRuns"]["incomplete"] = report.agent_incomplete
     if report.tool is not None:
         data["tool"] = report.tool
         data["toolVersion"] = report.tool_version

@@ -18,6 +18,8 @@ def agent_properties(report: Report) -> list[tuple[str, str]]:
     if report.agent_summary is None and not report.agent_metrics:
         return []
     pairs = [("agent.summary", report.agent_summary or "")]
+    if report.agent_incomplete:
+        pairs.insert(0, ("agent.incomplete", report.agent_incomplete))
     for row in report.agent_metrics:
         cells = metric_cells(row)
         pairs += [

@@ -56,6 +56,8 @@ def report_lines(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> li
     if report.provenance:
         header.insert(4, [(f"Evidence: {terminal(report.provenance)}", None)])
     lines = [line for spans in header for line in wrap(spans, width, "  ")]
+    if report.agent_incomplete:
+        lines += [[], *wrap([(terminal(report.agent_incomplete), "bold yellow")], width, "  ")]
     for title, items in (
         ("Read leniently during capture", report.readings),
         ("Not probed during capture", report.notes),

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -17,11 +18,49 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE_FIXTURES = ROOT.parent / "shared" / "reference-fixtures"
 
+# Every process a test starts inherits this variable, with a value of that test's own: the tests
+# that look for servers left running (``processes``) see their own processes, never those of a
+# test running at the same time in another pytest-xdist worker.
+TEST_MARK = "MCPAQL_TEST_MARK"
+
+
+# Under pytest-xdist (-n, with --dist loadgroup from pyproject.toml), the tests marked so run in
+# one worker, in order: the documented commands, which write into the checkout (out/, and
+# reports/ when they regenerate it) and read what an earlier one wrote, and the tests that read
+# what those commands rewrite.
+IN_THE_CHECKOUT = pytest.mark.xdist_group("checkout")
+
+
+@pytest.fixture(autouse=True)
+def _mark_the_tests_processes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(TEST_MARK, f"{os.environ.get('PYTEST_XDIST_WORKER', 'main')}-{uuid.uuid4().hex}")
+
+
+def _started_by_this_test(pid: str) -> bool:
+    """Whether the process's environment carries this test's mark (everywhere without /proc)."""
+    if not os.path.isdir("/proc"):
+        return True
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as block:
+            variables = block.read().split(b"\0")
+    except OSError:  # gone meanwhile, or not ours to read
+        return False
+    return f"{TEST_MARK}={os.environ[TEST_MARK]}".encode() in variables
+
+
+def processes(marker: str, columns: str = "pid,args") -> list[str]:
+    """``ps`` lines (full command lines: -ww, never cut at $COLUMNS) of the processes this test
+    started, directly or not, whose command line holds ``marker``."""
+    out = subprocess.run(["ps", "-ww", "-eo", columns], capture_output=True, text=True, check=False).stdout
+    lines = [line for line in out.splitlines()[1:] if marker in line and "ps -ww" not in line]
+    return [line for line in lines if _started_by_this_test(line.split()[0])]
+
 
 def run_cli(
     *args: str, cwd: Path = ROOT, env: dict[str, str] | None = None, timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
-    environment = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    # COLUMNS too: text reports wrap at it, and under pytest-xdist the workers have it set
+    environment = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "COLUMNS")}
     environment.update(env or {})
     return subprocess.run(
         [sys.executable, "-m", "mcpaql_conformance", *args],

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.acceptance.conftest import DEMO, ROOT, demo_over_http, http_server, run_cli
+from tests.acceptance.conftest import DEMO, ROOT, demo_over_http, http_server, processes, run_cli
 
 PLAN = ROOT / "evidence" / "plans" / "demo-notes.json"
 SERVERS = Path(__file__).with_name("servers.py")
@@ -149,9 +149,8 @@ def test_capture_over_streamable_http(tmp_path):
 
 
 def leftover_children(marker: str) -> list[str]:
-    # -ww: full command lines (ps cuts them at $COLUMNS, which pytest sets, and the marker is last)
-    out = subprocess.run(["ps", "-ww", "-eo", "pid,args"], capture_output=True, text=True, check=False).stdout
-    return [line for line in out.splitlines() if marker in line and "ps -eo" not in line]
+    """This test's processes whose command line holds ``marker`` (other workers' never count)."""
+    return processes(marker)
 
 
 @pytest.mark.parametrize(
@@ -488,6 +487,7 @@ def test_a_written_plan_is_valid_and_drives_the_next_capture(tmp_path):
     assert "wrote a plan to" in first.stderr
     data = json.loads(plan.read_text())
     assert data["env"] == {"create_note.passphrase": "CREATE_NOTE_PASSPHRASE"}  # a placeholder, never a value
+    assert (plan.parent / data["$schema"]).resolve().read_bytes() == run_cli("schema", "plan").stdout.encode()
     assert "create_note.passphrase" not in data["values"]
     assert [c["name"] for c in data["create_read"]] == ["inferred-create_note-read"]
     assert data["create_read"][0]["read"]["params"] == {"note_id": "${create.data.note_id}"}

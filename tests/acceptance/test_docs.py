@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.acceptance.conftest import ROOT
+from tests.acceptance.conftest import IN_THE_CHECKOUT, ROOT
 
 DOCUMENTS = ("README.md", "CONTRIBUTING.md")
 _BLOCK = re.compile(r"(?:^<!-- docs: (?P<mark>[^>]*?) -->\n)?^```sh\n(?P<body>.*?)^```$", re.M | re.S)
@@ -81,6 +81,7 @@ def environment() -> dict[str, str]:
     return env
 
 
+@IN_THE_CHECKOUT
 @pytest.mark.parametrize("block", blocks(), ids=lambda block: block.name)
 def test_every_documented_command_works_and_leaves_the_checkout_clean(block: Block):
     if block.mark.startswith("skip"):

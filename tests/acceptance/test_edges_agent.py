@@ -121,6 +121,7 @@ def test_the_judge_sees_server_text_inside_a_fence_it_cannot_close(tmp_path):
     verdicts = [{"text": '{"verdict": "fail", "reason": "It did not."}'}] * 2
     with FakeLLM(replies=model) as fake, FakeLLM(replies=verdicts) as judge:
         args = ["--tasks", str(tasks), "--judge", "openai:grader", "--judge-base-url", judge.url + "/v1"]
+        args += ["--concurrency", "1"]  # the model's replies are scripted run after run
         env = {"MANY_OPS": "2", "MANY_TEXT": INJECTION}
         result = agent(tmp_path, fake, "openai", *args, server=MANY, env=env)
     assert result.returncode == 0, result.stderr
@@ -195,7 +196,7 @@ def test_a_check_with_agent_stopped_after_the_capture_names_what_the_capture_wro
     assert run_cli("test", str(bundle)).returncode in (0, 1, 2)  # the capture's bundle, whole
 
 
-def test_an_agent_run_stopped_midway_names_the_transcripts_it_wrote(tmp_path):
+def test_an_agent_run_stopped_midway_keeps_the_finished_runs_and_names_the_transcripts(tmp_path):
     bundle, transcripts = tmp_path / "agent.json", tmp_path / "t"
     command = ["agent", "--bundle", str(bundle), "--transcripts", str(transcripts)]
     command += ["--scenario", str(scenario(tmp_path, "first", 1)), "--scenario", str(scenario(tmp_path, "second"))]
@@ -203,10 +204,15 @@ def test_an_agent_run_stopped_midway_names_the_transcripts_it_wrote(tmp_path):
     assert code == 143, stderr
     folder = next(transcripts.rglob("*.jsonl")).parent
     assert stderr.strip().splitlines()[-1] == (
-        "error: stopped by SIGTERM during the agent runs: the server was stopped; no bundle was written"
-        f" ({bundle} was not created); the transcripts of the 1 run(s) that finished are in {folder}"
+        "error: stopped by SIGTERM during the agent runs: the server was stopped; 1 of 2 agent run(s) had finished:"
+        f" they are in {bundle}, marked incomplete (agent --resume --bundle {bundle} runs the rest);"
+        f" the transcripts of the 1 run(s) that finished are in {folder}"
     )
-    assert not bundle.exists()
+    written = json.loads(bundle.read_text())
+    assert [test["_description"] for test in written["agent_tests"]] == ["first"]
+    (entry,) = written["agent_runs"]
+    assert entry["incomplete"] is True and entry["reason"] == "stopped by SIGTERM"
+    assert entry["missing"] == [{"test": "second", "runs": [1]}]
 
 
 # --- 4. the overall capture limit grows with the operations -------------------------------------

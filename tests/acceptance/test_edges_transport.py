@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from mcpaql_conformance.capture.depth import MAX_VALUES, WIDER
-from tests.acceptance.conftest import ROOT, http_server
+from tests.acceptance.conftest import ROOT, http_server, processes
 
 SERVERS = Path(__file__).with_name("servers.py")
 CLI = [sys.executable, "-m", "mcpaql_conformance"]
@@ -60,9 +60,8 @@ def one_error(result: subprocess.CompletedProcess[str]) -> str:
 
 
 def running(marker: str) -> list[str]:
-    """Processes whose full command line holds ``marker`` (ps -ww: never cut at $COLUMNS)."""
-    out = subprocess.run(["ps", "-ww", "-eo", "pid,stat,args"], capture_output=True, text=True, check=False).stdout
-    return [line for line in out.splitlines() if marker in line and "ps -ww" not in line and " Z" not in line]
+    """This test's processes (not zombies) whose full command line holds ``marker``."""
+    return [line for line in processes(marker, "pid,stat,args") if " Z" not in line]
 
 
 def gone(marker: str, seconds: float = 5) -> bool:

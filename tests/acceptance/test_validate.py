@@ -75,6 +75,14 @@ CASES = {
         mutate(lambda b: b.pop("expected_exit_code")),
         "$: verify-fixtures will count this bundle as a mismatch",
     ),
+    "MQA014": (
+        mutate(
+            lambda b: b.update(
+                agent_runs=[{"incomplete": True, "reason": "stopped by SIGTERM", "finished_runs": 2, "planned_runs": 6}]
+            )
+        ),
+        "$.agent_runs[0]: 2 of 6 runs finished (stopped by SIGTERM)",
+    ),
 }
 
 

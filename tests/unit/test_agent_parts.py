@@ -388,6 +388,10 @@ def test_task_metrics_aggregate_its_runs() -> None:
         "tokens": 440.0,
         "recovery": round(1 / 3, 3),
         "seconds": round((1.5 + 1.5 + 5.0) / 3, 2),
+        # what was paid: every run's tokens, the one without an answer too
+        "inputTokens": 300 + 500 + 9999,
+        "outputTokens": 30 + 50 + 9999,
+        "judgeTokens": None,
     }
 
 
@@ -789,7 +793,8 @@ def test_a_model_task_that_did_not_recover_from_the_induced_error_misses_tier1()
     test = report(data, level=2, tier="1", category="Semantic Evaluation").categories[0].tests[-1]
     assert test.result is Result.WARN
     assert test.detail == (
-        "Tier 1: 0/1 run(s) passed (at least 100% needed); run 1: did not recover from the error answer within 2 turns"
+        "Tier 1: 0/1 run(s) passed (0%, 95% CI 0-79%), at least 100% needed; run 1: did not recover from the error"
+        " answer within 2 turns"
     )
 
 
@@ -1001,7 +1006,7 @@ class ScriptedConversation:
         self.users: list[str] = []
 
     async def reply(self) -> Any:
-        return SimpleNamespace(text=self.replies.pop(0))
+        return SimpleNamespace(text=self.replies.pop(0), input_tokens=50, output_tokens=5)
 
     def add_user(self, text: str) -> None:
         self.users.append(text)
@@ -1031,13 +1036,25 @@ def judged(replies: list[str]) -> tuple[dict[str, Any], ScriptedJudge]:
 
 def test_the_judge_is_asked_once_more_when_its_reply_is_not_json() -> None:
     verdict, judge = judged(["I think it passed.", '{"verdict": "pass", "reason": "Both notes listed."}'])
-    assert verdict == {"verdict": "pass", "reason": "Both notes listed.", "model": "openai:judge-1"}
+    assert verdict == {
+        "verdict": "pass",
+        "reason": "Both notes listed.",
+        "model": "openai:judge-1",
+        "input_tokens": 100,  # both requests: what the judge cost
+        "output_tokens": 10,
+    }
     assert judge.talk.users == ['Reply with the JSON object only: {"verdict": "pass" or "fail", "reason": "..."}.']
 
 
 def test_a_judge_that_never_answers_in_json_gives_an_invalid_verdict() -> None:
     verdict, _ = judged(["Looks fine to me.", "Still fine."])
-    assert verdict == {"verdict": "invalid", "reason": "no JSON verdict: 'Still fine.'", "model": "openai:judge-1"}
+    assert verdict == {
+        "verdict": "invalid",
+        "reason": "no JSON verdict: 'Still fine.'",
+        "model": "openai:judge-1",
+        "input_tokens": 100,
+        "output_tokens": 10,
+    }
 
 
 def test_the_judge_sees_the_intent_the_calls_and_the_final_answer() -> None:

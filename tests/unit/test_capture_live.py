@@ -235,7 +235,7 @@ def test_the_plan_schema_is_published_and_describes_every_field() -> None:
     from mcpaql_conformance.schemas import schema_document
 
     document = schema_document("plan")
-    assert document["$id"].endswith("/plan.schema.json")
+    assert document["$id"] == "urn:mcpaql-conformance:schema:plan"
     missing = [key for key, spec in document["properties"].items() if "description" not in spec]
     for definition in document["$defs"].values():
         missing += [key for key, spec in definition.get("properties", {}).items() if "description" not in spec]
@@ -373,9 +373,9 @@ def test_ordinary_names_that_contain_a_short_danger_word_are_not_destructive(nam
 
 
 def test_long_names_are_read_whole() -> None:
-    # Two million letters: a quadratic reading would not finish.
-    assert danger_word("A" * 2_000_000 + "b") is None and danger_word("aB" * 1_000_000) is None
-    assert danger_word("aB" * 1_000_000 + "_softDelete") == "delete"
+    # Two hundred thousand letters: a quadratic reading would not finish.
+    assert danger_word("A" * 200_000 + "b") is None and danger_word("aB" * 100_000) is None
+    assert danger_word("aB" * 100_000 + "_softDelete") == "delete"
 
 
 def test_a_camel_case_tool_is_read_for_its_family() -> None:

@@ -1,0 +1,96 @@
+"""``--max-tokens-total``: every token the APIs report (the model's and the judge's, input and
+output) counts against one budget. Once it is reached no model request starts: a run that
+was going stops before its next request (it is not recorded: `agent --resume` runs it again),
+no new run starts, and the bundle keeps every run that finished, marked incomplete."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
+
+from mcpaql_conformance.agent.providers import Conversation, Provider, Reply, ToolCall
+
+
+class BudgetReached(Exception):  # a stop, not an error: the runs end cleanly
+    """The token budget is spent: the run stops before its next model request."""
+
+
+@dataclass
+class Budget:
+    limit: int | None  # None: no budget
+    used: int = 0  # tokens reported so far (an API that reports none is not metered)
+
+    @property
+    def reached(self) -> bool:
+        return self.limit is not None and self.used >= self.limit
+
+    @property
+    def reason(self) -> str:
+        return f"token budget of {self.limit} reached, {self.used} tokens used"
+
+    def count(self, reply: Reply) -> None:
+        for tokens in (reply.input_tokens, reply.output_tokens):
+            if isinstance(tokens, int) and not isinstance(tokens, bool) and tokens > 0:
+                self.used += tokens
+
+
+class MeteredConversation(Conversation):
+    """A conversation whose replies are counted, and refused once the budget is reached."""
+
+    def __init__(self, inner: Conversation, budget: Budget) -> None:
+        self.inner, self.budget = inner, budget
+
+    @property
+    def json_reply(self) -> bool:  # the judge sets it on the conversation it is given
+        return self.inner.json_reply
+
+    @json_reply.setter
+    def json_reply(self, value: bool) -> None:
+        self.inner.json_reply = value
+
+    async def reply(self) -> Reply:
+        if self.budget.reached:
+            raise BudgetReached(self.budget.reason)
+        reply = await self.inner.reply()
+        self.budget.count(reply)
+        return reply
+
+    def add_tool_results(self, results: list[tuple[ToolCall, str]]) -> None:
+        self.inner.add_tool_results(results)
+
+    def add_user(self, text: str) -> None:
+        self.inner.add_user(text)
+
+
+class MeteredProvider(Provider):
+    """A provider whose conversations are metered (the SDK client stays the inner one's)."""
+
+    def __init__(self, inner: Provider, budget: Budget) -> None:
+        super().__init__(inner.endpoint)
+        self.inner, self.budget = inner, budget
+        self.errors = inner.errors
+
+    def conversation(self, system: str, user: str, tools: list[dict[str, Any]]) -> Conversation:
+        return MeteredConversation(self.inner.conversation(system, user, tools), self.budget)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    def describe(self) -> str:
+        return self.inner.describe()
+
+
+Planned = TypeVar("Planned")
+
+
+def metered(planned: Planned, budget: Budget) -> Planned:
+    """``planned`` (a dataclass with ``model`` and ``judge`` providers) with both metered, when
+    there is a budget to keep."""
+    if budget.limit is None:
+        return planned
+    providers = {
+        name: MeteredProvider(provider, budget)
+        for name in ("model", "judge")
+        if isinstance(provider := getattr(planned, name), Provider)
+    }
+    return replace(planned, **providers)  # type: ignore[type-var]
