@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -233,3 +234,27 @@ def http_server(kind: str, folder: Path) -> Iterator[str]:
     finally:
         server.kill()
         server.wait(timeout=10)
+
+
+def stopped_when(command: list[str], ready: Callable[[], bool], settle: float = 0.0) -> tuple[int, str]:
+    """Run the CLI; SIGTERM it once ``ready()`` (and ``settle`` seconds more); its exit code and stderr."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mcpaql_conformance", *command],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not ready() and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert process.poll() is None, "it ended before it could be stopped"
+        time.sleep(settle)
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    return process.returncode, stderr

@@ -9,15 +9,13 @@ from __future__ import annotations
 import json
 import random
 import signal
-import subprocess
-import sys
 import threading
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from tests.acceptance.conftest import DEMO, ROOT, run_cli
+from tests.acceptance.conftest import DEMO, run_cli, stopped_when
 from tests.fake_llm import FakeLLM, Request
 
 TASKS = {  # the task's name -> its input (the user's message)
@@ -81,25 +79,8 @@ def reports(bundle: Path) -> dict[str, str]:
 def test_sigterm_keeps_the_finished_runs_test_says_incomplete_and_resume_runs_only_the_rest(tmp_path):
     bundle = tmp_path / "agent.json"
     with FakeLLM(replies=[two_turns] * 40, delay=1.0) as fake:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "mcpaql_conformance", *agent_command(tmp_path, fake)],
-            cwd=ROOT,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        try:
-            deadline = time.monotonic() + 60
-            while not bundle.exists() and process.poll() is None and time.monotonic() < deadline:
-                time.sleep(0.02)  # the first finished run writes the bundle
-            assert process.poll() is None, "it ended before it could be stopped"
-            process.send_signal(signal.SIGTERM)
-            _, stderr = process.communicate(timeout=30)
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
-    assert process.returncode == 128 + signal.SIGTERM, stderr
+        code, stderr = stopped_when(agent_command(tmp_path, fake), bundle.exists)  # the first finished run
+    assert code == 128 + signal.SIGTERM, stderr
     written = json.loads(bundle.read_text())
     (entry,) = written["agent_runs"]
     kept = runs_of(written)
@@ -248,13 +229,13 @@ def test_check_agent_uses_concurrency_for_the_runs_too(tmp_path):
 
 
 def test_check_agent_stopped_after_a_finished_run_keeps_it_in_the_bundle(tmp_path):
-    from tests.acceptance.test_edges_agent import SLOW, scenario, stopped_when
+    from tests.acceptance.test_edges_agent import SLOW, scenario
 
     bundle, transcripts = tmp_path / "kept.json", tmp_path / "t"
     command = ["check", "--agent", "--bundle", str(bundle), "--capture-dir", str(tmp_path / "records")]
     command += ["--scenario", str(scenario(tmp_path, "first", 1)), "--scenario", str(scenario(tmp_path, "second"))]
     command += ["--transcripts", str(transcripts), "--", *SLOW]
-    code, stderr = stopped_when(command, lambda: any(transcripts.rglob("*.jsonl")), tmp_path)
+    code, stderr = stopped_when(command, lambda: any(transcripts.rglob("*.jsonl")), settle=1.5)
     assert code == 128 + signal.SIGTERM, stderr
     last = stderr.strip().splitlines()[-1]
     assert (

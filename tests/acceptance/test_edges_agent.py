@@ -5,16 +5,13 @@ from __future__ import annotations
 
 import json
 import re
-import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.acceptance.conftest import DEMO, ROOT, run_cli
+from tests.acceptance.conftest import DEMO, run_cli, stopped_when
 from tests.fake_llm import FakeLLM
 
 SERVERS = Path(__file__).with_name("servers.py")
@@ -158,35 +155,11 @@ def scenario(tmp_path: Path, name: str, calls: int = 4) -> Path:
     return path
 
 
-def stopped_when(command: list[str], ready: Any, tmp_path: Path) -> tuple[int, str]:
-    """Run the CLI; SIGTERM it once ``ready()``; its exit code and stderr."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "mcpaql_conformance", *command],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while not ready() and process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert process.poll() is None, "it ended before it could be stopped"
-        time.sleep(1.5)  # into the next phase (every call of the slow server takes a second)
-        process.send_signal(signal.SIGTERM)
-        _, stderr = process.communicate(timeout=30)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    return process.returncode, stderr
-
-
 def test_a_check_with_agent_stopped_after_the_capture_names_what_the_capture_wrote(tmp_path):
     bundle, records = tmp_path / "kept.json", tmp_path / "records"
     command = ["check", "--agent", "--scenario", str(scenario(tmp_path, "slow-reads")), "--bundle", str(bundle)]
     command += ["--capture-dir", str(records), "--transcripts", str(tmp_path / "t"), "--", *SLOW]
-    code, stderr = stopped_when(command, bundle.exists, tmp_path)
+    code, stderr = stopped_when(command, bundle.exists, settle=1.5)  # into the agent phase (1 s a call)
     assert code == 143, stderr
     last = stderr.strip().splitlines()[-1]
     assert last.startswith("error: stopped by SIGTERM during the agent runs: the server was stopped; ")
@@ -200,7 +173,7 @@ def test_an_agent_run_stopped_midway_keeps_the_finished_runs_and_names_the_trans
     bundle, transcripts = tmp_path / "agent.json", tmp_path / "t"
     command = ["agent", "--bundle", str(bundle), "--transcripts", str(transcripts)]
     command += ["--scenario", str(scenario(tmp_path, "first", 1)), "--scenario", str(scenario(tmp_path, "second"))]
-    code, stderr = stopped_when([*command, "--", *SLOW], lambda: any(transcripts.rglob("*.jsonl")), tmp_path)
+    code, stderr = stopped_when([*command, "--", *SLOW], lambda: any(transcripts.rglob("*.jsonl")), settle=1.5)
     assert code == 143, stderr
     folder = next(transcripts.rglob("*.jsonl")).parent
     assert stderr.strip().splitlines()[-1] == (
