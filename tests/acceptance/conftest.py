@@ -30,6 +30,21 @@ TEST_MARK = "MCPAQL_TEST_MARK"
 # reports/ when they regenerate it) and read what an earlier one wrote, and the tests that read
 # what those commands rewrite.
 IN_THE_CHECKOUT = pytest.mark.xdist_group("checkout")
+# Tests that take a worker for a minute or more: under xdist they start first, so that no worker
+# is left with one of them while the other has finished.
+LONG_RUNNING = ("tests/acceptance/test_agent_llm.py::",)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under xdist (-n), the long units first (the checkout group and LONG_RUNNING), each in its
+    own order; a run in one process keeps the collection order."""
+    if not getattr(config.option, "numprocesses", None):
+        return
+
+    def long_first(item: pytest.Item) -> int:
+        return 0 if item.get_closest_marker("xdist_group") or item.nodeid.startswith(LONG_RUNNING) else 1
+
+    items.sort(key=long_first)
 
 
 @pytest.fixture(autouse=True)
