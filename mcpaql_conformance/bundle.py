@@ -194,3 +194,10 @@ def bundle_from_data(data: Any, source: str = "<bundle>") -> Bundle:
     if reason is not None:
         raise ConfigError(f"{source}: {reason}")
     return Bundle(data=data, source=source)
+
+
+def incomplete_invocation(runs: Any) -> JsonObject | None:
+    """The latest ``agent_runs`` entry when it did not finish (``incomplete: true``), else None:
+    what `test` marks, `validate` warns about and `agent --resume` continues."""
+    latest = runs[-1] if isinstance(runs, list) and runs else None
+    return latest if isinstance(latest, dict) and latest.get("incomplete") is True else None

@@ -7,7 +7,7 @@ from typing import Any
 
 from mcpaql_conformance import __version__
 from mcpaql_conformance.agent.metrics import agent_metrics
-from mcpaql_conformance.bundle import Bundle
+from mcpaql_conformance.bundle import Bundle, incomplete_invocation
 from mcpaql_conformance.checks import CATEGORIES, Category, Context
 from mcpaql_conformance.checks.semantic import run_verdicts
 from mcpaql_conformance.errors import ConfigError
@@ -99,8 +99,8 @@ def agent_incomplete(runs: list[Any]) -> str | None:
     """The line every report shows when the latest agent invocation did not finish (stopped
     by a signal, a limit, a model that stopped answering, or the token budget): how many of
     its runs finished, why, and how to run the rest. None when it finished."""
-    latest = next((run for run in reversed(runs) if isinstance(run, dict)), None)
-    if latest is None or latest.get("incomplete") is not True:
+    latest = incomplete_invocation(runs)
+    if latest is None:
         return None
     finished, planned = latest.get("finished_runs"), latest.get("planned_runs")
     counted = isinstance(finished, int) and isinstance(planned, int)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mcpaql_conformance.bundle import Bundle
+from mcpaql_conformance.bundle import Bundle, incomplete_invocation
 from mcpaql_conformance.checks.base import Context
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.sanitize import plain
@@ -295,7 +295,7 @@ def _no_expected_exit(ctx: Context) -> Iterator[tuple[str, str]]:
 )
 def _agent_incomplete(ctx: Context) -> Iterator[tuple[str, str]]:
     runs = ctx.bundle.cases("agent_runs")
-    if runs and runs[-1].get("incomplete") is True:
-        latest = runs[-1]
+    latest = incomplete_invocation(runs)
+    if latest is not None:
         counts = f"{latest.get('finished_runs')} of {latest.get('planned_runs')} runs finished"
         yield json_path(["agent_runs", len(runs) - 1]), f"{counts} ({plain(str(latest.get('reason')), max_len=200)})"

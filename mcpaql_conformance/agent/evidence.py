@@ -21,7 +21,7 @@ from mcpaql_conformance.agent.loop import RunRecord
 from mcpaql_conformance.agent.providers import AgentError
 from mcpaql_conformance.agent.scenario import Scenario
 from mcpaql_conformance.agent.tasks import Task
-from mcpaql_conformance.bundle import bundle_from_data
+from mcpaql_conformance.bundle import bundle_from_data, incomplete_invocation
 from mcpaql_conformance.capture.records import safe_name
 from mcpaql_conformance.capture.redact import Redactor
 from mcpaql_conformance.errors import ConfigError
@@ -259,11 +259,10 @@ class BundleWriter:
 def resumable(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]] | None:
     """An incomplete agent invocation to resume in a bundle: (its ``agent_runs`` entry, the
     bundle without it), or None when the latest invocation is complete (or there is none)."""
-    runs = data.get("agent_runs") or []
-    latest = runs[-1] if runs and isinstance(runs[-1], dict) else None
-    if latest is None or latest.get("incomplete") is not True:
+    latest = incomplete_invocation(data.get("agent_runs"))
+    if latest is None:
         return None
-    return latest, {**data, "agent_runs": runs[:-1]}
+    return latest, {**data, "agent_runs": data["agent_runs"][:-1]}
 
 
 def finished_runs(data: dict[str, Any], name: str) -> dict[int, dict[str, Any]]:
