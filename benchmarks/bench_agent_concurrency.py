@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from mcpaql_conformance.agent.providers import Endpoint, ModelSpec  # noqa: E402
 from mcpaql_conformance.agent.run import DEFAULT_CONCURRENCY, AgentOptions, run_agent  # noqa: E402
-from mcpaql_conformance.capture.connection import Target  # noqa: E402
+from mcpaql_conformance.live.connection import Target  # noqa: E402
 from tests.acceptance.conftest import DEMO, demo_over_http  # noqa: E402
 from tests.fake_llm import FakeLLM, Request  # noqa: E402
 

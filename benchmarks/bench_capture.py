@@ -28,8 +28,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from mcpaql_conformance.capture.connection import Target  # noqa: E402
 from mcpaql_conformance.capture.run import CaptureOptions, capture  # noqa: E402
+from mcpaql_conformance.live.connection import Target  # noqa: E402
 from tests.acceptance.conftest import demo_over_http  # noqa: E402
 
 SCRIPT = Path(sys.executable).parent / "mcpaql-conformance"

@@ -1,14 +1,17 @@
 """Time `mcpaql-conformance test` on synthetic bundles of 1k, 16k and 64k operations.
 
 Usage: python benchmarks/bench_scale.py [--sizes 1000,16000,64000] [--repeat 5]
-       [--reference "node /path/to/run-conformance-tests.mjs"]
+       [--reference "node /path/to/run-conformance-tests.mjs"] [--against DIR]
 
 Prints the best wall time of each size and of a small shipped bundle, the
 time(64k)/time(16k) ratio (linear scaling means about 4; the target is <= 4.5),
 the `version` start-up time, where the time of the largest bundle goes (parse,
 bundle check, checks; in-process, best of the runs), and, when --reference is
 given, our time as a fraction of the reference runner's (targets: <= 0.5 small,
-<= 0.1 at 64k).
+<= 0.1 at 64k). With --against DIR (another checkout of this tool, for example
+`git worktree add ../before HEAD~1`), each size and `version` are also timed with
+that checkout's package, in the same run, and ours/before is printed (a change that
+only moves code should stay near 1.0).
 Run it from a regular install for start-up numbers: an editable install's
 import hook adds about 20 ms to every start.
 Timings on shared machines are noisy: read the ratios, not single numbers.
@@ -17,6 +20,7 @@ Timings on shared machines are noisy: read the ratios, not single numbers.
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import subprocess
 import sys
@@ -34,12 +38,12 @@ SCRIPT = Path(sys.executable).parent / "mcpaql-conformance"
 CLI = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "mcpaql_conformance"]
 
 
-def best_time(command: list[str], repeat: int, expect: int | None) -> float:
+def best_time(command: list[str], repeat: int, expect: int | None, env: dict[str, str] | None = None) -> float:
     """Best wall time of ``repeat`` runs; ``expect`` checks our exit code (None: any)."""
     best = float("inf")
     for _ in range(repeat):
         start = time.perf_counter()
-        completed = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+        completed = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False, env=env)
         elapsed = time.perf_counter() - start
         if expect is not None and completed.returncode != expect:
             error = completed.stderr.decode()[:500]
@@ -61,14 +65,24 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,16000,64000")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--reference", help="command prefix of the reference runner (optional)")
+    parser.add_argument("--against", type=Path, help="another checkout of this tool, timed in the same run")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     times: dict[int, float] = {}
-    print(f"{'operations':>10} {'MB':>7} {'ours s':>8}" + (f" {'ref s':>8} {'ours/ref':>8}" if args.reference else ""))
+    before = None if args.against is None else {**os.environ, "PYTHONPATH": str(args.against.resolve())}
+    module = [sys.executable, "-m", "mcpaql_conformance"]
+    header = f"{'operations':>10} {'MB':>7} {'ours s':>8}" + (
+        f" {'ref s':>8} {'ours/ref':>8}" if args.reference else ""
+    )
+    print(header + (f" {'before s':>8} {'ours/before':>11}" if before else ""))
     for size in sizes:
         path = bundle_file(size)
         times[size] = best_time([*CLI, "test", str(path), "--format", "json"], args.repeat, 0)
         line = f"{size:>10} {path.stat().st_size / 1e6:>7.1f} {times[size]:>8.2f}"
+        if before is not None:
+            ours = best_time([*module, "test", str(path), "--format", "json"], args.repeat, 0)
+            old = best_time([*module, "test", str(path), "--format", "json"], args.repeat, 0, before)
+            line += f" {old:>8.2f} {ours / old:>11.2f}"
         if args.reference:
             ref = best_time([*shlex.split(args.reference), "test", str(path), "--format", "json"], 1, None)
             line += f" {ref:>8.2f} {times[size] / ref:>8.2f}"
@@ -85,6 +99,10 @@ def main() -> None:
         print(f"scaling time(64k)/time(16k) = {ratio:.2f} (linear ~4.0; target <= 4.5)")
     startup = best_time([*CLI, "version"], 5, 0)
     print(f"version start-up: {startup * 1000:.0f} ms (target < 150 ms)")
+    if before is not None:
+        ours, old = best_time([*module, "version"], 10, 0), best_time([*module, "version"], 10, 0, before)
+        shown = f"ours {ours * 1000:.0f} ms, before {old * 1000:.0f} ms, ours/before {ours / old:.2f}"
+        print(f"version via python -m: {shown}")
     largest = max(sizes)
     phases = best_phases(bundle_file(largest), args.repeat)
     shown = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in phases.items())
@@ -95,9 +113,9 @@ def main() -> None:
 _PHASES = """
 import sys, time, json
 from pathlib import Path
-from mcpaql_conformance.jsonio import load_json_file
-from mcpaql_conformance.bundle import bundle_from_data
-from mcpaql_conformance.runner import evaluate
+from mcpaql_conformance.files.jsonio import load_json_file
+from mcpaql_conformance.evidence.bundle import bundle_from_data
+from mcpaql_conformance.verdict.runner import evaluate
 marks = [time.perf_counter()]
 data = load_json_file(Path(sys.argv[1]), "bundle"); marks.append(time.perf_counter())
 bundle = bundle_from_data(data); marks.append(time.perf_counter())

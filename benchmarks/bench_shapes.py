@@ -16,7 +16,7 @@ import time
 import uuid
 from typing import Any
 
-from mcpaql_conformance.shapes import infer_schema
+from mcpaql_conformance.shapes.infer import infer_schema
 
 SIZES = (1_000, 4_000, 16_000)
 

@@ -23,8 +23,8 @@ import anyio
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from mcpaql_conformance.capture.process import MAX_LINE, launched, spawn, stdio_streams, stop  # noqa: E402
-from mcpaql_conformance.capture.stderr import ServerLog  # noqa: E402
+from mcpaql_conformance.live.process import MAX_LINE, launched, spawn, stdio_streams, stop  # noqa: E402
+from mcpaql_conformance.live.stderr import ServerLog  # noqa: E402
 
 TARGET = 5.0
 # One JSON-RPC answer of SIZE bytes on one line (a text of "x"), then the child waits to be stopped.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpaql_conformance.checks.introspection import PERMISSION_TABLE
+from mcpaql_conformance.verdict.checks.introspection import PERMISSION_TABLE
 
 CATEGORY_CYCLE = ("READ", "CREATE", "UPDATE", "DELETE", "EXECUTE", "READ", "READ", "CREATE")
 VERBS = {"CREATE": "create", "READ": "get", "UPDATE": "update", "DELETE": "delete", "EXECUTE": "execute"}

@@ -205,7 +205,7 @@ class ConformanceSuite(pytest.Collector):
     """The synthetic root of the conformance items: one collector per category of the level."""
 
     def collect(self) -> list[pytest.Item | pytest.Collector]:
-        from mcpaql_conformance.runner import categories_for
+        from mcpaql_conformance.verdict.runner import categories_for
 
         level = int(self.config.stash[_RUN].settings.level)
         return [CategoryCollector.from_parent(self, name=c.name, category=c) for c in categories_for(level)]

@@ -9,10 +9,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from mcpaql_conformance.bundle import load_bundle
-from mcpaql_conformance.render import renderer
-from mcpaql_conformance.render.badge import badge_status, badge_svg
-from mcpaql_conformance.runner import evaluate
+from mcpaql_conformance.evidence.bundle import load_bundle
+from mcpaql_conformance.report import renderer
+from mcpaql_conformance.report.badge import badge_status, badge_svg
+from mcpaql_conformance.verdict.runner import evaluate
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = {  # report name -> (fixture, level)

@@ -21,13 +21,13 @@ from mcpaql_conformance.agent.loop import RunRecord
 from mcpaql_conformance.agent.providers import AgentError
 from mcpaql_conformance.agent.scenario import Scenario
 from mcpaql_conformance.agent.tasks import Task
-from mcpaql_conformance.bundle import bundle_from_data, incomplete_invocation
-from mcpaql_conformance.capture.records import safe_name
-from mcpaql_conformance.capture.redact import Redactor
 from mcpaql_conformance.errors import ConfigError
-from mcpaql_conformance.jsonio import dumps, load_json_file, write_atomic
+from mcpaql_conformance.evidence.bundle import bundle_from_data, incomplete_invocation
+from mcpaql_conformance.files.jsonio import dumps, load_json_file, write_atomic
+from mcpaql_conformance.files.values import json_safe
+from mcpaql_conformance.live.records import safe_name
+from mcpaql_conformance.live.redact import Redactor
 from mcpaql_conformance.sanitize import plain
-from mcpaql_conformance.values import json_safe
 
 SCENARIO_KIND = "scenario"
 
@@ -284,7 +284,7 @@ def readable_text(bundle: dict[str, Any], source: str) -> str:
     """The bundle as the text to write, once it is known that `test` reads it back and judges
     its agent evidence (the Semantic Evaluation category, at Level 2). Evidence `test` would
     refuse is never written: it is an error of ours, said as one (exit 3)."""
-    from mcpaql_conformance.runner import evaluate
+    from mcpaql_conformance.verdict.runner import evaluate
 
     try:
         text = dumps(bundle)

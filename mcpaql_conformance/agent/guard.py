@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from mcpaql_conformance.capture.safety import RESERVED_READS, name_is_destructive, tool_is_destructive
+from mcpaql_conformance.live.safety import RESERVED_READS, name_is_destructive, tool_is_destructive
 from mcpaql_conformance.sanitize import plain
 
 REFUSED_CODE = "REFUSED_BY_CONFORMANCE_RUNNER"

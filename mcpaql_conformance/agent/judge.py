@@ -11,11 +11,11 @@ from typing import Any
 import orjson
 
 from mcpaql_conformance.agent.loop import RunRecord, answer_text
-from mcpaql_conformance.agent.metrics import RUNNER
 from mcpaql_conformance.agent.providers import ModelTurnFailed, Provider, Reply
 from mcpaql_conformance.agent.tasks import Task
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.secrecy import mask
+from mcpaql_conformance.verdict.metrics import RUNNER
 
 JUDGE_SYSTEM = (
     "You grade whether an AI assistant achieved a task by using an MCP server's tools. You are given the task's"

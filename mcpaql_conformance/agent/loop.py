@@ -12,10 +12,10 @@ import orjson
 
 from mcpaql_conformance.agent.guard import REFUSED_CODE, operations_named, refusal, refused_answer
 from mcpaql_conformance.agent.providers import Conversation, ModelTurnFailed, ToolCall
-from mcpaql_conformance.answers import classify
-from mcpaql_conformance.capture.connection import CaptureError, Connection
+from mcpaql_conformance.evidence.answers import classify
+from mcpaql_conformance.files.values import json_safe, writable_text
+from mcpaql_conformance.live.connection import CaptureError, Connection
 from mcpaql_conformance.sanitize import plain
-from mcpaql_conformance.values import json_safe, writable_text
 
 SYSTEM = (
     "You are an assistant connected to an MCP server. Use its tools to do what the user asks; the server"

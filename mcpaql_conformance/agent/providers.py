@@ -25,9 +25,9 @@ import orjson
 
 from mcpaql_conformance import secrecy
 from mcpaql_conformance.errors import ConfigError
+from mcpaql_conformance.files.values import json_safe
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.secrecy import masked_url
-from mcpaql_conformance.values import json_safe
 
 PROVIDERS = ("openai", "anthropic")
 DEFAULT_KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}

@@ -40,15 +40,15 @@ from mcpaql_conformance.agent.preflight import check_endpoints, tool_list_tokens
 from mcpaql_conformance.agent.providers import AgentError, Endpoint, Provider, open_provider
 from mcpaql_conformance.agent.scenario import Scenario, load_scenario, run_scenario
 from mcpaql_conformance.agent.tasks import OperationView, Task, builtin_tasks, load_tasks
-from mcpaql_conformance.capture.connection import CaptureError, CaptureStopped, Target, connect, server_log
-from mcpaql_conformance.capture.discovery import describe_operations, discover_tools, introspect
-from mcpaql_conformance.capture.live import Live
-from mcpaql_conformance.capture.plan import Plan
-from mcpaql_conformance.capture.records import RecordWriter
-from mcpaql_conformance.capture.redact import Redactor
-from mcpaql_conformance.capture.signals import Stop
 from mcpaql_conformance.errors import ConfigError
-from mcpaql_conformance.jsonio import make_folder
+from mcpaql_conformance.files.jsonio import make_folder
+from mcpaql_conformance.live.connection import CaptureError, CaptureStopped, Target, connect, server_log
+from mcpaql_conformance.live.discovery import describe_operations, discover_tools, introspect
+from mcpaql_conformance.live.plan import Plan
+from mcpaql_conformance.live.records import RecordWriter
+from mcpaql_conformance.live.redact import Redactor
+from mcpaql_conformance.live.session import Live
+from mcpaql_conformance.live.signals import Stop
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.secrecy import masked_url
 

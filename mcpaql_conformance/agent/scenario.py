@@ -19,11 +19,11 @@ from typing import Any
 
 from mcpaql_conformance.agent.loop import SIMULATED, CallRecord, RunRecord, ToolCaller, TurnRecord
 from mcpaql_conformance.agent.providers import AgentError
-from mcpaql_conformance.answers import classify
-from mcpaql_conformance.configio import load_checked
-from mcpaql_conformance.kinds import SCENARIO
+from mcpaql_conformance.evidence.answers import classify
+from mcpaql_conformance.files.configio import load_checked
+from mcpaql_conformance.files.kinds import SCENARIO
+from mcpaql_conformance.files.values import MISSING, resolve_path
 from mcpaql_conformance.sanitize import plain
-from mcpaql_conformance.values import MISSING, resolve_path
 
 _REFERENCE = re.compile(r"^\$\{([A-Za-z0-9_-]+)\.([A-Za-z0-9_.-]+)\}$")
 ANSWERS = ("tool_result", "tool_error")

@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mcpaql_conformance.configio import load_checked
 from mcpaql_conformance.errors import ConfigError
-from mcpaql_conformance.kinds import TASKS
-from mcpaql_conformance.reading import identifier_words
+from mcpaql_conformance.evidence.reading import identifier_words
+from mcpaql_conformance.files.configio import load_checked
+from mcpaql_conformance.files.kinds import TASKS
 from mcpaql_conformance.sanitize import plain
 
 # The built-in kinds, in the order of the spec's table of semantic tests.

@@ -8,14 +8,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcpaql_conformance.answers import Kind, classify
-from mcpaql_conformance.capture.discovery import Operation
-from mcpaql_conformance.capture.live import DESTRUCTIVE, FAILED, NOT_APPLICABLE, PHASE_CYCLES, PLAN, Live, gather, note
-from mcpaql_conformance.capture.plan import substitute
 from mcpaql_conformance.capture.probes import SENSITIVE_PROBE
-from mcpaql_conformance.capture.safety import HOW_TO_PROBE
 from mcpaql_conformance.capture.values import changed_value, distinct_value
-from mcpaql_conformance.values import MISSING, json_equal, resolve_path
+from mcpaql_conformance.evidence.answers import Kind, classify
+from mcpaql_conformance.files.values import MISSING, json_equal, resolve_path
+from mcpaql_conformance.live.discovery import Operation
+from mcpaql_conformance.live.plan import substitute
+from mcpaql_conformance.live.safety import HOW_TO_PROBE
+from mcpaql_conformance.live.session import DESTRUCTIVE, FAILED, NOT_APPLICABLE, PHASE_CYCLES, PLAN, Live, gather, note
 
 JsonObject = dict[str, Any]
 MAX_DEPTH = 4  # how deep an identifier is looked for in an answer

@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from mcpaql_conformance.capture.cycles import Inferred
-from mcpaql_conformance.capture.live import Live
 from mcpaql_conformance.capture.probes import value
-from mcpaql_conformance.jsonio import dumps, write_atomic
-from mcpaql_conformance.kinds import PLAN_SCHEMA_FILE
-from mcpaql_conformance.schemas import _HERE as SCHEMAS
+from mcpaql_conformance.files.jsonio import dumps, write_atomic
+from mcpaql_conformance.files.kinds import PLAN_SCHEMA_FILE
+from mcpaql_conformance.files.schemas import _HERE as SCHEMAS
+from mcpaql_conformance.live.session import Live
 
 JsonObject = dict[str, Any]
 

@@ -8,9 +8,13 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from mcpaql_conformance.answers import Kind, classify
-from mcpaql_conformance.capture.discovery import CRUDE_FAMILIES, Operation
-from mcpaql_conformance.capture.live import (
+from mcpaql_conformance.capture.values import matches_type, synthesise
+from mcpaql_conformance.evidence.answers import Kind, classify
+from mcpaql_conformance.evidence.reading import SINGLE
+from mcpaql_conformance.files.values import MISSING
+from mcpaql_conformance.live.discovery import CRUDE_FAMILIES, Operation
+from mcpaql_conformance.live.safety import HOW_TO_PROBE, tool_is_destructive
+from mcpaql_conformance.live.session import (
     DESTRUCTIVE,
     NOT_APPLICABLE,
     PHASE_BATCH,
@@ -23,11 +27,7 @@ from mcpaql_conformance.capture.live import (
     gather,
     note,
 )
-from mcpaql_conformance.capture.safety import HOW_TO_PROBE, tool_is_destructive
-from mcpaql_conformance.capture.values import matches_type, synthesise
-from mcpaql_conformance.reading import SINGLE
-from mcpaql_conformance.textmatch import mentions_identifier
-from mcpaql_conformance.values import MISSING
+from mcpaql_conformance.verdict.textmatch import mentions_identifier
 
 JsonObject = dict[str, Any]
 UNKNOWN_PROBE = "zz_conformance_probe"

@@ -12,7 +12,13 @@ from typing import Any
 import anyio
 
 from mcpaql_conformance import SPEC_VERSION, __version__
-from mcpaql_conformance.capture.connection import (
+from mcpaql_conformance.capture.cycles import Inferred, infer_cycles, run_plan_cycles
+from mcpaql_conformance.capture.plan_writer import write_plan
+from mcpaql_conformance.capture.probes import probe_batch, probe_operation, run_examples
+from mcpaql_conformance.errors import ConfigError
+from mcpaql_conformance.evidence.reading import Readings, parameters_of, read_detail
+from mcpaql_conformance.files.jsonio import dumps, make_folder, write_atomic
+from mcpaql_conformance.live.connection import (
     CaptureError,
     CaptureStopped,
     Target,
@@ -20,8 +26,7 @@ from mcpaql_conformance.capture.connection import (
     read_log,
     server_log,
 )
-from mcpaql_conformance.capture.cycles import Inferred, infer_cycles, run_plan_cycles
-from mcpaql_conformance.capture.discovery import (
+from mcpaql_conformance.live.discovery import (
     Operation,
     describe_operations,
     describe_types,
@@ -29,16 +34,11 @@ from mcpaql_conformance.capture.discovery import (
     introspect,
     introspect_types,
 )
-from mcpaql_conformance.capture.live import NOT_APPLICABLE, Evidence, Live, gather, note
-from mcpaql_conformance.capture.plan import Plan, check_plan_operations, load_plan
-from mcpaql_conformance.capture.plan_writer import write_plan
-from mcpaql_conformance.capture.probes import probe_batch, probe_operation, run_examples
-from mcpaql_conformance.capture.records import RecordWriter
-from mcpaql_conformance.capture.redact import SHORT_SECRET, Redactor
-from mcpaql_conformance.capture.signals import Stop
-from mcpaql_conformance.errors import ConfigError
-from mcpaql_conformance.jsonio import dumps, make_folder, write_atomic
-from mcpaql_conformance.reading import Readings, parameters_of, read_detail
+from mcpaql_conformance.live.plan import Plan, check_plan_operations, load_plan
+from mcpaql_conformance.live.records import RecordWriter
+from mcpaql_conformance.live.redact import SHORT_SECRET, Redactor
+from mcpaql_conformance.live.session import NOT_APPLICABLE, Evidence, Live, gather, note
+from mcpaql_conformance.live.signals import Stop
 from mcpaql_conformance.sanitize import plain
 
 OVERALL_FACTOR = 30  # the whole capture may take this many per-call timeouts (--overall-timeout)...

@@ -368,7 +368,7 @@ def test_every_hand_written_or_written_kind_has_a_published_schema(kind):
 def test_the_shipped_yaml_files_match_their_published_schemas():
     import jsonschema
 
-    from mcpaql_conformance.configio import load_config_file
+    from mcpaql_conformance.files.configio import load_config_file
 
     for path, kind in [
         (SCENARIOS / "demo-notes.yaml", "scenario"),

@@ -142,7 +142,7 @@ def test_invalid_json_report_input(cli, tmp_path):
 def test_an_internal_error_is_one_line_unless_debugging(tmp_path):
     """Simulate a bug by making the runner raise; the CLI must not print a traceback."""
     script = (
-        "import mcpaql_conformance.runner as r\n"
+        "import mcpaql_conformance.verdict.runner as r\n"
         "def boom(*a, **k): raise RuntimeError('simulated bug')\n"
         "r.evaluate = boom\n"
         "from mcpaql_conformance.cli import main\n"

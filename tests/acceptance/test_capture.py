@@ -86,7 +86,7 @@ def test_bundle_states_its_provenance_and_passes_our_schema(tmp_path):
     assert provenance["server"] == {"name": "mcpaql-demo-notes", "version": data["version"]}
     assert provenance["tool"] == "mcpaql-conformance" and provenance["captured_at"]
     assert data["endpoint_modes"] == ["crude", "single"]
-    from mcpaql_conformance.bundle import bundle_from_data
+    from mcpaql_conformance.evidence.bundle import bundle_from_data
 
     bundle_from_data(data)  # raises on a shape error
 

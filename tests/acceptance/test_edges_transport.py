@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpaql_conformance.capture.depth import MAX_VALUES, WIDER
+from mcpaql_conformance.files.depth import MAX_VALUES, WIDER
 from tests.acceptance.conftest import ROOT, http_server, processes
 
 SERVERS = Path(__file__).with_name("servers.py")

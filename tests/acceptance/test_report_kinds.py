@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from mcpaql_conformance.kinds import BUNDLE, REPORT, SUITE_REPORT, kind_of
-from mcpaql_conformance.render import FORMATS
+from mcpaql_conformance.files.kinds import BUNDLE, REPORT, SUITE_REPORT, kind_of
+from mcpaql_conformance.report import FORMATS
 from tests.acceptance.conftest import DEMO, ROOT, run_cli
 
 # One worker under pytest-xdist (--dist loadgroup): the writers' reports are made once, not per worker.

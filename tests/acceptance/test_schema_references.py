@@ -13,13 +13,13 @@ import pytest
 
 from mcpaql_conformance.agent.scenario import load_scenario
 from mcpaql_conformance.agent.tasks import load_tasks
-from mcpaql_conformance.capture.plan import load_plan
 from mcpaql_conformance.capture.plan_writer import schema_reference
-from mcpaql_conformance.configio import check_document, load_config_file
-from mcpaql_conformance.kinds import LEGACY_PLAN_SCHEMA, PLAN, kind_of
+from mcpaql_conformance.files.configio import check_document, load_config_file
+from mcpaql_conformance.files.kinds import LEGACY_PLAN_SCHEMA, PLAN, kind_of
+from mcpaql_conformance.live.plan import load_plan
 from tests.acceptance.conftest import ROOT, run_cli
 
-SCHEMAS = ROOT / "mcpaql_conformance" / "schemas"
+SCHEMAS = ROOT / "mcpaql_conformance" / "files" / "schemas"
 SKIPPED_DIRS = {".git", ".venv", "out", "node_modules", "__pycache__", "mcpaql_conformance.egg-info", "schemas"}
 MODELINE = re.compile(r"^# yaml-language-server: \$schema=(\S+)$", re.MULTILINE)
 OLD = "https://mcpaql-conformance.dev/schemas/{}.schema.json"

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from mcpaql_conformance.validate import RULES
+from mcpaql_conformance.evidence.validate import RULES
 from tests.acceptance.conftest import ROOT, minimal_conformant_bundle
 
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpaql_conformance.bundle import bundle_from_data
-from mcpaql_conformance.checks.base import CheckFunction, Context, Outcome
-from mcpaql_conformance.model import Report
-from mcpaql_conformance.runner import evaluate
+from mcpaql_conformance.evidence.bundle import bundle_from_data
+from mcpaql_conformance.evidence.index import Context
+from mcpaql_conformance.verdict.checks.base import CheckFunction, Outcome
+from mcpaql_conformance.verdict.model import Report
+from mcpaql_conformance.verdict.runner import evaluate
 
 JsonObject = dict[str, Any]
 

@@ -18,10 +18,10 @@ from mcpaql_conformance.agent.loop import RunRecord
 from mcpaql_conformance.agent.presets import PRESETS, builtin_of, max_turns_of
 from mcpaql_conformance.agent.providers import Conversation, Endpoint, ModelSpec, Provider, Reply, ToolCall
 from mcpaql_conformance.agent.tasks import FIELD_SELECTION, OPERATION_SELECTION
-from mcpaql_conformance.bundle import bundle_from_data
-from mcpaql_conformance.capture.redact import Redactor
-from mcpaql_conformance.render import renderer
-from mcpaql_conformance.runner import agent_incomplete, evaluate
+from mcpaql_conformance.evidence.bundle import bundle_from_data
+from mcpaql_conformance.live.redact import Redactor
+from mcpaql_conformance.report import renderer
+from mcpaql_conformance.verdict.runner import agent_incomplete, evaluate
 
 SERVER = {"name": "demo", "version": "1"}
 

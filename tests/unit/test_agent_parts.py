@@ -29,13 +29,6 @@ from mcpaql_conformance.agent.loop import (
     induced_error,
     run_model,
 )
-from mcpaql_conformance.agent.metrics import (
-    agent_metrics,
-    first_call_succeeded,
-    metrics_of,
-    operation_ids,
-    recovered,
-)
 from mcpaql_conformance.agent.providers import AgentError, ModelSpec, ModelTurnFailed, ToolCall
 from mcpaql_conformance.agent.scenario import Scenario, load_scenario, run_scenario, substitute
 from mcpaql_conformance.agent.tasks import (
@@ -50,11 +43,18 @@ from mcpaql_conformance.agent.tasks import (
     load_tasks,
     thing_created,
 )
-from mcpaql_conformance.capture.depth import DEEPER, MAX_DEPTH
-from mcpaql_conformance.configio import load_config_file, parse_yaml
 from mcpaql_conformance.errors import ConfigError
-from mcpaql_conformance.model import Result
-from mcpaql_conformance.values import json_safe
+from mcpaql_conformance.files.configio import load_config_file, parse_yaml
+from mcpaql_conformance.files.depth import DEEPER, MAX_DEPTH
+from mcpaql_conformance.files.values import json_safe
+from mcpaql_conformance.verdict.metrics import (
+    agent_metrics,
+    first_call_succeeded,
+    metrics_of,
+    operation_ids,
+    recovered,
+)
+from mcpaql_conformance.verdict.model import Result
 
 AQL_TOOLS = ["mcp_aql_read", "mcp_aql_create", "mcp_aql_update", "mcp_aql_delete", "mcp_aql"]
 DESTRUCTIVE = {"get_note": False, "list_notes": False, "create_note": False, "delete_note": True, "purge": True}
@@ -269,12 +269,12 @@ def test_agent_evidence_test_would_refuse_is_an_error_of_ours_and_is_not_written
 
 
 def test_agent_evidence_a_check_cannot_judge_is_not_written_either(monkeypatch: pytest.MonkeyPatch) -> None:
-    import mcpaql_conformance.runner
+    import mcpaql_conformance.verdict.runner
 
     def crash(*args: Any) -> None:
         raise KeyError("turn")
 
-    monkeypatch.setattr(mcpaql_conformance.runner, "evaluate", crash)
+    monkeypatch.setattr(mcpaql_conformance.verdict.runner, "evaluate", crash)
     bundle = {"implementation": "x", "agent_tests": []}
     with pytest.raises(AgentError, match=r"is not a bundle `test` can read \(KeyError: 'turn'\); b.json was not"):
         readable_text(bundle, "b.json")

@@ -15,7 +15,6 @@ import pytest
 
 from mcpaql_conformance.agent.judge import judge_run
 from mcpaql_conformance.agent.loop import RunRecord
-from mcpaql_conformance.agent.metrics import agent_metrics, rate_text, wilson
 from mcpaql_conformance.agent.preflight import (
     Role,
     check_endpoints,
@@ -28,10 +27,11 @@ from mcpaql_conformance.agent.preflight import (
 from mcpaql_conformance.agent.presets import DEFAULT_MIN_PASS_RATE, DEFAULT_RUNS, PRESETS, resolved
 from mcpaql_conformance.agent.providers import AgentError, Endpoint, ModelSpec, open_provider
 from mcpaql_conformance.agent.tasks import Task
-from mcpaql_conformance.bundle import bundle_from_data
-from mcpaql_conformance.model import Result
-from mcpaql_conformance.render import renderer
-from mcpaql_conformance.runner import evaluate
+from mcpaql_conformance.evidence.bundle import bundle_from_data
+from mcpaql_conformance.report import renderer
+from mcpaql_conformance.verdict.metrics import agent_metrics, rate_text, wilson
+from mcpaql_conformance.verdict.model import Result
+from mcpaql_conformance.verdict.runner import evaluate
 
 if str(ROOT := Path(__file__).resolve().parents[2]) not in sys.path:  # tests/fake_llm.py, as acceptance imports it
     sys.path.insert(0, str(ROOT))

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from mcpaql_conformance.answers import Kind, classify, reads_as_refusal, texts
+from mcpaql_conformance.evidence.answers import Kind, classify, reads_as_refusal, texts
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,8 @@ import orjson
 import pytest
 from bundle_builders import fail, ok
 
-from mcpaql_conformance.bundle import Bundle, bundle_from_data, load_bundle
 from mcpaql_conformance.errors import ConfigError
+from mcpaql_conformance.evidence.bundle import Bundle, bundle_from_data, load_bundle
 
 
 def shape_error(data: Any) -> str:

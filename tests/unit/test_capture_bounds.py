@@ -10,10 +10,10 @@ import time
 
 import pytest
 
-from mcpaql_conformance.capture.depth import WIDER_KEY, cut_wide, too_wide, wider
-from mcpaql_conformance.capture.process import LineSplitter, StdoutError
-from mcpaql_conformance.capture.stderr import ServerLog
-from mcpaql_conformance.capture.warden import descendants
+from mcpaql_conformance.files.depth import WIDER_KEY, cut_wide, too_wide, wider
+from mcpaql_conformance.live.process import LineSplitter, StdoutError
+from mcpaql_conformance.live.stderr import ServerLog
+from mcpaql_conformance.live.warden import descendants
 
 
 def test_lines_are_split_across_chunks_and_a_line_past_the_limit_is_refused():
@@ -110,7 +110,7 @@ def test_the_warden_finds_grandchildren():
 def test_an_operations_list_keeps_a_hundred_thousand_operations_while_other_answers_are_cut():
     import anyio
 
-    from mcpaql_conformance.capture.connection import Connection
+    from mcpaql_conformance.live.connection import Connection
 
     listed = {
         "success": True,

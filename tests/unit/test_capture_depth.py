@@ -6,7 +6,7 @@ import orjson
 import pytest
 from mcp import types
 
-from mcpaql_conformance.capture.depth import DEEPER, MAX_DEPTH, DeepTolerantReader, cut_deep_text
+from mcpaql_conformance.files.depth import DEEPER, MAX_DEPTH, DeepTolerantReader, cut_deep_text
 
 MARK = orjson.dumps(DEEPER).decode()
 

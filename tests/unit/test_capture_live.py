@@ -9,14 +9,14 @@ from typing import Any
 import anyio
 import pytest
 
-from mcpaql_conformance.capture.connection import CaptureError, telling_lines
-from mcpaql_conformance.capture.live import gather
-from mcpaql_conformance.capture.plan import Plan, check_plan_operations, load_plan
 from mcpaql_conformance.capture.probes import _accepted, _named_parameters, _rejects_as_unknown
-from mcpaql_conformance.capture.records import Exchange, RecordWriter
-from mcpaql_conformance.capture.safety import danger_word, is_destructive, name_is_destructive, tool_is_destructive
 from mcpaql_conformance.capture.values import changed_value, distinct_value
 from mcpaql_conformance.errors import ConfigError
+from mcpaql_conformance.live.connection import CaptureError, telling_lines
+from mcpaql_conformance.live.plan import Plan, check_plan_operations, load_plan
+from mcpaql_conformance.live.records import Exchange, RecordWriter
+from mcpaql_conformance.live.safety import danger_word, is_destructive, name_is_destructive, tool_is_destructive
+from mcpaql_conformance.live.session import gather
 
 # --- safety: destructive if any declaration says so ---------------------------------------------
 
@@ -232,7 +232,7 @@ def test_plan_operations_must_be_ones_the_server_lists(tmp_path: Path) -> None:
 
 
 def test_the_plan_schema_is_published_and_describes_every_field() -> None:
-    from mcpaql_conformance.schemas import schema_document
+    from mcpaql_conformance.files.schemas import schema_document
 
     document = schema_document("plan")
     assert document["$id"] == "urn:mcpaql-conformance:schema:plan"
@@ -249,7 +249,7 @@ def test_a_tool_whose_name_says_delete_or_execute_anywhere_is_destructive() -> N
 
 
 def test_every_declaration_of_a_grouped_or_twin_listing_counts() -> None:
-    from mcpaql_conformance.reading import declarations_of
+    from mcpaql_conformance.evidence.reading import declarations_of
 
     answer = {
         "success": True,
@@ -267,7 +267,7 @@ def test_every_declaration_of_a_grouped_or_twin_listing_counts() -> None:
 
 
 def test_a_detail_of_another_operation_is_no_reading_but_a_declaration() -> None:
-    from mcpaql_conformance.reading import detail_of
+    from mcpaql_conformance.evidence.reading import detail_of
 
     answer = {"success": True, "data": {"operation": {"name": "refresh_index", "semantic_category": "DELETE",
                                                        "parameters": []}}}  # fmt: skip
@@ -279,7 +279,7 @@ def test_a_detail_of_another_operation_is_no_reading_but_a_declaration() -> None
 def test_an_is_error_result_is_kept_with_its_flag_unless_it_is_an_mcp_aql_failure() -> None:
     from types import SimpleNamespace
 
-    from mcpaql_conformance.capture.connection import tool_result_json
+    from mcpaql_conformance.live.connection import tool_result_json
 
     def result(text: str, is_error: bool, *extra: Any) -> Any:
         return SimpleNamespace(content=[SimpleNamespace(type="text", text=text), *extra], is_error=is_error)
@@ -379,7 +379,7 @@ def test_long_names_are_read_whole() -> None:
 
 
 def test_a_camel_case_tool_is_read_for_its_family() -> None:
-    from mcpaql_conformance.reading import read_tool
+    from mcpaql_conformance.evidence.reading import read_tool
 
     reading = read_tool("mcpAqlDelete")
     assert reading is not None and (reading.family, reading.standard) == ("delete", "mcp_aql_delete")

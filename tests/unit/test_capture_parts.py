@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from mcpaql_conformance.capture.plan import load_plan, substitute
-from mcpaql_conformance.capture.records import Exchange, RecordWriter, safe_name
-from mcpaql_conformance.capture.redact import DEEPER, MASK, MAX_DEPTH, Redactor
 from mcpaql_conformance.capture.values import matches_type, synthesise
 from mcpaql_conformance.errors import ConfigError
+from mcpaql_conformance.live.plan import load_plan, substitute
+from mcpaql_conformance.live.records import Exchange, RecordWriter, safe_name
+from mcpaql_conformance.live.redact import DEEPER, MASK, MAX_DEPTH, Redactor
 
 
 @pytest.mark.parametrize(
@@ -174,8 +174,8 @@ def test_answers_nested_deeper_than_the_limit_are_cut_with_a_marker_without_recu
 def test_the_overall_limit_grows_with_the_operations_listed_and_says_how_far_it_got() -> None:
     import anyio
 
-    from mcpaql_conformance.capture.connection import Target
     from mcpaql_conformance.capture.run import CaptureOptions, OverallLimit
+    from mcpaql_conformance.live.connection import Target
 
     limit = OverallLimit(CaptureOptions(Target(command=("x",)), Path("b.json"), timeout=2.0))
     assert limit.seconds == 60 and not limit.given

@@ -6,16 +6,11 @@ from typing import Any
 
 from bundle_builders import context, fail, ok
 
-from mcpaql_conformance.checks import CATEGORIES
-from mcpaql_conformance.checks.base import (
-    Pairs,
-    all_succeeded,
-    judge,
-    listing,
-    skip,
-)
 from mcpaql_conformance.errors import ConfigError
-from mcpaql_conformance.model import EXIT_CONFIG_ERROR, Requirement, Result
+from mcpaql_conformance.evidence.index import Pairs
+from mcpaql_conformance.verdict.checks import CATEGORIES
+from mcpaql_conformance.verdict.checks.base import all_succeeded, judge, listing, skip
+from mcpaql_conformance.verdict.model import EXIT_CONFIG_ERROR, Requirement, Result
 
 MUST, SHOULD = Requirement.MUST, Requirement.SHOULD
 

@@ -6,8 +6,8 @@ from typing import Any
 
 from bundle_builders import fail, ok, report, run
 
-from mcpaql_conformance.checks.constraints import documented, enforced
-from mcpaql_conformance.model import Result
+from mcpaql_conformance.verdict.checks.constraints import documented, enforced
+from mcpaql_conformance.verdict.model import Result
 
 Bundle = dict[str, Any]
 CONSTRAINTS = "Constraint Documentation"

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from bundle_builders import fail, ok, parameter_case, report, run
 
-from mcpaql_conformance.checks.errors import actionable, discriminated_union, no_leakage
-from mcpaql_conformance.model import Result
+from mcpaql_conformance.verdict.checks.errors import actionable, discriminated_union, no_leakage
+from mcpaql_conformance.verdict.model import Result
 
 Bundle = dict[str, Any]
 

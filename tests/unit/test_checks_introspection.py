@@ -7,8 +7,13 @@ from typing import Any
 import pytest
 from bundle_builders import detail, fail, ok, operation_detail, param, report, run, summary_of
 
-from mcpaql_conformance.checks.introspection import completeness, operation_details, operations_query, types_query
-from mcpaql_conformance.model import Result
+from mcpaql_conformance.verdict.checks.introspection import (
+    completeness,
+    operation_details,
+    operations_query,
+    types_query,
+)
+from mcpaql_conformance.verdict.model import Result
 
 Bundle = dict[str, Any]
 

@@ -6,8 +6,8 @@ from typing import Any
 
 from bundle_builders import fail, ok, operation_detail, report, run
 
-from mcpaql_conformance.checks.level2 import batch, endpoint_modes, field_selection
-from mcpaql_conformance.model import Result
+from mcpaql_conformance.verdict.checks.level2 import batch, endpoint_modes, field_selection
+from mcpaql_conformance.verdict.model import Result
 
 Bundle = dict[str, Any]
 LEVEL2 = "Level 2 Features"

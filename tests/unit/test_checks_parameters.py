@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from bundle_builders import fail, ok, operation_detail, param, parameter_case, report, run
 
-from mcpaql_conformance.checks.parameters import defaults, required_enforced, snake_case, unknown_explicit
-from mcpaql_conformance.model import Result
+from mcpaql_conformance.verdict.checks.parameters import defaults, required_enforced, snake_case, unknown_explicit
+from mcpaql_conformance.verdict.model import Result
 
 Bundle = dict[str, Any]
 
@@ -423,7 +423,7 @@ def test_snake_case_judges_accepted_parameters_without_details() -> None:
 def test_a_refusal_for_another_reason_shows_nothing_about_parameters_and_only_warns(
     bundle: Bundle, refusal: dict[str, Any]
 ) -> None:
-    from mcpaql_conformance.checks.parameters import unknown_explicit
+    from mcpaql_conformance.verdict.checks.parameters import unknown_explicit
 
     parameter_case(bundle, "unknown_parameter", "get_widget", "bogus")["response"] = refusal
     unknown = run(unknown_explicit, bundle)

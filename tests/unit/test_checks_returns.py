@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 from bundle_builders import ok, run
 
-from mcpaql_conformance.checks.introspection import completeness
-from mcpaql_conformance.model import Result
-from mcpaql_conformance.reading import type_detail_of
+from mcpaql_conformance.evidence.reading import type_detail_of
+from mcpaql_conformance.verdict.checks.introspection import completeness
+from mcpaql_conformance.verdict.model import Result
 
 Bundle = dict[str, Any]
 

@@ -6,8 +6,8 @@ from typing import Any
 
 from bundle_builders import detail, fail, ok, report, run, summary_of
 
-from mcpaql_conformance.checks.roundtrip import create_read, update_preservation
-from mcpaql_conformance.model import Result
+from mcpaql_conformance.verdict.checks.roundtrip import create_read, update_preservation
+from mcpaql_conformance.verdict.model import Result
 
 Bundle = dict[str, Any]
 

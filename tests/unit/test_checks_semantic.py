@@ -6,8 +6,8 @@ from typing import Any
 
 from bundle_builders import report
 
-from mcpaql_conformance.model import Result
-from mcpaql_conformance.model import TestResult as Verdict
+from mcpaql_conformance.verdict.model import Result
+from mcpaql_conformance.verdict.model import TestResult as Verdict
 
 Bundle = dict[str, Any]
 SEMANTIC = "Semantic Evaluation"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from mcpaql_conformance import drift
-from mcpaql_conformance.drift import Change
-from mcpaql_conformance.samples import Source
+from mcpaql_conformance.evidence.samples import Source
+from mcpaql_conformance.shapes import drift
+from mcpaql_conformance.shapes.drift import Change
 
 
 def source(samples: dict[str, list[object]], details: dict[str, dict[str, object]] | None = None) -> Source:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from mcpaql_conformance.errors import ConfigError
-from mcpaql_conformance.jsonio import gc_paused, load_json_file, parse_json, read_bytes, write_atomic
+from mcpaql_conformance.files.jsonio import gc_paused, load_json_file, parse_json, read_bytes, write_atomic
 
 # parse_json
 
@@ -348,7 +348,7 @@ def test_write_atomic_relative_path_writes_in_the_current_folder(
 
 @pytest.fixture
 def fresh_inputs(monkeypatch: pytest.MonkeyPatch) -> None:
-    from mcpaql_conformance import jsonio
+    from mcpaql_conformance.files import jsonio
 
     monkeypatch.setattr(jsonio, "_INPUTS", {})
 
@@ -364,7 +364,7 @@ def _bundle(tmp_path: Path) -> Path:
 def test_an_output_that_is_an_input_is_refused_however_it_is_spelled(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spelling: str
 ) -> None:
-    from mcpaql_conformance.jsonio import refuse_overwriting_inputs
+    from mcpaql_conformance.files.jsonio import refuse_overwriting_inputs
 
     bundle = _bundle(tmp_path)
     monkeypatch.chdir(tmp_path)
@@ -387,7 +387,7 @@ def test_an_output_that_is_an_input_is_refused_however_it_is_spelled(
 
 @pytest.mark.usefixtures("fresh_inputs")
 def test_an_input_named_through_a_link_is_the_file_it_names(tmp_path: Path) -> None:
-    from mcpaql_conformance.jsonio import refuse_overwriting_inputs
+    from mcpaql_conformance.files.jsonio import refuse_overwriting_inputs
 
     bundle = _bundle(tmp_path)
     (tmp_path / "link.json").symlink_to(bundle)
@@ -397,7 +397,7 @@ def test_an_input_named_through_a_link_is_the_file_it_names(tmp_path: Path) -> N
 
 @pytest.mark.usefixtures("fresh_inputs")
 def test_an_output_inside_an_input_folder_is_refused_only_when_it_is_read(tmp_path: Path) -> None:
-    from mcpaql_conformance.jsonio import refuse_overwriting_inputs
+    from mcpaql_conformance.files.jsonio import refuse_overwriting_inputs
 
     (tmp_path / "deep").mkdir()
     record = tmp_path / "deep" / "r-1.json"
@@ -410,7 +410,7 @@ def test_an_output_inside_an_input_folder_is_refused_only_when_it_is_read(tmp_pa
 
 @pytest.mark.usefixtures("fresh_inputs")
 def test_different_files_stdout_devices_and_missing_inputs_pass(tmp_path: Path) -> None:
-    from mcpaql_conformance.jsonio import refuse_overwriting_inputs
+    from mcpaql_conformance.files.jsonio import refuse_overwriting_inputs
 
     bundle = _bundle(tmp_path)
     refuse_overwriting_inputs(
@@ -422,7 +422,7 @@ def test_different_files_stdout_devices_and_missing_inputs_pass(tmp_path: Path) 
 @pytest.mark.usefixtures("fresh_inputs")
 @pytest.mark.parametrize("exists", [False, True])
 def test_two_outputs_that_are_one_file_are_refused(tmp_path: Path, exists: bool) -> None:
-    from mcpaql_conformance.jsonio import refuse_overwriting_inputs
+    from mcpaql_conformance.files.jsonio import refuse_overwriting_inputs
 
     if exists:
         (tmp_path / "x.json").write_text("{}", encoding="utf-8")
@@ -435,7 +435,7 @@ def test_two_outputs_that_are_one_file_are_refused(tmp_path: Path, exists: bool)
 
 @pytest.mark.usefixtures("fresh_inputs")
 def test_write_atomic_never_replaces_a_registered_input(tmp_path: Path) -> None:
-    from mcpaql_conformance.jsonio import refuse_overwriting_inputs
+    from mcpaql_conformance.files.jsonio import refuse_overwriting_inputs
 
     bundle = _bundle(tmp_path)
     os.link(bundle, tmp_path / "hard.json")
@@ -452,7 +452,7 @@ def test_write_atomic_never_replaces_a_registered_input(tmp_path: Path) -> None:
 def test_dumps_writes_invisible_characters_as_json_escapes_with_the_same_value() -> None:
     import orjson
 
-    from mcpaql_conformance.jsonio import dumps
+    from mcpaql_conformance.files.jsonio import dumps
 
     value = {"name\u3164": "a\u00adb\u202ec\x9bd\u2061e\U000e0041f\ufe0f\x7f\u200b"}
     text = dumps(value)
@@ -463,6 +463,6 @@ def test_dumps_writes_invisible_characters_as_json_escapes_with_the_same_value()
 
 
 def test_dumps_writes_lone_surrogates_as_replacement_characters() -> None:
-    from mcpaql_conformance.jsonio import dumps
+    from mcpaql_conformance.files.jsonio import dumps
 
     assert dumps({"file": "bad\udcff.json"}, indent=False) == '{"file":"bad\ufffd.json"}\n'

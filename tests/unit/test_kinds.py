@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from bundle_builders import conformant_bundle, report
 
-from mcpaql_conformance.kinds import BUNDLE, REPORT, SUITE, SUITE_REPORT, kind_of
-from mcpaql_conformance.render.badge import suite_badge_status
-from mcpaql_conformance.render.suite import suite_dict
-from mcpaql_conformance.reportio import suite_report_from_data
-from mcpaql_conformance.suite import Member, Suite, SuiteReport
+from mcpaql_conformance.files.kinds import BUNDLE, REPORT, SUITE, SUITE_REPORT, kind_of
+from mcpaql_conformance.report.badge import suite_badge_status
+from mcpaql_conformance.report.saved import suite_report_from_data
+from mcpaql_conformance.report.suite import suite_dict
+from mcpaql_conformance.verdict.suite import Member, Suite, SuiteReport
 
 REPORT_DATA: dict[str, Any] = {
     "requestedLevel": 1,

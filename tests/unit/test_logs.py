@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from mcpaql_conformance import logs, secrecy
-from mcpaql_conformance.logs import MAX_LINES, TerminalHandler
+from mcpaql_conformance import secrecy
+from mcpaql_conformance.cli import logs
+from mcpaql_conformance.cli.logs import MAX_LINES, TerminalHandler
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcpaql_conformance.model import (
+from mcpaql_conformance.verdict.model import (
     EXIT_CONFIG_ERROR,
     EXIT_CONFORMANT,
     EXIT_MUST_FAILED,
@@ -19,7 +19,7 @@ from mcpaql_conformance.model import (
     conformance_level,
     exit_code_for,
 )
-from mcpaql_conformance.model import (
+from mcpaql_conformance.verdict.model import (
     TestResult as Verdict,
 )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from mcpaql_conformance.outputs import schema_file_names
+from mcpaql_conformance.shapes.outputs import schema_file_names
 
 
 def test_safe_names_keep_their_name() -> None:

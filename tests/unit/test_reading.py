@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from mcpaql_conformance.reading import (
+from mcpaql_conformance.evidence.reading import (
     Readings,
     category_of,
     declared_categories,

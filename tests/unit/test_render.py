@@ -11,15 +11,15 @@ import pytest
 from bundle_builders import fail, report
 
 from mcpaql_conformance.errors import ConfigError
-from mcpaql_conformance.model import CategoryResult, Report, Result, exit_code_for
-from mcpaql_conformance.model import TestResult as Verdict
-from mcpaql_conformance.render import FORMATS, renderer
-from mcpaql_conformance.render.badge import badge_status
-from mcpaql_conformance.render.escape import Trusted, markdown, terminal
-from mcpaql_conformance.render.json import render_json, report_dict
-from mcpaql_conformance.render.markdown import render_markdown
-from mcpaql_conformance.render.text import render_text
-from mcpaql_conformance.reportio import report_from_data
+from mcpaql_conformance.report import FORMATS, renderer
+from mcpaql_conformance.report.badge import badge_status
+from mcpaql_conformance.report.escape import Trusted, markdown, terminal
+from mcpaql_conformance.report.json import render_json, report_dict
+from mcpaql_conformance.report.markdown import render_markdown
+from mcpaql_conformance.report.saved import report_from_data
+from mcpaql_conformance.report.text import render_text
+from mcpaql_conformance.verdict.model import CategoryResult, Report, Result, exit_code_for
+from mcpaql_conformance.verdict.model import TestResult as Verdict
 
 Bundle = dict[str, Any]
 ESC = "\x1b"
@@ -56,8 +56,8 @@ def unescaped_pipes(line: str) -> int:
 
 
 def test_formats_are_text_json_markdown_junit_and_html() -> None:
-    from mcpaql_conformance.render.html import render_html
-    from mcpaql_conformance.render.junit import render_junit
+    from mcpaql_conformance.report.html import render_html
+    from mcpaql_conformance.report.junit import render_junit
 
     assert FORMATS == ("text", "json", "markdown", "junit", "html")
     sample = hostile_report()
@@ -335,7 +335,7 @@ def test_json_report_writes_invisible_controls_as_escapes_but_keeps_the_value() 
 
 
 def test_json_fast_scan_of_utf8_finds_exactly_the_invisible_characters() -> None:
-    from mcpaql_conformance.jsonio import _utf8_pattern
+    from mcpaql_conformance.files.jsonio import _utf8_pattern
     from mcpaql_conformance.sanitize import UNSEEN, UNSEEN_RANGES
 
     utf8 = _utf8_pattern(UNSEEN_RANGES)
@@ -361,7 +361,7 @@ def test_json_report_escapes_invisible_characters_as_utf16_escapes() -> None:
 
 @pytest.mark.parametrize("fmt", ["text", "markdown", "html", "junit"])
 def test_human_readable_reports_show_no_invisible_character(fmt: str) -> None:
-    from mcpaql_conformance.render import renderer
+    from mcpaql_conformance.report import renderer
     from mcpaql_conformance.sanitize import UNSEEN
 
     tests = (Verdict("t1", INVISIBLE_NAME, Result.FAIL, INVISIBLE_NAME, findings=(INVISIBLE_NAME,)),)
@@ -413,7 +413,7 @@ def many_findings_report(count: int) -> Report:
 
 
 def test_each_finding_has_its_own_line_under_a_lead_and_the_cap_says_how_many_are_left_out() -> None:
-    from mcpaql_conformance.render.common import RenderOptions
+    from mcpaql_conformance.report.common import RenderOptions
 
     text = render_text(many_findings_report(25), options=RenderOptions(max_findings=10))
     lines = text.splitlines()
@@ -428,7 +428,7 @@ def test_each_finding_has_its_own_line_under_a_lead_and_the_cap_says_how_many_ar
 
 
 def test_text_wraps_at_the_width_with_hanging_indents_and_never_breaks_a_word() -> None:
-    from mcpaql_conformance.render.common import RenderOptions
+    from mcpaql_conformance.report.common import RenderOptions
 
     report_ = many_findings_report(3)
     wrapped = render_text(report_, options=RenderOptions(width=40)).splitlines()
@@ -461,8 +461,8 @@ def test_capture_sections_are_set_apart_by_a_blank_line() -> None:
 )
 def test_the_verdict_line_uses_the_badges_words_and_colour(results: tuple[Result, ...], requested: int,
                                                            expected: str) -> None:  # fmt: skip
-    from mcpaql_conformance.model import conformance_level
-    from mcpaql_conformance.render.common import verdict_line
+    from mcpaql_conformance.report.common import verdict_line
+    from mcpaql_conformance.verdict.model import conformance_level
 
     tests = tuple(Verdict(f"t{i}", f"t{i}", result, "") for i, result in enumerate(results))
     categories = (CategoryResult("Error Quality", True, tests),)

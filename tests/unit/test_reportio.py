@@ -10,9 +10,9 @@ import pytest
 from bundle_builders import conformant_bundle, report
 
 from mcpaql_conformance.errors import ConfigError
-from mcpaql_conformance.model import Result
-from mcpaql_conformance.render.json import render_json
-from mcpaql_conformance.reportio import load_report, report_from_data
+from mcpaql_conformance.report.json import render_json
+from mcpaql_conformance.report.saved import load_report, report_from_data
+from mcpaql_conformance.verdict.model import Result
 
 
 def reference_report() -> dict[str, Any]:
@@ -236,7 +236,7 @@ def test_a_report_without_categories_claims_no_conformance() -> None:
     data["categories"] = []
     loaded = report_from_data(data)
     assert loaded.conformance_level == 0 and loaded.exit_code == 1
-    from mcpaql_conformance.render.badge import badge_status
+    from mcpaql_conformance.report.badge import badge_status
 
     assert badge_status(loaded).color == "red"
 

@@ -8,9 +8,9 @@ import pytest
 from bundle_builders import conformant_bundle
 
 from mcpaql_conformance import __version__
-from mcpaql_conformance.bundle import Bundle, bundle_from_data
 from mcpaql_conformance.errors import ConfigError
-from mcpaql_conformance.runner import categories_for, evaluate, select_category
+from mcpaql_conformance.evidence.bundle import Bundle, bundle_from_data
+from mcpaql_conformance.verdict.runner import categories_for, evaluate, select_category
 
 SPEC_ORDER = [
     "Introspection Fidelity",
@@ -118,7 +118,7 @@ def test_select_category_returns_the_registered_category() -> None:
 
 
 def test_judge_safely_turns_invalid_bundles_and_our_bugs_into_errors(monkeypatch) -> None:
-    import mcpaql_conformance.runner as runner
+    import mcpaql_conformance.verdict.runner as runner
 
     report, error = runner.judge_safely({"error_tests": 3}, "b.json", 1, "both")
     assert report is None and error == "b.json: $.error_tests: expected an array, got integer"

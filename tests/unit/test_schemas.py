@@ -8,7 +8,7 @@ import jsonschema
 import pytest
 from bundle_builders import conformant_bundle, fail, ok
 
-from mcpaql_conformance.schemas import (
+from mcpaql_conformance.files.schemas import (
     bundle_schema,
     introspection_schema,
     json_path,
@@ -247,7 +247,7 @@ def test_json_path_accepts_another_root() -> None:
 
 
 def test_explaining_a_deeply_nested_invalid_result_does_not_crash() -> None:
-    from mcpaql_conformance.schemas import operation_result_schema
+    from mcpaql_conformance.files.schemas import operation_result_schema
 
     result: dict[str, Any] = {"success": False, "error": {"code": "bad code", "message": "m"}}
     for index in range(1500):

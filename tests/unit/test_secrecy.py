@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from mcpaql_conformance import secrecy
-from mcpaql_conformance.capture.connection import Target, telling_lines
-from mcpaql_conformance.capture.redact import Redactor
+from mcpaql_conformance.live.connection import Target, telling_lines
+from mcpaql_conformance.live.redact import Redactor
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.secrecy import MASK, mask, mask_urls, masked_url
 

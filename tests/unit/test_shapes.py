@@ -17,7 +17,7 @@ import orjson
 import pytest
 from jsonschema import Draft202012Validator, FormatChecker
 
-from mcpaql_conformance.shapes import MAX_DEPTH, SCHEMA_DIALECT, infer_schema, type_details
+from mcpaql_conformance.shapes.infer import MAX_DEPTH, SCHEMA_DIALECT, infer_schema, type_details
 
 ROOT = Path(__file__).resolve().parents[2]
 DIALECT = {"$schema": SCHEMA_DIALECT}
@@ -581,7 +581,9 @@ def test_type_details_names_an_unconstrained_field_unknown() -> None:
 
 
 def test_type_details_validate_against_the_introspection_schema() -> None:
-    definitions = orjson.loads((ROOT / "mcpaql_conformance/schemas/introspection.schema.json").read_bytes())["$defs"]
+    definitions = orjson.loads((ROOT / "mcpaql_conformance/files/schemas/introspection.schema.json").read_bytes())[
+        "$defs"
+    ]
     summary = Draft202012Validator(definitions["TypeSummary"])
     parameter = Draft202012Validator(definitions["Parameter"])
     for samples in ([{"a": 1, "b": [None]}], [{"a": "x"}, None], ["x"], [[1]]):

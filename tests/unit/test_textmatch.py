@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from mcpaql_conformance.textmatch import (
+from mcpaql_conformance.verdict.textmatch import (
     all_snake_case,
     contains_phrase,
     find_leak,
@@ -357,7 +357,7 @@ def test_find_leaks_of_clean_repeated_messages_is_empty() -> None:
 def test_phrases_in_agrees_with_contains_phrase_on_random_texts() -> None:
     import random
 
-    from mcpaql_conformance.textmatch import normalize_words, phrases_in
+    from mcpaql_conformance.verdict.textmatch import normalize_words, phrases_in
 
     alphabet = ["a", "b", "ab", "ba", "café", "caf", "é", "世", "界", "世界", "x_y", "1", "Ab", "\u0391\u0392"]
     rng = random.Random(20261123)
@@ -369,7 +369,7 @@ def test_phrases_in_agrees_with_contains_phrase_on_random_texts() -> None:
 
 
 def test_mentions_all_agrees_with_mentions() -> None:
-    from mcpaql_conformance.textmatch import mentions_all
+    from mcpaql_conformance.verdict.textmatch import mentions_all
 
     text = "Missing 'widget_id' (see docs/api.md); id is required, a-b too."
     fragments = ["id", "widget_id", "widget", "docs/api.md", "a-b", "required", "", "api", "b"]

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from mcpaql_conformance.values import (
+from mcpaql_conformance.files.values import (
     MISSING,
     json_equal,
     json_equal_each,

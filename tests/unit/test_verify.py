@@ -9,9 +9,9 @@ import orjson
 import pytest
 from bundle_builders import conformant_bundle
 
-from mcpaql_conformance.bundle import bundle_files as bundle_paths
 from mcpaql_conformance.errors import ConfigError
-from mcpaql_conformance.verify import FixtureOutcome, verify, verify_one
+from mcpaql_conformance.evidence.bundle import bundle_files as bundle_paths
+from mcpaql_conformance.verdict.verify import FixtureOutcome, verify, verify_one
 
 
 def write(path: Path, data: Any) -> Path:

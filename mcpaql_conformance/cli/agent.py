@@ -1,0 +1,192 @@
+"""The `agent` command, and the agent phase of `check --agent`: endpoints prepared and checked
+before any server starts."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import click
+
+from mcpaql_conformance.cli.options import (
+    PASS_ENV_OPTION,
+    agent_options,
+)
+from mcpaql_conformance.cli.output import (
+    refuse_overwriting,
+)
+from mcpaql_conformance.cli.target import keep_secrets, server_target
+
+
+def _endpoint(
+    spec: str | None, base_url: str | None, key_env: str | None, timeout: float, option: str, insecure: bool = False
+) -> Any:
+    """The endpoint, prepared before any server starts: its key variable kept from the server, the
+    key registered as a secret, and a key refused where it must not go (see Endpoint)."""
+    from mcpaql_conformance.agent.providers import Endpoint, ModelSpec
+
+    if spec is None:
+        if base_url is not None or key_env is not None:
+            raise click.UsageError(f"{option}-base-url and {option}-api-key-env need {option} PROVIDER:MODEL")
+        return None
+    if not timeout > 0 or timeout == float("inf"):
+        raise click.UsageError(f"--model-timeout must be a positive number of seconds, not {timeout:g}")
+    endpoint = Endpoint(ModelSpec.parse(spec, option), base_url, key_env, timeout, insecure)
+    endpoint.prepare()
+    return endpoint
+
+
+def prepare_agent(bundle: Path, target: Any, allow_destructive: bool, timeout: float, settings: dict[str, Any]) -> Any:
+    from mcpaql_conformance.agent.preflight import judge_endpoint
+    from mcpaql_conformance.agent.presets import builtin_of, max_turns_of, resolved
+    from mcpaql_conformance.agent.run import AgentOptions
+
+    insecure = settings["allow_insecure_base_url"]
+    model = _endpoint(
+        settings["model"], settings["base_url"], settings["api_key_env"], settings["model_timeout"], "--model",
+        insecure,
+    )  # fmt: skip
+    if settings["judge"] is None and (settings["judge_base_url"] or settings["judge_api_key_env"]):
+        raise click.UsageError("--judge-base-url and --judge-api-key-env need --judge PROVIDER:MODEL")
+    # a judge of the model's provider goes where the model goes, unless told otherwise
+    judge_url, judge_key = judge_endpoint(
+        settings["model"], settings["base_url"], settings["api_key_env"], settings["judge"],
+        settings["judge_base_url"], settings["judge_api_key_env"],
+    )  # fmt: skip
+    judge = _endpoint(settings["judge"], judge_url, judge_key, settings["model_timeout"], "--judge", insecure)
+    runs, min_pass_rate = resolved(settings["preset"], settings["runs"], settings["min_pass_rate"])
+    return AgentOptions(
+        target=target,
+        bundle=bundle,
+        model=model,
+        judge=judge,
+        tasks=settings["tasks"],
+        scenarios=tuple(settings["scenarios"]),
+        builtin=not settings["no_builtin"],
+        runs=runs,
+        min_pass_rate=min_pass_rate,
+        max_turns=max_turns_of(settings["preset"], settings["max_turns"]),
+        builtin_kinds=builtin_of(settings["preset"]),
+        transcripts=settings["transcripts"],
+        allow_destructive=allow_destructive,
+        timeout=timeout,
+        max_tokens_total=settings["max_tokens_total"],
+    )
+
+
+def run_agent(options: Any, *, kept_bundle: bool = True) -> Any:
+    from mcpaql_conformance import lifetime
+    from mcpaql_conformance.agent.run import run_agent
+    from mcpaql_conformance.sanitize import plain
+
+    lifetime.heavy_process()
+    result = run_agent(options, lambda line: click.echo(f"agent: {line}", err=True))
+    for line in result.said:
+        click.echo(f"agent: {line}", err=True)
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    for reason in result.skipped:
+        click.echo(f"agent: built-in task not applicable: {plain(reason)}", err=True)
+    kept = f"; transcripts: {click.format_filename(result.transcripts)}" if result.transcripts else ""
+    where = f" in {click.format_filename(options.bundle)}" if kept_bundle else ""
+    click.echo(f"agent: {result.runs} run(s) recorded{where}{kept}", err=True)
+    if result.incomplete is not None:  # the token budget: the evidence is kept, and said to be incomplete
+        click.echo(f"agent: {result.incomplete}", err=True)
+    return result
+
+
+@click.command(context_settings={"ignore_unknown_options": True})
+@click.option(
+    "--bundle",
+    "bundle_path",
+    type=click.Path(path_type=Path),
+    default=Path("agent-bundle.json"),
+    show_default=True,
+    help="The bundle to add the agent evidence to (created if missing; atomically).",
+)
+@agent_options
+@click.option(
+    "--concurrency",
+    type=click.IntRange(1, 64),
+    default=4,
+    show_default=True,
+    help="Runs at once over the one MCP session (hosted APIs take several; a local model server that answers"
+    " one request at a time, such as llama.cpp's without parallel slots: 1).",
+)
+@click.option(
+    "--resume",
+    is_flag=True,
+    help="Continue the incomplete agent runs in --bundle (interrupted, or stopped by --max-tokens-total): the"
+    " finished runs are kept, the rest run. Give the same options.",
+)
+@click.option("--timeout", type=float, default=20.0, show_default=True, help="Seconds each tool call may take.")
+@click.option(
+    "--allow-destructive",
+    is_flag=True,
+    help="Let the model call DELETE/EXECUTE/destructive operations (use a disposable instance).",
+)
+@click.option("--url", help="Streamable-HTTP endpoint of a running server (instead of a command).")
+@PASS_ENV_OPTION
+@click.argument("command", nargs=-1, type=click.UNPROCESSED)
+def agent(
+    bundle_path: Path,
+    concurrency: int,
+    resume: bool,
+    timeout: float,
+    allow_destructive: bool,
+    url: str | None,
+    command: tuple[str, ...],
+    **settings: Any,
+) -> int:
+    """Let an LLM drive a live MCP-AQL server through its MCP tools, or play pinned scenarios,
+    and record the runs as Semantic Evaluation evidence (agent_tests and agent_runs in
+    --bundle, one JSONL transcript per run). The verdict is `test --level 2`'s.
+
+    
+      mcpaql-conformance agent --scenario scenarios/demo-notes.yaml -- python -m mcpaql_conformance.demo_adapter
+      mcpaql-conformance agent --model openai:gpt-4o-mini -- python my_server.py
+      mcpaql-conformance agent --model openai:local --base-url http://127.0.0.1:8080/v1 --url URL
+
+    Before the server starts, the model and the judge are each checked with a 1-token request
+    (one line says which URL each uses); one that cannot be used stops the agent in seconds.
+    The bundle is rewritten after every finished run and marked incomplete until the last: a
+    signal (exit 128 + N), the time limit or a model that stops answering (exit 3) leaves every
+    finished run in it, and --resume runs only the missing ones. --max-tokens-total stops the
+    runs the same way, exit 0 (the evidence is written; `test` says it is incomplete).
+    Exit 0 once the evidence is written; 3 when the model or the server cannot be used.
+    """
+    target = server_target(command, url, timeout)
+    keep_secrets(url, settings.pop("pass_env"))
+    scenarios = [("--scenario", path) for path in settings["scenarios"]]
+    refuse_overwriting([("--bundle", bundle_path)], [("--tasks", settings["tasks"]), *scenarios])
+    options = prepare_agent(bundle_path, target, allow_destructive, timeout, settings)
+    run_agent(dataclasses.replace(options, concurrency=concurrency, resume=resume))
+    click.echo(f"next: mcpaql-conformance test {click.format_filename(bundle_path)} --level 2", err=True)
+    return 0
+
+
+def preflight(agent: Any) -> Any:
+    """`check --agent`: the endpoints checked before the capture, not again before the runs."""
+    from mcpaql_conformance.agent.preflight import check_endpoints
+
+    check_endpoints(agent.model, agent.judge, lambda line: click.echo(f"agent: {line}", err=True))
+    return dataclasses.replace(agent, preflight=False)
+
+
+def agent_after_capture(agent: Any, bundle_path: Path | None, records: Path | None) -> Any:
+    """`check --agent`'s agent phase: stopped by a signal, it says what the capture wrote."""
+    from mcpaql_conformance.agent.run import AgentStopped
+    from mcpaql_conformance.sanitize import plain
+
+    try:
+        return run_agent(agent, kept_bundle=bundle_path is not None).bundle
+    except AgentStopped as exc:
+        kept = f"its records and the server's stderr are in {plain(str(records))}; " if records is not None else ""
+        if bundle_path is not None and exc.kept_runs is not None:
+            wrote = f"the capture's bundle was written to {plain(str(bundle_path))}; {exc.kept_runs}"
+        elif bundle_path is not None:
+            wrote = f"the capture's bundle was written to {plain(str(bundle_path))}, without the agent evidence"
+        else:
+            wrote = "the capture's bundle was not kept (give --bundle FILE to keep it)"
+        raise exc.saying(f"{wrote}; {kept}no report was made") from None

@@ -1,0 +1,161 @@
+"""The commands that probe a live server: `capture` (write an evidence bundle) and `check` (capture
+and judge in one run, optionally with the agent phase)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import click
+
+from mcpaql_conformance.cli.agent import agent_after_capture, preflight, prepare_agent
+from mcpaql_conformance.cli.judge import judge_bundle, judging_settings
+from mcpaql_conformance.cli.options import (
+    AGENT_SETTINGS,
+    agent_options,
+    capture_options,
+    judging_options,
+)
+from mcpaql_conformance.cli.output import (
+    refuse_overwriting,
+)
+from mcpaql_conformance.cli.target import keep_secrets
+
+
+def prepare_capture(bundle: Path, command: tuple[str, ...], url: str | None, settings: dict[str, Any]) -> Any:
+    from mcpaql_conformance.capture.run import CaptureOptions
+    from mcpaql_conformance.live.connection import Target
+
+    if bool(url) == bool(command):
+        raise click.UsageError("give either --url URL or a server command after --, not both or neither")
+    keep_secrets(url, settings["pass_env"])
+    return CaptureOptions(
+        Target(command=command, url=url),
+        bundle,
+        settings["plan"],
+        settings["capture_dir"],
+        settings["timeout"],
+        settings["allow_destructive"],
+        settings["concurrency"],
+        settings["write_plan"],
+        settings["overall_timeout"],
+        settings["overall_timeout_per_operation"],
+    )
+
+
+def run_capture(options: Any) -> Any:
+    from mcpaql_conformance import lifetime
+    from mcpaql_conformance.capture.run import capture as run_capture
+
+    lifetime.heavy_process()
+    result = run_capture(options)
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    click.echo(
+        f"captured {result.metrics['calls']} call(s) from {result.source} over {options.target.transport}; "
+        f"records: {result.records}; {result.not_sent} probe(s) not sent (listed in capture_notes)",
+        err=True,
+    )
+    if options.write_plan is not None:
+        click.echo(f"wrote a plan to {click.format_filename(options.write_plan)}", err=True)
+    return result
+
+
+@click.command(context_settings={"ignore_unknown_options": True})
+@click.option(
+    "--bundle",
+    "bundle_path",
+    type=click.Path(path_type=Path),
+    default=Path("captured-bundle.json"),
+    show_default=True,
+    help="Where to write the evidence bundle (atomically).",
+)
+@capture_options
+def capture(bundle_path: Path, url: str | None, command: tuple[str, ...], **settings: Any) -> int:
+    """Probe a live MCP-AQL server and write an evidence bundle for `test`.
+
+    Give either --url URL, or the server command after --:
+
+    \b
+      mcpaql-conformance capture --bundle out.json -- python -m mcpaql_conformance.demo_adapter
+
+    Once the MCP handshake is done a bundle is written and the exit code is 0, however the
+    server deviates: the verdict is `test`'s (or use `check`).
+    """
+    refuse_overwriting(
+        [("--bundle", bundle_path), ("--write-plan", settings["write_plan"])], [("--plan", settings["plan"])]
+    )
+    options = prepare_capture(bundle_path, command, url, settings)
+    run_capture(options)
+    click.echo(f"bundle: {click.format_filename(bundle_path)}", err=True)
+    click.echo(f"next: mcpaql-conformance test {click.format_filename(bundle_path)} --level 1", err=True)
+    return 0
+
+
+@click.command(context_settings={"ignore_unknown_options": True})
+@click.option(
+    "--bundle",
+    "bundle_path",
+    type=click.Path(path_type=Path),
+    help="Also keep the evidence bundle here (atomically); by default it is not kept.",
+)
+@click.option("--agent", "with_agent", is_flag=True, help="Also run the agent tasks and scenarios (see `agent`).")
+@agent_options
+@judging_options
+@capture_options
+def check(
+    bundle_path: Path | None,
+    level: str,
+    tier: str,
+    fmt: str,
+    output: Path | None,
+    category: str | None,
+    baseline: Path | None,
+    max_findings: int,
+    url: str | None,
+    command: tuple[str, ...],
+    with_agent: bool,
+    **settings: Any,
+) -> int:
+    """Capture a live MCP-AQL server and judge it in one run: the report of `test`, with its
+    exit code (0 conformant, 1 a MUST failed, 2 only SHOULD warnings; 3 when the server
+    could not be captured at all or an option is wrong).
+
+    \b
+      mcpaql-conformance check --allow-destructive -- python -m mcpaql_conformance.demo_adapter
+      mcpaql-conformance check --url http://127.0.0.1:8000/mcp --level 2 -f markdown -o report.md
+      mcpaql-conformance check --agent --model openai:gpt-4o-mini --level 2 -- python my_server.py
+
+    With --agent, the agent tasks and scenarios run after the capture (a second session) and
+    their evidence joins the bundle before it is judged; the model and the judge are checked
+    with a 1-token request each before the capture starts.
+    """
+    import tempfile
+
+    # bad options: before any server starts
+    judging = judging_settings(level, tier, fmt, output, category, baseline, max_findings)
+    agent_settings = {key: settings.pop(key) for key in AGENT_SETTINGS}
+    refuse_overwriting(
+        [("-o", output), ("--bundle", bundle_path), ("--write-plan", settings["write_plan"])],
+        [("--plan", settings["plan"]), ("--baseline", baseline), ("--tasks", agent_settings["tasks"])]
+        + [("--scenario", path) for path in agent_settings["scenarios"]],
+    )
+    with tempfile.TemporaryDirectory(prefix="mcpaql-check-") as scratch:
+        target = bundle_path if bundle_path is not None else Path(scratch) / "bundle.json"
+        options = prepare_capture(target, command, url, settings)
+        agent = None
+        if with_agent:
+            agent = prepare_agent(target, options.target, options.allow_destructive, options.timeout, agent_settings)
+            # --concurrency: the probes in flight, and the agent runs at once
+            agent = dataclasses.replace(agent, concurrency=options.concurrency, bundle_kept=bundle_path is not None)
+            agent = preflight(agent)  # every model endpoint answers before the server is started
+        elif any(agent_settings[key] for key in ("model", "judge", "tasks", "scenarios")):
+            raise click.UsageError("--model, --judge, --tasks and --scenario need --agent")
+        captured = run_capture(options)
+        bundle = captured.bundle
+        if agent is not None:
+            bundle = agent_after_capture(agent, bundle_path, captured.records)
+        if bundle_path is not None:
+            click.echo(f"bundle: {click.format_filename(bundle_path)}", err=True)
+        return judge_bundle(bundle, options.target.describe(), judging)

@@ -1,0 +1,110 @@
+"""Capture plans: values, example requests, round-trip and constraint cycles.
+
+The format is our JSON Schema ``schemas/plan.schema.json`` (``mcpaql-conformance schema
+--plan``; the README's "Capture plans" section explains it). Plans are validated
+strictly: an unknown key, or an operation the server does not list, is a configuration
+error with a did-you-mean, because a typo would otherwise silently drop a cycle.
+``capture/plan_writer.py`` writes an editable plan from what a capture learned.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from mcpaql_conformance.errors import ConfigError
+from mcpaql_conformance.files.configio import check_document, load_config_file
+from mcpaql_conformance.files.kinds import PLAN, refuse_other_kinds
+from mcpaql_conformance.files.schemas import did_you_mean
+from mcpaql_conformance.files.values import MISSING, resolve_path
+from mcpaql_conformance.sanitize import plain
+
+JsonObject = dict[str, Any]
+_REFERENCE = re.compile(r"^\$\{([a-z]+)\.([A-Za-z0-9_.]+)\}$")
+CYCLES = {"create_read": "CreateRead", "update_read": "UpdateRead", "constraints": "Constraint"}
+
+
+@dataclass
+class Plan:
+    implementation: str | None = None
+    values: JsonObject = field(default_factory=dict)
+    secrets: dict[str, str] = field(default_factory=dict)  # parameter key -> value from the environment
+    env: dict[str, str] = field(default_factory=dict)  # parameter key -> variable name
+    examples: list[JsonObject] = field(default_factory=list)
+    create_read: list[JsonObject] = field(default_factory=list)
+    update_read: list[JsonObject] = field(default_factory=list)
+    constraints: list[JsonObject] = field(default_factory=list)
+    source: str = "<plan>"
+
+    def value_for(self, operation: str, parameter: str) -> Any:
+        for key in (f"{operation}.{parameter}", parameter):
+            if key in self.secrets:
+                return self.secrets[key]
+            if key in self.values:
+                return self.values[key]
+        return MISSING
+
+
+def load_plan(path: Path | None) -> Plan:
+    """Read and check a plan; every problem is a ConfigError naming its JSON path."""
+    if path is None:
+        return Plan()
+    source = plain(str(path))
+    data = load_config_file(path, "plan")
+    refuse_other_kinds(data, source, PLAN)
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: $: expected a JSON object (a capture plan)")
+    check_document(data, "plan", source)
+    plan = Plan(implementation=data.get("implementation"), values=dict(data.get("values", {})), source=source)
+    for parameter, variable in data.get("env", {}).items():
+        if variable not in os.environ:
+            raise ConfigError(f"{source}: $.env.{plain(parameter)}: environment variable {plain(variable)} is not set")
+        plan.secrets[parameter] = os.environ[variable]
+        plan.env[parameter] = variable
+    plan.examples = list(data.get("examples", []))
+    for key in CYCLES:
+        setattr(plan, key, list(data.get(key, [])))
+    return plan
+
+
+def check_plan_operations(plan: Plan, operations: list[str]) -> None:
+    """Every operation the plan names must be one the server lists (a ConfigError otherwise)."""
+    known = set(operations)
+    for where, name in _plan_operations(plan):
+        if name not in known:
+            raise ConfigError(
+                f"{plan.source}: {where}: the server lists no operation {plain(name)!r}{did_you_mean(name, known)}"
+            )
+
+
+def _plan_operations(plan: Plan) -> list[tuple[str, str]]:
+    found = [(f"$.examples[{i}].operation", e["operation"]) for i, e in enumerate(plan.examples)]
+    for key in CYCLES:
+        for index, cycle in enumerate(getattr(plan, key)):
+            for step, spec in cycle.items():
+                if isinstance(spec, dict) and isinstance(spec.get("operation"), str):
+                    found.append((f"$.{key}[{index}].{step}.operation", spec["operation"]))
+    for section, keys in (("values", plan.values), ("env", plan.env)):
+        for key in keys:
+            if "." in key:
+                found.append((f"$.{section}[{orjson.dumps(key).decode()}]", key.split(".", 1)[0]))
+    return found
+
+
+def substitute(params: JsonObject, answers: dict[str, Any]) -> JsonObject:
+    """Replace "${step.path}" strings by values from that earlier step's answer."""
+    result: JsonObject = {}
+    for key, value in params.items():
+        match = _REFERENCE.match(value) if isinstance(value, str) else None
+        if match:
+            found = resolve_path(answers.get(match.group(1)), match.group(2))
+            value = None if found is MISSING else found
+        elif isinstance(value, dict):
+            value = substitute(value, answers)
+        result[key] = value
+    return result

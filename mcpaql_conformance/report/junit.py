@@ -1,0 +1,28 @@
+"""JUnit XML: a testsuite per category, a testcase per test (classname = stable id)."""
+
+from __future__ import annotations
+
+from mcpaql_conformance.report.common import DEFAULT_OPTIONS, METRIC_HEADINGS, RenderOptions, metric_cells
+from mcpaql_conformance.report.templates import environment
+from mcpaql_conformance.verdict.model import Report
+
+
+def render_junit(report: Report, color: bool = False, options: RenderOptions = DEFAULT_OPTIONS) -> str:
+    template = environment("markup").get_template("junit.xml.j2")
+    return template.render(report=report, summary=report.summary, agent_properties=agent_properties(report))
+
+
+def agent_properties(report: Report) -> list[tuple[str, str]]:
+    """The agent runs as properties of the Semantic Evaluation suite: the summary, then each
+    task's metrics (``agent.<task>.<metric>``), as the other formats show them."""
+    if report.agent_summary is None and not report.agent_metrics:
+        return []
+    pairs = [("agent.summary", report.agent_summary or "")]
+    if report.agent_incomplete:
+        pairs.insert(0, ("agent.incomplete", report.agent_incomplete))
+    for row in report.agent_metrics:
+        cells = metric_cells(row)
+        pairs += [
+            (f"agent.{cells[0]}.{heading}", cell) for heading, cell in zip(METRIC_HEADINGS[1:], cells[1:], strict=True)
+        ]
+    return pairs

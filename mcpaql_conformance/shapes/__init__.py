@@ -1,0 +1,1 @@
+"""What answers look like: output schemas inferred from evidence, and drift between two servers or releases."""

@@ -1,0 +1,55 @@
+"""Constraint Documentation (SHOULD): read-only and append-only rules are enforced and documented."""
+
+from __future__ import annotations
+
+from mcpaql_conformance.evidence.answers import Kind, classify
+from mcpaql_conformance.evidence.index import Context
+from mcpaql_conformance.verdict.checks.base import CONFORMANCE, Category, Outcome, judge
+from mcpaql_conformance.verdict.model import Requirement
+
+CONSTRAINTS = Category("Constraint Documentation", required=False, level=2)
+SHOULD = Requirement.SHOULD
+
+
+@CONSTRAINTS.check(
+    "L2.constraints.enforced",
+    "Constraints are enforced with structured errors",
+    f"{CONFORMANCE} §3.5",
+)
+def enforced(ctx: Context) -> Outcome:
+    cases = ctx.bundle.cases("constraint_tests")
+    failures = []
+    for case in cases:
+        response = case["response"]
+        answer = classify(response)
+        if answer.succeeded:
+            failures.append(f"{case['name']}: the constrained write succeeded")
+        elif not answer.refused:
+            failures.append(f"{case['name']}: not rejected ({answer.describe()})")
+        elif answer.kind is not Kind.ERROR or not ctx.is_valid_result(response):
+            failures.append(f"{case['name']}: the rejection is not a valid structured error ({answer.describe()})")
+    return judge(
+        SHOULD,
+        judged=len(cases),
+        failures=failures,
+        passed=f"{len(cases)} constrained write(s) were rejected with structured errors.",
+        no_evidence="no constraint_tests (read-only or append-only attempts)"
+        + ("; capture attempts constrained writes only from a plan's `constraints`" if ctx.captured else ""),
+    )
+
+
+@CONSTRAINTS.check(
+    "L2.constraints.documented",
+    "Constraints are disclosed in introspection",
+    f"{CONFORMANCE} §3.5",
+)
+def documented(ctx: Context) -> Outcome:
+    cases = ctx.bundle.cases("constraint_tests")
+    return judge(
+        SHOULD,
+        judged=len(cases),
+        failures=[],
+        warnings=[f"{c['name']}: not documented in introspection" for c in cases if c.get("documented") is not True],
+        passed=f"{len(cases)} constraint(s) are documented in introspection.",
+        no_evidence="no constraint_tests",
+    )

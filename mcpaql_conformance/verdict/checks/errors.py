@@ -1,0 +1,146 @@
+"""Error Quality (MUST): well-formed, implementation-agnostic, actionable errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcpaql_conformance.evidence.answers import Kind, classify, texts
+from mcpaql_conformance.evidence.bundle import response_path
+from mcpaql_conformance.evidence.index import Context
+from mcpaql_conformance.files.schemas import CompiledSchema, operation_result_schema
+from mcpaql_conformance.verdict.checks.base import CONFORMANCE, CORE, Category, Outcome, judge
+from mcpaql_conformance.verdict.model import Requirement, Result
+from mcpaql_conformance.verdict.textmatch import find_leaks, mentions_all
+
+ERRORS = Category("Error Quality", required=True, level=1)
+MUST = Requirement.MUST
+
+
+@ERRORS.check(
+    "L1.errors.discriminated-union",
+    "Responses match the discriminated union",
+    f"{CORE} §5.1-5.3; {CONFORMANCE} §2.1",
+)
+def discriminated_union(ctx: Context) -> Outcome:
+    responses = ctx.bundle.responses
+    schema = operation_result_schema()
+    failures: list[str] = []
+    if not ctx.all_responses_valid:
+        failures = [
+            f"{path}: {_union_failure(schema, response)}"
+            for path, response in ctx.bundle.located_responses()
+            if not schema.is_valid(response)
+        ]
+    return judge(
+        MUST,
+        judged=len(responses),
+        failures=failures,
+        passed=f"All {len(responses)} recorded response(s) are valid {{success, data}} or {{success, error}} results.",
+        no_evidence="the bundle records no response",
+    )
+
+
+def _union_failure(schema: CompiledSchema, response: Any) -> str:
+    """Why an answer is not a valid result: what the server sent when it is not an MCP-AQL
+    result at all, else the schema's reasons (about the object the server sent)."""
+    answer = classify(response)
+    if answer.kind in _NOT_A_RESULT or (answer.flagless and answer.kind is not Kind.ERROR):
+        return answer.describe()
+    return "; ".join(schema.explain(response, limit=2))
+
+
+# Objects the server sent are explained by the schema; these are described as what they are.
+_NOT_A_RESULT = frozenset({Kind.STRING_ERROR, Kind.MCP_ERROR, Kind.JSONRPC_ERROR, Kind.TEXT, Kind.NO_ANSWER})
+
+TextEntry = tuple[str, int, str, str]  # response path template, index, sub-path, text
+
+
+def _error_texts(ctx: Context) -> list[TextEntry]:
+    """Every text the recorded responses show a client: error messages and details, warnings,
+    batch results, string errors, protocol-level and plain-text answers."""
+    found: list[TextEntry] = []
+    for template, group in ctx.bundle.response_groups:
+        for index, response in enumerate(group):
+            found += [(template, index, sub, text) for sub, text in texts(response)]
+    return found
+
+
+@ERRORS.check(
+    "L1.errors.no-leakage",
+    "Error messages do not leak implementation internals",
+    f"{CONFORMANCE} §3.3 (No Implementation Leakage)",
+)
+def no_leakage(ctx: Context) -> Outcome:
+    if ctx.all_responses_valid:
+        texts = _simple_error_texts(ctx)
+        if texts is not None and not find_leaks(texts):
+            return _leak_outcome(len(texts), [])
+    entries = _error_texts(ctx)
+    failures = [
+        f"{response_path(entries[i][0], entries[i][1])}{entries[i][2]}: {leak}"
+        for i, leak in find_leaks([entry[3] for entry in entries])
+    ]
+    return _leak_outcome(len(entries), failures, len(ctx.bundle.responses))
+
+
+def _simple_error_texts(ctx: Context) -> list[str] | None:
+    """Fast path for valid responses without details, warnings or batch results: just the
+    messages (None when some response needs the full walk). Locations are only worked
+    out when a leak is found."""
+    texts: list[str] = []
+    for group in ctx.bundle.response_groups:
+        for response in group[1]:
+            if "warnings" in response or "results" in response:
+                return None
+        failures = [r["error"] for r in group[1] if r["success"] is False]
+        if any("details" in error for error in failures):
+            return None
+        texts += [error["message"] for error in failures]
+    return texts
+
+
+def _leak_outcome(judged: int, failures: list[str], answers: int = 0) -> Outcome:
+    if judged == 0 and answers:
+        # The server never said an error: nothing can leak here; the parameter tests judge why.
+        detail = f"not judged: none of the {answers} recorded answer(s) carries an error or warning text"
+        return Outcome(Result.WARN, detail)
+    return judge(
+        MUST,
+        judged=judged,
+        failures=failures,
+        passed=f"{judged} error text(s) show no stack trace, internal path or language artifact.",
+        no_evidence="the bundle records no error or warning message",
+    )
+
+
+@ERRORS.check(
+    "L1.errors.actionable",
+    "Error messages are actionable",
+    f"{CONFORMANCE} §3.3 (Actionable Error Messages)",
+)
+def actionable(ctx: Context) -> Outcome:
+    cases = ctx.bundle.cases("error_tests")
+    warnings: list[str] = []
+    judged = 0
+    for case in cases:
+        if not case.get("must_mention"):
+            warnings.append(f"{case['name']}: no must_mention criteria to judge the message by")
+            continue
+        judged += 1
+        answer = classify(case["response"])
+        if not answer.refused:
+            warnings.append(f"{case['name']}: the response is not an error ({answer.describe()})")
+            continue
+        message = answer.message
+        fragments = case.get("must_mention") or []
+        missing = [m for m, said in zip(fragments, mentions_all(message, fragments), strict=True) if not said]
+        if missing:
+            warnings.append(f"{case['name']}: message does not mention {', '.join(missing)}")
+    return judge(
+        MUST,
+        judged=judged,
+        failures=[],
+        warnings=warnings,
+        passed=f"{judged} error message(s) name what went wrong and what to correct.",
+        no_evidence="no error_tests with must_mention criteria",
+    )

@@ -1,0 +1,473 @@
+"""Introspection Fidelity (MUST): introspection tells the truth about the server."""
+
+from __future__ import annotations
+
+from collections import Counter
+from itertools import chain
+from typing import Any
+
+from mcpaql_conformance.evidence.answers import classify
+from mcpaql_conformance.evidence.bundle import JsonObject
+from mcpaql_conformance.evidence.index import CRUDE_ENDPOINTS, Context, ParameterIndex
+from mcpaql_conformance.evidence.reading import (
+    Readings,
+    data_of,
+    detail_of,
+    operations_of,
+    read_entry,
+    read_type,
+    types_of,
+)
+from mcpaql_conformance.files.schemas import introspection_schema, operation_result_schema
+from mcpaql_conformance.verdict.checks.base import (
+    CONFORMANCE,
+    CORE,
+    Category,
+    Outcome,
+    judge,
+    no_evidence,
+    single,
+    split_withheld,
+)
+from mcpaql_conformance.verdict.checks.parameters import unknown_parameter_problem
+from mcpaql_conformance.verdict.checks.returns import return_shape_warnings
+from mcpaql_conformance.verdict.model import Requirement
+from mcpaql_conformance.verdict.textmatch import all_snake_case, is_snake_case
+
+INTROSPECTION = Category("Introspection Fidelity", required=True, level=1)
+MUST = Requirement.MUST
+
+RESERVED_OPERATIONS = {
+    "introspect": "READ",
+    "execute_agent": "EXECUTE",
+    "record_execution_step": "CREATE",
+    "complete_execution": "EXECUTE",
+    "abort_execution": "EXECUTE",
+    "confirm_operation": "EXECUTE",
+    "verify_challenge": "CREATE",
+}
+
+# Permission flags per semantic category (core spec section 6.1): (readOnly, destructive).
+PERMISSION_TABLE = {
+    "CREATE": (False, False),
+    "READ": (True, False),
+    "UPDATE": (False, True),
+    "DELETE": (False, True),
+    "EXECUTE": (False, True),
+}
+
+
+def _introspect_answer(ctx: Context, query: str) -> tuple[list[str], list[JsonObject] | None]:
+    """Failures of one introspect list answer, and its entries read leniently (None: unusable).
+
+    A list that deviates from the spec is still read (names under other keys, the list in a
+    bare array, ...): each reading it took is a failure, and the rest is judged as read."""
+    answer = ctx.bundle.operations_list if query == "operations" else ctx.bundle.types_list
+    label = f"introspect {{query: {query}}}"
+    definition = "OperationsListData" if query == "operations" else "TypesListData"
+    verdict = classify(answer)
+    if verdict.refused:
+        return [f"{label} failed: {verdict.describe()}"], None
+    if isinstance(answer, dict) and ctx.is_valid_result(answer):
+        data = answer.get("data")
+        if isinstance(data, dict) and introspection_schema(definition).is_valid(data):
+            entries: list[JsonObject] = data[query]
+            return [], entries
+    return _lenient_list(answer, label, definition, query)
+
+
+def _lenient_list(answer: Any, label: str, definition: str, query: str) -> tuple[list[str], list[JsonObject] | None]:
+    failures: list[str] = []
+    if not operation_result_schema().is_valid(answer):
+        reasons = operation_result_schema().explain(answer)
+        failures.append(f"{label} answer is not a valid operation result ({'; '.join(reasons)})")
+    data, _ = data_of(answer)
+    found, readings = operations_of(answer) if query == "operations" else types_of(answer)
+    if found is None:
+        if not failures and isinstance(answer, dict):
+            reasons = introspection_schema(definition).explain(data)
+            failures.append(f"{label} data does not match {definition} ({'; '.join(reasons)})")
+        elif not failures:
+            failures.append(f"{label} gave no {query} list ({classify(answer).describe()})")
+        return failures, None
+    read = [read_entry(e, readings) if query == "operations" else read_type(e, readings) for e in found]
+    failures += [f"{label} deviates from the spec: {line}" for line in readings.lines(query.rstrip("s"))]
+    shaped = {**(data if isinstance(data, dict) else {}), query: read}
+    schema = introspection_schema(definition)
+    if not schema.is_valid(shaped):
+        reasons = schema.explain(shaped)
+        failures.append(f"{label} data does not match {definition} ({'; '.join(reasons)}){_mode_hint(shaped)}")
+    return failures, read
+
+
+def _mode_hint(data: JsonObject) -> str:
+    protocol = data.get("_protocol")
+    if isinstance(protocol, dict) and protocol.get("mode") == "crude":
+        return "; CRUDE is a profile of the semantic endpoint mode: `_protocol.mode` is 'semantic'"
+    return ""
+
+
+def _discovery_failures(ctx: Context, query: str) -> list[str]:
+    """Introspect calls that failed before one worked, and a server with no MCP-AQL tool."""
+    failures = []
+    tools = ctx.bundle.mcp_tools
+    if query == "operations" and tools is not None and not ctx.aql_tools:
+        names = ", ".join(str(t.get("name")) for t in tools[:10] if isinstance(t, dict)) or "none"
+        failures.append(f"the server exposes no MCP-AQL tool (mcp_aql, mcp_aql_<family>); its tools: {names}")
+    for attempt in ctx.bundle.query_attempts:
+        if attempt.get("query") == query:
+            params = ", ".join(f"{k}: {v}" for k, v in attempt["params"].items()) if attempt["params"] else ""
+            answer = classify(attempt["response"])
+            outcome = (
+                f"refused ({answer.describe()})" if answer.refused else f"gave no {query} list ({answer.describe()})"
+            )
+            failures.append(f"introspect {{{params}}} via {attempt['tool']}: {outcome}")
+    return failures
+
+
+@INTROSPECTION.check(
+    "L1.introspection.operations-query",
+    "Operations query is implemented",
+    f"{CONFORMANCE} §2.1; {CORE} §7.2-7.3",
+)
+def operations_query(ctx: Context) -> Outcome:
+    failures = _discovery_failures(ctx, "operations")
+    if ctx.bundle.operations_list is None:
+        return no_evidence(MUST, "no introspection.operations_list", failures)
+    answer_failures, operations = _introspect_answer(ctx, "operations")
+    failures += answer_failures
+    count = 0
+    if operations is not None:
+        count = len(operations)
+        if not answer_failures:  # in the documented shape: every entry is named and classified
+            named = operations
+        else:
+            named = [o for o in operations if isinstance(o.get("name"), str)]
+            named = [o for o in named if isinstance(o.get("semantic_category"), str)]
+        failures += _naming_failures(_names(named, ctx.listed_operations), "listed")
+        failures += _reserved_failures(named)
+        if not operations:
+            failures.append("the operations list is empty")
+    passed = f"introspect {{query: operations}} answered {count} operation(s) in the documented shape."
+    return single(MUST, failures, passed)
+
+
+@INTROSPECTION.check(
+    "L1.introspection.types-query",
+    "Types query is implemented",
+    f"{CONFORMANCE} §2.1; {CORE} §7.3",
+)
+def types_query(ctx: Context) -> Outcome:
+    failures = _discovery_failures(ctx, "types")
+    if ctx.bundle.types_list is None:
+        return no_evidence(MUST, "no introspection.types_list", failures)
+    answer_failures, types = _introspect_answer(ctx, "types")
+    failures += answer_failures
+    count = len(types) if types is not None else 0
+    return single(MUST, failures, f"introspect {{query: types}} answered {count} type(s) in the documented shape.")
+
+
+@INTROSPECTION.check(
+    "L1.introspection.operation-details",
+    "Operation details are valid, named, routed and classified correctly",
+    f"{CONFORMANCE} §3.1; {CORE} §6.1-6.2, §8.5.2, §8.5.4, §10.1",
+)
+def operation_details(ctx: Context) -> Outcome:
+    details = ctx.details
+    failures = _tool_name_failures(ctx) + _detail_query_failures(ctx)
+    failures += [f"operation details deviate from the spec: {line}" for line in ctx.detail_readings.lines("operation")]
+    schema_failures, valid = _schema_failures(ctx, details)
+    failures += schema_failures
+    failures += _naming_failures(_names(details, ctx.details_by_name), "documented")
+    failures += _listing_failures(ctx, valid)
+    failures += _reserved_failures(valid) + _routing_evidence_failures(ctx)
+    shape_failures, warnings = _shape_failures(ctx, valid)
+    failures += shape_failures
+    asked = {
+        case.get("operation") for case in ctx.bundle.detail_queries if case.get("operation") not in ctx.details_by_name
+    }
+    uncovered = [name for name in ctx.listed_operations if name not in ctx.details_by_name and name not in asked]
+    return judge(
+        MUST,
+        judged=len(details) + len(asked),
+        failures=failures,
+        warnings=warnings,
+        uncovered=uncovered,
+        uncovered_label="listed operations without detail evidence",
+        passed=f"{len(details)} operation detail(s) match the schema, naming, routing and permission rules.",
+        no_evidence="no introspection.operation_details",
+    )
+
+
+def _tool_name_failures(ctx: Context) -> list[str]:
+    """MCP-AQL tools must carry the names the spec gives them (a prefix is allowed)."""
+    return [f"{reading.deviation}" for reading in ctx.aql_tools if reading.deviation is not None]
+
+
+def _detail_query_failures(ctx: Context) -> list[str]:
+    """Detail queries of listed operations that gave no usable detail, or one in another shape."""
+    failures = []
+    readings = Readings()
+    for case in ctx.bundle.detail_queries:
+        name = str(case.get("operation"))
+        found = detail_of(case["response"], name)
+        if found.detail is None:
+            failures.append(f"introspect {{query: operations, name: {name}}}: {found.problem or 'gave no detail'}")
+        readings.merge(found.readings)
+    label = "introspect {query: operations, name} deviates from the spec"
+    return failures + [f"{label}: {line}" for line in readings.lines("operation")]
+
+
+def _schema_failures(ctx: Context, details: list[JsonObject]) -> tuple[list[str], list[JsonObject]]:
+    """Failures of the details that do not match OperationDetails, and the valid details."""
+    if ctx.all_details_valid:
+        return [], details
+    schema = introspection_schema("OperationDetails")
+    failures: list[str] = []
+    valid: list[JsonObject] = []
+    for index, detail in enumerate(details):
+        if schema.is_valid(detail):
+            valid.append(detail)
+        else:
+            name = detail.get("name") if isinstance(detail, dict) else None
+            where = name if isinstance(name, str) else f"$.introspection.operation_details[{index}]"
+            failures.append(f"{where}: {'; '.join(schema.explain(detail))}")
+    return failures, valid
+
+
+def _names(entries: list[JsonObject], index: dict[str, JsonObject]) -> list[str]:
+    """The string names of the entries: the keys of their index when every entry is in it."""
+    if len(index) == len(entries):
+        return list(index)
+    return [entry["name"] for entry in entries if isinstance(entry.get("name"), str)]
+
+
+def _naming_failures(names: list[str], how: str) -> list[str]:
+    """Operation names must be snake_case and unique (``how``: "listed" or "documented")."""
+    failures: list[str] = []
+    if not all_snake_case(names):
+        failures += [f"{name}: operation name is not snake_case" for name in names if not is_snake_case(name)]
+    if len(set(names)) != len(names):
+        failures += [f"{name}: operation {how} {n} times" for name, n in Counter(names).items() if n > 1]
+    return failures
+
+
+def _listing_failures(ctx: Context, valid: list[JsonObject]) -> list[str]:
+    """Details and the operations list must describe the same operations the same way."""
+    listed = ctx.listed_operations
+    if not listed:
+        return []
+    failures: list[str] = []
+    for detail in valid:
+        entry = listed.get(detail["name"])
+        if entry is None:
+            failures.append(f"{detail['name']}: has a detail but is missing from the operations list")
+            continue
+        for key in ("semantic_category", "endpoint"):
+            if key in entry and entry[key] != detail[key]:
+                failures.append(
+                    f"{detail['name']}: {key} is {entry[key]!r} in the list but {detail[key]!r} in the detail"
+                )
+    return failures
+
+
+_PARAMETER_CODES = ("VALIDATION_MISSING_PARAM", "VALIDATION_UNKNOWN_PARAM", "VALIDATION_INVALID_TYPE")
+
+
+def _routing_evidence_failures(ctx: Context) -> list[str]:
+    """An operation sent to a wrong endpoint must be rejected for that, not executed or validated."""
+    failures = []
+    for case in ctx.bundle.cases("routing_tests"):
+        label = f"{case['operation']} via {case['tool']}"
+        answer = classify(case["response"])
+        if answer.succeeded:
+            failures.append(f"{label}: executed although sent to the wrong endpoint")
+        elif not answer.refused:
+            failures.append(f"{label}: not refused although sent to the wrong endpoint ({answer.describe()})")
+        elif answer.code in _PARAMETER_CODES:
+            failures.append(
+                f"{label}: parameters were validated instead of the endpoint being refused ({answer.describe()})"
+            )
+    return failures
+
+
+def _reserved_failures(entries: list[JsonObject]) -> list[str]:
+    """Reserved operations keep their documented category (and, via routing, its endpoint)."""
+    return [
+        f"{e['name']}: reserved operation must be {RESERVED_OPERATIONS[e['name']]}, not {e['semantic_category']}"
+        for e in entries
+        if e["name"] in RESERVED_OPERATIONS and e["semantic_category"] != RESERVED_OPERATIONS[e["name"]]
+    ]
+
+
+Shape = tuple[str, str, str, bool, bool]  # category, endpoint, mcpTool, readOnly, destructive
+
+
+def _shape_failures(ctx: Context, valid: list[JsonObject]) -> tuple[list[str], list[str]]:
+    """(failures, warnings) of routing and permissions. Thousands of operations share a
+    handful of shapes: each shape is judged once."""
+    failures: list[str] = []
+    warnings: list[str] = []
+    shape_findings: dict[Shape, tuple[list[str], list[str]]] = {}
+    for detail in valid:
+        shape = _shape(detail)
+        findings = shape_findings.get(shape)
+        if findings is None:
+            findings = shape_findings[shape] = _shape_findings(ctx, *shape)
+        if findings[0] or findings[1]:
+            failures += [f"{detail['name']}: {text}" for text in findings[0]]
+            warnings += [f"{detail['name']}: {text}" for text in findings[1]]
+    return failures, warnings
+
+
+def _shape(detail: JsonObject) -> Shape:
+    permissions = detail["permissions"]
+    return (
+        detail["semantic_category"],
+        detail["endpoint"],
+        detail["mcpTool"],
+        permissions["readOnly"],
+        permissions["destructive"],
+    )
+
+
+def _shape_findings(ctx: Context, *shape: Any) -> tuple[list[str], list[str]]:
+    """(failures, warnings) for every operation of this routing and permission shape."""
+    category, endpoint, tool, read_only, destructive = shape
+    severe, mild = _permission_findings(category, read_only, destructive)
+    return _routing_failures(ctx, category, endpoint, tool) + severe, mild
+
+
+def _routing_failures(ctx: Context, category: str, endpoint: str, tool: str) -> list[str]:
+    if endpoint.lower() not in CRUDE_ENDPOINTS:
+        return _custom_family_failures(ctx, endpoint)
+    failures: list[str] = []
+    expected_endpoint = category.lower()
+    if endpoint != expected_endpoint:
+        failures.append(f"{category} operation routed to endpoint {endpoint!r}, expected {expected_endpoint!r}")
+    allowed = ctx.allowed_tools[expected_endpoint]
+    if tool not in allowed:
+        failures.append(f"mcpTool {tool!r} is not the tool of a {category} operation (expected {' or '.join(allowed)})")
+    return failures
+
+
+def _custom_family_failures(ctx: Context, endpoint: str) -> list[str]:
+    """A non-CRUDE endpoint must be one of the custom families the bundle declares."""
+    if ctx.modes is None:
+        return []  # modes not declared: a custom family's routing is its own
+    custom = ctx.modes - {"crude", "single"}
+    if endpoint in custom:
+        return []
+    if not custom:
+        return [f"endpoint {endpoint!r} is not a CRUDE endpoint, and endpoint_modes declares no custom family"]
+    return [f"endpoint {endpoint!r} is not among the declared endpoint families ({', '.join(sorted(custom))})"]
+
+
+def _permission_findings(category: str, read_only: bool, destructive: bool) -> tuple[list[str], list[str]]:
+    """Dangerous contradictions fail; other departures from the spec table warn."""
+    severe: list[str] = []
+    if category == "READ" and not read_only:
+        severe.append("READ operation is not readOnly")
+    if category != "READ" and read_only:
+        severe.append(f"{category} operation claims readOnly")
+    if category == "DELETE" and not destructive:
+        severe.append("DELETE operation is not marked destructive")
+    if severe:
+        return severe, []
+    expected = PERMISSION_TABLE[category]
+    if (read_only, destructive) == expected:
+        return [], []
+    return [], [
+        f"{category} permissions readOnly={str(read_only).lower()}, destructive={str(destructive).lower()} "
+        f"differ from the spec table (readOnly={str(expected[0]).lower()}, destructive={str(expected[1]).lower()})"
+    ]
+
+
+def _all_documented_exactly(accepted: dict[str, list[str]], index: ParameterIndex) -> bool:
+    """The common case in C-level passes: the same operations in the same order, each
+    accepting exactly its documented parameter names in the documented order."""
+    if list(accepted) != list(index.by_operation):
+        return False
+    same_lengths = list(map(len, accepted.values())) == list(map(len, index.by_operation.values()))
+    return same_lengths and list(chain.from_iterable(accepted.values())) == index.names
+
+
+def _inconclusive_acceptance(ctx: Context) -> dict[str, str]:
+    """Operations whose unknown-parameter probe was not refused as unknown, and what it got:
+    what such an operation accepts cannot tell what it supports."""
+    found = {}
+    for case in ctx.bundle.parameter_cases("unknown_parameter"):
+        if unknown_parameter_problem(case["parameter"], case["response"]) is None:
+            continue
+        answer = classify(case["response"])
+        if answer.succeeded:
+            found[case["operation"]] = (
+                f"accepts any parameter (it accepted the unknown parameter {case['parameter']} too)"
+            )
+        else:
+            found[case["operation"]] = (
+                f"the unknown parameter {case['parameter']} got the same kind of answer ({answer.describe()})"
+            )
+    return found
+
+
+def _refused_valid_requests(ctx: Context) -> list[str]:
+    """Requests built only from introspection must not be refused as invalid (Parameter Accuracy)."""
+    failures = []
+    for case in ctx.bundle.cases("valid_requests"):
+        answer = classify(case["response"])
+        if answer.refused and answer.validation:
+            refusal = answer.describe()
+            failures.append(f"{case['operation']}: a request built from introspection was refused ({refusal})")
+    return failures
+
+
+@INTROSPECTION.check(
+    "L1.introspection.completeness",
+    "Introspection is complete and accurate",
+    f"{CONFORMANCE} §3.1 (Introspection Completeness)",
+)
+def completeness(ctx: Context) -> Outcome:
+    accepted = ctx.bundle.accepted_parameters or {}
+    failures: list[str] = []
+    warnings: list[str] = []
+    if not _all_documented_exactly(accepted, ctx.parameter_index):
+        inconclusive = _inconclusive_acceptance(ctx)
+        for operation, parameters in accepted.items():
+            known = operation in ctx.details_by_name
+            names = ctx.parameter_index.names_of(operation)
+            if known and parameters == names:
+                continue  # the common case, decided without building sets or messages
+            documented, seen = set(names), set(parameters)
+            undocumented = [p for p in parameters if p not in documented]
+            if operation in inconclusive and undocumented:
+                # What an operation that takes (or refuses alike) a made-up parameter accepts shows
+                # nothing about what it supports: the unknown-parameter test owns that, and
+                # documenting the probes would not be the fix.
+                warnings.append(
+                    f"{operation}: {inconclusive[operation]}, so accepting {', '.join(undocumented)} shows nothing"
+                )
+            elif not known:
+                failures.append(
+                    f"{operation}: accepts {', '.join(parameters) or 'calls'} but has no introspection detail"
+                )
+                continue
+            else:
+                failures += [f"{operation}.{p}: accepted but not documented" for p in undocumented]
+            warnings += [f"{operation}.{p}: documented but not accepted" for p in documented if p not in seen]
+    failures += _refused_valid_requests(ctx)
+    warnings += return_shape_warnings(ctx.bundle, ctx.details_by_name)
+    uncovered, withheld = split_withheld(
+        ctx, [name for name in ctx.details_by_name if name not in accepted], ("accepted_parameters",)
+    )
+    return judge(
+        MUST,
+        judged=len(accepted),
+        failures=failures,
+        warnings=sorted(warnings),
+        uncovered=uncovered,
+        withheld=withheld,
+        uncovered_label="operations without accepted-parameter evidence",
+        passed=f"Every accepted parameter of {len(accepted)} operation(s) is documented.",
+        no_evidence="no accepted_parameters",
+    )

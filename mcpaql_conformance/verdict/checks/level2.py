@@ -1,0 +1,88 @@
+"""Level 2 Features (SHOULD): both endpoint modes, field selection, batch operations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcpaql_conformance.evidence.answers import classify
+from mcpaql_conformance.evidence.index import Context
+from mcpaql_conformance.verdict.checks.base import CONFORMANCE, CORE, Category, Outcome, no_evidence, single
+from mcpaql_conformance.verdict.model import LEVEL2_FEATURES, Requirement
+
+LEVEL2 = Category(LEVEL2_FEATURES, required=False, level=2)
+SHOULD = Requirement.SHOULD
+
+
+@LEVEL2.check(
+    "L2.features.endpoint-modes",
+    "Semantic and single endpoint modes are both supported",
+    f"{CONFORMANCE} §2.2; {CORE} §3.3, §10.1",
+)
+def endpoint_modes(ctx: Context) -> Outcome:
+    modes = ctx.modes
+    if modes is None:
+        return no_evidence(SHOULD, "no endpoint_modes")
+    failures = []
+    if "single" not in modes:
+        failures.append("single mode (`mcp_aql`) is not supported")
+    semantic = sorted(modes - {"single"})
+    if not semantic:
+        failures.append("no semantic endpoint mode (`crude` or a custom family) is supported")
+    return single(SHOULD, failures, f"Single mode and semantic mode ({', '.join(semantic)}) are both supported.")
+
+
+@LEVEL2.check(
+    "L2.features.field-selection",
+    "Field selection is supported on READ operations",
+    f"{CONFORMANCE} §2.2",
+)
+def field_selection(ctx: Context) -> Outcome:
+    advertised = ctx.bundle.capabilities.get("field_selection")
+    reads = ctx.operations_in("READ")
+    with_fields = [op for op in reads if any(p["name"] == "fields" for p in ctx.parameters_of(op))]
+    failures = []
+    if advertised is not True:
+        failures.append("capabilities.field_selection is not true")
+    if not with_fields:
+        failures.append("no READ operation documents a `fields` parameter")
+    return single(SHOULD, failures, f"Field selection is advertised and documented on {', '.join(with_fields[:5])}.")
+
+
+@LEVEL2.check(
+    "L2.features.batch",
+    "Batch operations return individual results",
+    f"{CONFORMANCE} §2.2",
+)
+def batch(ctx: Context) -> Outcome:
+    example = ctx.bundle.batch_example
+    failures = []
+    if ctx.bundle.capabilities.get("batch_operations") is not True:
+        failures.append("capabilities.batch_operations is not true")
+    if example is None:
+        return no_evidence(SHOULD, "no batch_example", failures)
+    answer = classify(example)
+    if not ctx.is_valid_result(example):
+        failures.append(f"batch_example is not a valid operation result ({answer.describe()})")
+    elif answer.refused:
+        failures.append(f"batch_example is a failure, not a batch result ({answer.describe()})")
+    else:
+        failures += _batch_shape(example)
+    results = example.get("results")
+    count = len(results) if isinstance(results, list) else 0
+    return single(SHOULD, failures, f"The batch answered {count} individual result(s) with a matching summary.")
+
+
+def _batch_shape(example: dict[str, Any]) -> list[str]:
+    results, summary = example.get("results"), example.get("summary")
+    if not isinstance(results, list) or not isinstance(summary, dict):
+        return ["batch_example lacks `results` or `summary`"]
+    failures = []
+    indexes = [item["index"] for item in results]
+    if sorted(indexes) != list(range(len(results))):
+        failures.append(f"result indexes {indexes[:10]} are not 0..{len(results) - 1} each once")
+    succeeded = sum(1 for item in results if item["result"].get("success") is True)
+    counts = {"total": len(results), "succeeded": succeeded, "failed": len(results) - succeeded}
+    for key, expected in counts.items():
+        if summary[key] != expected:
+            failures.append(f"summary.{key} is {summary[key]}, the results show {expected}")
+    return failures

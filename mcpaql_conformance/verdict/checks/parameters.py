@@ -1,0 +1,267 @@
+"""Parameter Handling (MUST): required, unknown and defaulted parameters behave explicitly."""
+
+from __future__ import annotations
+
+import operator
+from itertools import compress
+from typing import Any
+
+from mcpaql_conformance.evidence.answers import Kind, classify
+from mcpaql_conformance.evidence.bundle import JsonObject
+from mcpaql_conformance.evidence.fields import EXPECTED_VALUE, EXPECTED_VALUE_PATH, RESPONSE
+from mcpaql_conformance.evidence.index import Context
+from mcpaql_conformance.files.values import MISSING, json_equal, json_equal_each, resolve_each, resolve_path, show
+from mcpaql_conformance.verdict.checks.base import (
+    CONFORMANCE,
+    CORE,
+    Category,
+    Outcome,
+    all_succeeded,
+    judge,
+    skip,
+    split_withheld,
+)
+from mcpaql_conformance.verdict.model import Requirement
+from mcpaql_conformance.verdict.textmatch import is_snake_case, mentions_identifier
+
+PARAMETERS = Category("Parameter Handling", required=True, level=1)
+MUST = Requirement.MUST
+MISSING_PARAM_CODE = "VALIDATION_MISSING_PARAM"
+
+
+@PARAMETERS.check(
+    "L1.params.required-enforced",
+    "Required parameters are enforced",
+    f"{CONFORMANCE} §3.2; {CORE} §4.5.3",
+)
+def required_enforced(ctx: Context) -> Outcome:
+    cases = ctx.bundle.parameter_cases("missing_required")
+    applicable = ctx.parameter_index.required
+    if not applicable and not cases and ctx.details_by_name:
+        return skip("No documented operation has a required parameter.")
+    failures: list[str] = []
+    warnings: list[str] = []
+    for case in cases:  # every case is judged, even several for the same parameter
+        if _clearly_missing(case):
+            continue
+        failure, warning = _judge_missing(case["operation"], case["parameter"], case["response"])
+        failures += failure
+        warnings += warning
+    uncovered, withheld = split_withheld(ctx, applicable.uncovered_by(cases), ("missing_required",))
+    return judge(
+        MUST,
+        judged=len(cases),
+        failures=failures,
+        warnings=warnings,
+        uncovered=uncovered,
+        withheld=withheld,
+        uncovered_label="required parameters without missing-parameter evidence",
+        passed=f"{len(cases)} omitted required parameter(s) each failed with an error naming the parameter.",
+        no_evidence="no parameter_tests.missing_required",
+    )
+
+
+def _clearly_missing(case: JsonObject) -> bool:
+    """The common case, decided inline: a VALIDATION_MISSING_PARAM error naming the parameter."""
+    error = case["response"].get("error")
+    return (
+        isinstance(error, dict)
+        and error.get("code") == MISSING_PARAM_CODE
+        and case["response"].get("success") is False
+        and isinstance(message := error.get("message"), str)
+        and mentions_identifier(message, case["parameter"])
+    )
+
+
+def _clearly_refused(case: JsonObject) -> bool:
+    """The common case, decided inline: a structured error whose message names the parameter."""
+    response = case["response"]
+    error = response.get("error")
+    return (
+        response.get("success") is False
+        and isinstance(error, dict)
+        and isinstance(error.get("code"), str)
+        and isinstance(message := error.get("message"), str)
+        and mentions_identifier(message, case["parameter"])
+    )
+
+
+def _judge_missing(operation: str, parameter: str, response: Any) -> tuple[list[str], list[str]]:
+    label = f"{operation}.{parameter}"
+    answer = classify(response)
+    if answer.succeeded:
+        return [f"{label}: the call succeeded without the required parameter"], []
+    if not answer.refused:
+        return [f"{label}: the answer is not a refusal ({answer.describe()})"], []
+    if not mentions_identifier(answer.message, parameter):
+        if answer.unrelated:  # e.g. a synthesised id was not found first: nothing shown either way
+            return [], [f"{label}: not shown: refused for another reason ({answer.describe()})"]
+        return [f"{label}: the refusal does not name the parameter ({answer.describe()})"], []
+    if answer.code != MISSING_PARAM_CODE:
+        found = f"error code {answer.code!r}" if answer.code else f"no error code ({answer.describe()})"
+        return [], [f"{label}: {found}, expected {MISSING_PARAM_CODE}"]
+    return [], []
+
+
+@PARAMETERS.check(
+    "L1.params.unknown-explicit",
+    "Unknown parameters are handled explicitly",
+    f"{CONFORMANCE} §3.2; {CORE} §4.6",
+)
+def unknown_explicit(ctx: Context) -> Outcome:
+    cases = ctx.bundle.parameter_cases("unknown_parameter")
+    failures: list[str] = []
+    warnings: list[str] = []
+    for case in cases:
+        if _clearly_refused(case):
+            continue
+        reason = unknown_parameter_problem(case["parameter"], case["response"])
+        if reason is None:
+            continue
+        answer = classify(case["response"])
+        label = f"{case['operation']}.{case['parameter']}"
+        if answer.unrelated:  # refused before the parameters were looked at: nothing shown either way
+            warnings.append(f"{label}: not shown: refused for another reason ({answer.describe()})")
+        else:
+            failures.append(f"{label}: {reason}")
+    covered = {case["operation"] for case in cases}
+    uncovered, withheld = split_withheld(
+        ctx, [name for name in ctx.operation_names if name not in covered], ("unknown_parameter",)
+    )
+    return judge(
+        MUST,
+        judged=len(cases),
+        failures=failures,
+        warnings=warnings,
+        uncovered=uncovered,
+        withheld=withheld,
+        uncovered_label="operations without unknown-parameter evidence",
+        passed=f"{len(cases)} unknown parameter(s) each met an error or warning naming it.",
+        no_evidence="no parameter_tests.unknown_parameter",
+    )
+
+
+def unknown_parameter_problem(parameter: str, response: Any) -> str | None:
+    """Why an answer to an unknown parameter is not explicit, or None when it is. A refusal
+    in any form counts (its form is judged by the discriminated-union test)."""
+    answer = classify(response)
+    if answer.refused:
+        if mentions_identifier(answer.message, parameter) or _details_name(answer.details, parameter):
+            return None
+        return f"the refusal does not name the unknown parameter ({answer.describe()})"
+    if not answer.succeeded:
+        return f"neither refused nor answered with a warning ({answer.describe()})"
+    for warning in answer.warnings:
+        if not isinstance(warning, dict):
+            continue
+        code, message = warning.get("code"), warning.get("message")
+        if isinstance(code, str) and "UNKNOWN_PARAM" in code:
+            return None
+        if isinstance(message, str) and mentions_identifier(message, parameter):
+            return None
+    return "silently accepted: no error and no warning names it"
+
+
+def _details_name(details: Any, parameter: str) -> bool:
+    """A structured ``details`` list (e.g. ``unknown_params``) that names the parameter."""
+    if not isinstance(details, dict):
+        return False
+    return any(isinstance(value, list) and parameter in value for value in details.values()) or any(
+        value == parameter for value in details.values()
+    )
+
+
+@PARAMETERS.check(
+    "L1.params.defaults",
+    "Documented defaults are observable",
+    f"{CONFORMANCE} §3.2 (Optional Parameter Defaults)",
+)
+def defaults(ctx: Context) -> Outcome:
+    cases = ctx.bundle.parameter_cases("optional_defaults")
+    applicable = ctx.parameter_index.defaults
+    if not applicable and not cases and ctx.details_by_name:
+        return skip("No documented parameter declares a default.")
+    failures = [reason for case in _unclear_defaults(ctx, cases) if (reason := _default_mismatch(case)) is not None]
+    uncovered, withheld = split_withheld(ctx, applicable.uncovered_by(cases), ("optional_defaults",))
+    reasons = {item: reason for item in uncovered if (reason := _reason(ctx, item))}
+    observed = bool(reasons)
+    return judge(
+        MUST,
+        judged=len(cases),
+        failures=failures,
+        uncovered=[item for item in uncovered if item not in reasons],
+        explained=[f"{item} ({reason})" for item, reason in reasons.items()],
+        withheld=withheld,
+        uncovered_label="documented defaults without evidence",
+        passed=f"{len(cases)} documented default(s) observed in the responses.",
+        no_evidence=_no_default_evidence(ctx, observed),
+    )
+
+
+def _no_default_evidence(ctx: Context, observed: bool) -> str:
+    if observed:
+        return "capture's answers show no documented default"
+    if not ctx.details_by_name and ctx.bundle.detail_queries:
+        return "introspection gave no operation detail to learn defaults from (the operation-details test fails that)"
+    return "no parameter_tests.optional_defaults"
+
+
+def _reason(ctx: Context, item: str) -> str | None:
+    """Capture's reason for having no evidence of ``operation.parameter``, when it says one."""
+    operation, _, parameter = item.partition(".")
+    return ctx.not_probed(operation, ("optional_defaults",), parameter)
+
+
+def _unclear_defaults(ctx: Context, cases: list[JsonObject]) -> list[JsonObject]:
+    """The cases whose success does not plainly show the expected value (usually none)."""
+    responses = list(map(RESPONSE, cases))
+    if not all_succeeded(ctx, responses):
+        return cases
+    actual = resolve_each(responses, list(map(EXPECTED_VALUE_PATH, cases)))
+    shown = json_equal_each(actual, list(map(EXPECTED_VALUE, cases)))  # MISSING equals no JSON value
+    return list(compress(cases, map(operator.not_, shown)))
+
+
+def _default_mismatch(case: JsonObject) -> str | None:
+    label = f"{case['operation']}.{case['parameter']}"
+    response = case["response"]
+    answer = classify(response)
+    if answer.refused:
+        return f"{label}: the call without the parameter failed ({answer.describe()})"
+    if not answer.succeeded:
+        return f"{label}: the answer is not a result ({answer.describe()})"
+    if answer.kind is Kind.PROSE:
+        return f"{label}: the answer is prose, where the default cannot be observed ({answer.describe()})"
+    actual = resolve_path(response, case["expected_value_path"])
+    if actual is MISSING:
+        return f"{label}: {case['expected_value_path']} is not in the response"
+    if not json_equal(actual, case["expected_value"]):
+        return f"{label}: {case['expected_value_path']} expected {show(case['expected_value'])}, got {show(actual)}"
+    return None
+
+
+@PARAMETERS.check(
+    "L1.params.snake-case",
+    "Canonical parameter names use snake_case",
+    f"{CORE} §4.3",
+)
+def snake_case(ctx: Context) -> Outcome:
+    by_operation = ctx.parameter_index.by_operation
+    accepted = ctx.bundle.accepted_parameters or {}
+    judged = sum(map(len, by_operation.values())) + sum(map(len, accepted.values()))
+    if ctx.details_by_name and not judged:
+        return skip("No operation documents or accepts a parameter.")
+    names = set(ctx.parameter_index.names).union(*accepted.values())
+    bad = {name for name in names if not is_snake_case(name)}
+    failures: list[str] = []
+    if bad:
+        pairs = [(op, p["name"]) for op, params in by_operation.items() for p in params]
+        pairs += [(op, p) for op, params in accepted.items() for p in params]
+        failures = [f"{op}.{name}: not snake_case" for op, name in dict.fromkeys(pairs) if name in bad]
+    return judge(
+        MUST,
+        judged=judged,
+        failures=failures,
+        passed=f"All {len(names)} distinct public parameter name(s) are snake_case.",
+        no_evidence="no operation details or accepted parameters",
+    )

@@ -1,0 +1,94 @@
+"""Round-Trip Integrity (MUST): what was written reads back unchanged."""
+
+from __future__ import annotations
+
+from mcpaql_conformance.evidence.answers import Kind, classify
+from mcpaql_conformance.evidence.bundle import JsonObject
+from mcpaql_conformance.evidence.index import Context
+from mcpaql_conformance.files.values import json_equal, resolve_path, show
+from mcpaql_conformance.verdict.checks.base import CONFORMANCE, Category, Outcome, judge, skip, split_withheld
+from mcpaql_conformance.verdict.model import Requirement
+
+ROUND_TRIP = Category("Round-Trip Integrity", required=True, level=1)
+MUST = Requirement.MUST
+
+
+def _judge_cycles(ctx: Context, key: str, fields_key: str, semantic_category: str, what: str) -> Outcome:
+    cases = ctx.bundle.cases(key)
+    operations = ctx.operations_in(semantic_category)
+    if not operations and not cases and ctx.operation_names:
+        return skip(f"No {semantic_category} operation is documented.")
+    failures: list[str] = []
+    warnings: list[str] = []
+    for case in cases:
+        failure, warning = _judge_case(case, fields_key)
+        failures += failure
+        warnings += warning
+    uncovered, withheld = split_withheld(ctx, _uncovered(cases, operations) if cases else operations, ())
+    probe = "create_read" if semantic_category == "CREATE" else "update_read"
+    reasons = {name: reason for name in uncovered if (reason := ctx.not_probed(name, (probe,)))}
+    plain = [name for name in uncovered if name not in reasons]
+    if not cases and not withheld and not reasons:
+        plain = []  # the no-evidence detail names them
+    return judge(
+        MUST,
+        judged=len(cases),
+        failures=failures,
+        warnings=warnings,
+        uncovered=plain,
+        explained=[f"{name} ({reason})" for name, reason in reasons.items()],
+        withheld=withheld,
+        uncovered_label=f"{semantic_category} operations without {what} evidence",
+        passed=f"{len(cases)} {what} cycle(s) read back every expected field unchanged.",
+        no_evidence=(
+            f"no {key} although {semantic_category} operations exist ({', '.join(operations[:5])})"
+            if operations
+            else f"no {key}, and no introspection to tell whether {semantic_category} operations exist"
+        ),
+    )
+
+
+def _judge_case(case: JsonObject, fields_key: str) -> tuple[list[str], list[str]]:
+    name, response, fields = case["name"], case["read_response"], case[fields_key]
+    if response.get("success") is not True or isinstance(response.get("data"), str):  # not plainly a record
+        answer = classify(response)
+        if answer.refused:
+            return [f"{name}: the read failed ({answer.describe()})"], []
+        if not answer.succeeded:
+            return [f"{name}: the read gave no result ({answer.describe()})"], []
+        if answer.kind is Kind.PROSE:
+            return [f"{name}: the read answered prose, not the record ({answer.describe()})"], []
+    if not fields:
+        return [], [f"{name}: compares no fields"]
+    failures = []
+    for path, expected in fields.items():
+        actual = resolve_path(response, path)
+        if not json_equal(actual, expected):
+            failures.append(f"{name}: {path} expected {show(expected)}, got {show(actual)}")
+    return failures, []
+
+
+def _uncovered(cases: list[JsonObject], operations: list[str]) -> list[str]:
+    """Operations not exercised; only knowable when every case names its operation."""
+    if not cases or any(not isinstance(case.get("operation"), str) for case in cases):
+        return []
+    covered = {case["operation"] for case in cases}
+    return [name for name in operations if name not in covered]
+
+
+@ROUND_TRIP.check(
+    "L1.roundtrip.create-read",
+    "Create-read cycles preserve submitted fields",
+    f"{CONFORMANCE} §3.4 (Create-Read Consistency)",
+)
+def create_read(ctx: Context) -> Outcome:
+    return _judge_cycles(ctx, "round_trip_tests", "expected_fields", "CREATE", "create-read")
+
+
+@ROUND_TRIP.check(
+    "L1.roundtrip.update-preservation",
+    "Updates preserve non-targeted fields",
+    f"{CONFORMANCE} §3.4 (Update Preservation)",
+)
+def update_preservation(ctx: Context) -> Outcome:
+    return _judge_cycles(ctx, "update_preservation_tests", "preserved_fields", "UPDATE", "update-read")

@@ -1,0 +1,161 @@
+"""evaluate(bundle, level, tier, category) -> Report."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from mcpaql_conformance import __version__
+from mcpaql_conformance.errors import ConfigError
+from mcpaql_conformance.evidence.bundle import Bundle, incomplete_invocation
+from mcpaql_conformance.files.jsonio import gc_paused
+from mcpaql_conformance.sanitize import plain
+from mcpaql_conformance.verdict.checks import CATEGORIES, Category, Context
+from mcpaql_conformance.verdict.checks.semantic import run_verdicts
+from mcpaql_conformance.verdict.metrics import agent_metrics
+from mcpaql_conformance.verdict.model import CategoryResult, Report, conformance_level, exit_code_for
+
+LEVELS = (1, 2)
+TIERS = ("1", "2", "both")
+TOOL_NAME = "mcpaql-conformance"
+
+
+def categories_for(level: int) -> tuple[Category, ...]:
+    return tuple(c for c in CATEGORIES if c.level <= level)
+
+
+def select_category(level: int, name: str) -> Category:
+    """The category named (case-insensitively; a unique start of its name will do: ``semantic``,
+    ``errors``), or a ConfigError listing the valid names."""
+    wanted = " ".join(name.split()).casefold()
+    exact = [c for c in CATEGORIES if c.name.casefold() == wanted]
+    starts = [c for c in CATEGORIES if wanted and c.name.casefold().startswith(wanted.rstrip("s"))]
+    found = exact or (starts if len(starts) == 1 else [])
+    if found:
+        category = found[0]
+        if category.level > level:
+            raise ConfigError(
+                f"category {category.name!r} is a Level {category.level} category; add --level {category.level}"
+            )
+        return category
+    valid = ", ".join(repr(c.name) for c in categories_for(level))
+    raise ConfigError(f"unknown category {plain(name)!r}; valid categories at level {level}: {valid}")
+
+
+def evaluate(bundle: Bundle, level: int = 1, tier: str = "both", category: str | None = None) -> Report:
+    """Run the categories for ``level`` (or only ``category``) and build the report."""
+    if level not in LEVELS:
+        raise ConfigError(f"invalid level {level!r}; valid levels: 1, 2")
+    if tier not in TIERS:
+        raise ConfigError(f"invalid tier {tier!r}; valid tiers: 1, 2, both")
+    selected = (select_category(level, category),) if category else categories_for(level)
+    ctx = Context(bundle=bundle, tier=tier)
+    with gc_paused(freeze=False):
+        results = tuple(CategoryResult(c.name, c.required, tuple(c.evaluate(ctx))) for c in selected)
+    return Report(
+        implementation=bundle.implementation,
+        version=bundle.version,
+        spec_version=bundle.spec_version,
+        requested_level=level,
+        conformance_level=None if category else conformance_level(level, results),
+        categories=results,
+        exit_code=exit_code_for(results),
+        tier=tier,
+        category_filter=selected[0].name if category else None,
+        tool=TOOL_NAME,
+        tool_version=__version__,
+        readings=tuple(str(reading) for reading in bundle.capture_readings),
+        notes=note_lines(bundle.cases("capture_notes")),
+        provenance=provenance_line(bundle.data.get("provenance")),
+        agent_summary=agent_summary(bundle.cases("agent_runs")),
+        agent_incomplete=agent_incomplete(bundle.cases("agent_runs")),
+        agent_metrics=agent_metrics(bundle.cases("agent_tests"), functools.partial(run_verdicts, ctx)),
+    )
+
+
+def agent_summary(runs: list[Any]) -> str | None:
+    """One line on the latest agent invocation recorded in the bundle."""
+    latest = next((run for run in reversed(runs) if isinstance(run, dict)), None)
+    if latest is None:
+        return None
+    listed = latest.get("tool_list")
+    tools: dict[str, Any] = listed if isinstance(listed, dict) else {}
+    counted = tools.get("tokens")
+    size = f"{tools.get('characters')} characters" + (f", {counted} tokens" if isinstance(counted, int) else "")
+    shown = f"{tools.get('tools')} tool(s) shown to the model ({size})"
+    scenarios = len(latest.get("scenarios") or [])
+    if not latest.get("model"):
+        parts = [f"{scenarios} scenario(s), no model", shown]
+    else:
+        model = str(latest["model"]) + (f" at {latest['base_url']}" if latest.get("base_url") else "")
+        parts = [model, f"{latest.get('runs')} run(s) per task, up to {latest.get('max_turns')} turns"]
+        parts += [f"judge: {latest.get('judge') or 'none'}", shown]
+        parts += [f"{scenarios} scenario(s)"] if scenarios else []
+    parts.append(f"on {latest.get('date')}")
+    return plain("; ".join(parts), max_len=500)
+
+
+def agent_incomplete(runs: list[Any]) -> str | None:
+    """The line every report shows when the latest agent invocation did not finish (stopped
+    by a signal, a limit, a model that stopped answering, or the token budget): how many of
+    its runs finished, why, and how to run the rest. None when it finished."""
+    latest = incomplete_invocation(runs)
+    if latest is None:
+        return None
+    finished, planned = latest.get("finished_runs"), latest.get("planned_runs")
+    counted = isinstance(finished, int) and isinstance(planned, int)
+    line = "incomplete agent evidence: " + (f"{finished} of {planned} runs finished" if counted else "runs are missing")
+    if isinstance(latest.get("reason"), str) and latest["reason"]:
+        line += f" ({latest['reason']})"
+    return plain(f"{line}; the missing runs are not judged (agent --resume runs them)", max_len=500)
+
+
+def provenance_line(provenance: Any) -> str | None:
+    """One line on where the evidence came from, from a bundle's ``provenance`` (None when the
+    bundle has none: evidence written by hand or by another tool)."""
+    if not isinstance(provenance, dict):
+        return None
+    server = provenance.get("server")
+    server = server if isinstance(server, dict) else {}
+    named = " ".join(str(server[key]) for key in ("name", "version") if server.get(key) not in (None, ""))
+    parts = ["captured" if provenance.get("captured") else "recorded"]
+    if provenance.get("captured_at"):
+        parts.append(f"at {provenance['captured_at']}")
+    if provenance.get("tool"):
+        parts.append(f"by {provenance['tool']} {provenance.get('tool_version') or ''}".rstrip())
+    if named:
+        parts.append(f"from {named}")
+    if provenance.get("transport"):
+        parts.append(f"over {provenance['transport']}")
+    line = " ".join(parts)
+    if provenance.get("allow_destructive") is True:
+        line += " (destructive operations called)"
+    elif provenance.get("allow_destructive") is False:
+        line += " (destructive operations withheld)"
+    return plain(line, max_len=500)
+
+
+def note_lines(notes: list[Any]) -> tuple[str, ...]:
+    """``operation: probe, probe: reason``, one line per operation and reason (in first-seen order)."""
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for note in notes:
+        key = (str(note.get("operation") or "(all)"), str(note["reason"]))
+        grouped.setdefault(key, [])
+        if note["probe"] not in grouped[key]:
+            grouped[key].append(str(note["probe"]))
+    return tuple(f"{operation}: {', '.join(probes)}: {reason}" for (operation, reason), probes in grouped.items())
+
+
+def judge_safely(data: Any, source: str, level: int | None, tier: str) -> tuple[Report | None, str | None]:
+    """``(report, None)``, or ``(None, error)`` when the bundle is invalid or a bug of ours
+    raised: one bundle of many never stops the others. ``level`` None: the bundle's
+    expected_level (default 1)."""
+    from mcpaql_conformance.evidence.bundle import bundle_from_data
+
+    try:
+        bundle = bundle_from_data(data, source)
+        return evaluate(bundle, level or bundle.expected_level or 1, tier), None
+    except ConfigError as exc:
+        return None, str(exc)
+    except Exception as exc:
+        return None, f"internal error ({type(exc).__name__}): {exc}; please report it"
