@@ -8,7 +8,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcpaql_conformance.capture.probes import SENSITIVE_PROBE
+from mcpaql_conformance.capture.candidates import ANSWER, SYNTHESISED, SeenValues, identifier_like, retry_order
+from mcpaql_conformance.capture.probes import SENSITIVE_PROBE, choices
 from mcpaql_conformance.capture.values import changed_value, distinct_value
 from mcpaql_conformance.evidence.answers import Kind, classify
 from mcpaql_conformance.files.values import MISSING, json_equal, resolve_path
@@ -16,6 +17,7 @@ from mcpaql_conformance.live.discovery import Operation
 from mcpaql_conformance.live.plan import substitute
 from mcpaql_conformance.live.safety import HOW_TO_PROBE
 from mcpaql_conformance.live.session import DESTRUCTIVE, FAILED, NOT_APPLICABLE, PHASE_CYCLES, PLAN, Live, gather, note
+from mcpaql_conformance.verdict.blame import our_value_refused
 
 JsonObject = dict[str, Any]
 MAX_DEPTH = 4  # how deep an identifier is looked for in an answer
@@ -129,16 +131,17 @@ class Outcome:
     reading: tuple[str, str] | None = None
 
 
-async def infer_cycles(live: Live, operations: list[Operation]) -> Inferred:
+async def infer_cycles(live: Live, operations: list[Operation], seen: SeenValues | None = None) -> Inferred:
     """Create→read and update→read cycles for operations no plan cycle covers. Each cycle runs
-    its steps in order; cycles of different operations are independent and overlap."""
+    its steps in order; cycles of different operations are independent and overlap. ``seen``:
+    what the server answered so far, for a create refused for a value of ours."""
     inferred = Inferred()
     planned_creates = {c["create"]["operation"] for c in live.plan.create_read}
     planned_updates = {c["update"]["operation"] for c in live.plan.update_read}
     readers = [op for op in operations if op.category == "READ" and op.required_names]
     creates = [o for o in operations if o.category == "CREATE" and o.name not in planned_creates]
     updates = [o for o in operations if o.category == "UPDATE" and o.name not in planned_updates]
-    outcomes = await gather([_creator(live, op, readers, INFERRED + i) for i, op in enumerate(creates)])
+    outcomes = await gather([_creator(live, op, readers, INFERRED + i, seen) for i, op in enumerate(creates)])
     created = [o.created for o in outcomes if o.created is not None]
     start = INFERRED + len(creates)
     outcomes += await gather([_updater(live, op, created, start + i) for i, op in enumerate(updates)])
@@ -147,8 +150,8 @@ async def infer_cycles(live: Live, operations: list[Operation]) -> Inferred:
     return inferred
 
 
-def _creator(live: Live, op: Operation, readers: list[Operation], index: int) -> Any:
-    return lambda: _infer_create_read(live, op, readers, index)
+def _creator(live: Live, op: Operation, readers: list[Operation], index: int, seen: SeenValues | None) -> Any:
+    return lambda: _infer_create_read(live, op, readers, index, seen)
 
 
 def _updater(live: Live, op: Operation, created: list[Created], index: int) -> Any:
@@ -190,7 +193,9 @@ def _create_params(live: Live, op: Operation) -> JsonObject:
     return params
 
 
-async def _infer_create_read(live: Live, op: Operation, readers: list[Operation], index: int) -> Outcome:
+async def _infer_create_read(
+    live: Live, op: Operation, readers: list[Operation], index: int, seen: SeenValues | None = None
+) -> Outcome:
     if op.destructive and not live.allow_destructive:
         return _skip(op, "create_read", f"destructive operation ({HOW_TO_PROBE})", DESTRUCTIVE)
     if op.parameters is None and not op.discovered:
@@ -200,6 +205,11 @@ async def _infer_create_read(live: Live, op: Operation, readers: list[Operation]
     params = _create_params(live, op)
     name = f"inferred-{op.name}-read"
     answer = await _call(live, op, params, (PHASE_CYCLES, index, 0), name, "create")
+    referenced: set[str] = set()  # parameters given a value the server returned: they point at another record
+    second = None if classify(answer).succeeded else _second_values(live, op, params, answer, seen)
+    if second is not None:
+        params, referenced = second
+        answer = await _call(live, op, params, (PHASE_CYCLES, index, 0, 1), name, "create, with another value")
     if not classify(answer).succeeded:
         reason = f"the create was refused ({classify(answer).describe()}); a plan entry can give it working values"
         return _skip(op, "create_read", reason, FAILED, 1)
@@ -220,7 +230,7 @@ async def _infer_create_read(live: Live, op: Operation, readers: list[Operation]
         read_params = {param: _resolve(answer, path) for param, path in ids.items()}
         read = await _call(live, reader, read_params, (PHASE_CYCLES, index, 1), name, "read")
     read_by = {param: _resolve(answer, path) for param, path in ids.items()}
-    expected = _expected(live, op, params, read_by, read, exclude=set())
+    expected = _expected(live, op, params, read_by, read, exclude=referenced)
     if expected is None:
         reason = f"the answer of {reader.name} holds no record with the values sent; a plan entry can name the read"
         return _skip(op, "create_read", reason, NOT_APPLICABLE, 0)
@@ -237,6 +247,24 @@ async def _infer_create_read(live: Live, op: Operation, readers: list[Operation]
         "read": {"operation": reader.name, "params": refs},
     }
     return Outcome(test=test, plan=plan, created=created, reading=reading)
+
+
+def _second_values(
+    live: Live, op: Operation, params: JsonObject, answer: Any, seen: SeenValues | None
+) -> tuple[JsonObject, set[str]] | None:
+    """The create's parameters with the next value for the one whose value of ours the server
+    refused ("No note with note_id 'probe-note_id'"), and which parameters now point at a
+    record the server returned before; None when there is nothing else to try."""
+    blame = our_value_refused(params, None, answer)
+    if blame is None or live.plan.value_for(op.name, blame.parameter) is not MISSING:
+        return None
+    documented = {p["name"]: p for p in op.parameters or []}
+    parameter = documented.get(blame.parameter, {"name": blame.parameter})
+    for candidate in retry_order(blame.parameter, choices(live, op.name, parameter, op.declarations, seen)):
+        if not json_equal(candidate.value, blame.value) and candidate.source != SYNTHESISED:
+            referenced = {blame.parameter} if candidate.source == ANSWER else set()
+            return {**params, blame.parameter: candidate.value}, referenced
+    return None
 
 
 def _reader_for(create: Operation, answer: Any, readers: list[Operation]) -> tuple[Operation, dict[str, str]] | None:
@@ -259,14 +287,6 @@ def _reader_for(create: Operation, answer: Any, readers: list[Operation]) -> tup
         return None
     _, reader, ids = min(candidates, key=lambda c: c[0])
     return reader, ids
-
-
-def identifier_like(name: str) -> bool:
-    """A parameter that names one record (``note_id``, ``id``, ``element_name``, ``slug``)."""
-    lower = name.lower()
-    return lower in ("id", "key", "name", "slug", "uuid") or lower.endswith(
-        ("_id", "id", "_key", "_name", "_slug", "_uuid")
-    )
 
 
 def _shared(left: str, right: str) -> int:

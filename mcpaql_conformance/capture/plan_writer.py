@@ -31,7 +31,7 @@ def write_plan(path: Path, live: Live, inferred: Inferred) -> None:
             if (op.name, parameter["name"]) in live.redactor.sensitive:
                 env[key] = live.plan.env.get(key) or _variable(key)
             else:
-                values[key] = value(live, op.name, parameter)
+                values[key] = value(live, op.name, parameter, op.declarations)
     plan: JsonObject = {"$schema": schema_reference(path), "implementation": live.writer.implementation}
     if plan["$schema"] is None:
         del plan["$schema"]

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from mcpaql_conformance.capture.values import matches_type, synthesise
+from mcpaql_conformance.capture.candidates import PLAN as PLAN_SOURCE
+from mcpaql_conformance.capture.candidates import SYNTHESISED, Candidate, candidates
+from mcpaql_conformance.capture.values import matches_type
 from mcpaql_conformance.evidence.answers import Kind, classify
 from mcpaql_conformance.evidence.reading import SINGLE
 from mcpaql_conformance.files.values import MISSING
@@ -27,6 +29,7 @@ from mcpaql_conformance.live.session import (
     gather,
     note,
 )
+from mcpaql_conformance.verdict.blame import quoted_value
 from mcpaql_conformance.verdict.textmatch import mentions_identifier
 
 JsonObject = dict[str, Any]
@@ -48,27 +51,41 @@ class Probe:
     tool: str | None = None  # another tool than the operation's own (routing)
 
 
-def value(live: Live, operation: str, parameter: JsonObject) -> Any:
-    """The value to send: the plan's, a distinctive one for a sensitive parameter, else synthesised."""
+def choices(
+    live: Live, operation: str, parameter: JsonObject, declarations: list[JsonObject] | None = None, seen: Any = None
+) -> list[Candidate]:
+    """The values to try, best first: the plan's alone; a distinctive one for a sensitive
+    parameter (so that masking it cannot hit other text); else what the server documents,
+    then a synthesised value (``candidates``)."""
     planned = live.plan.value_for(operation, parameter["name"])
     if planned is not MISSING:
-        return planned
+        return [Candidate(planned, PLAN_SOURCE)]
     if parameter.get("sensitive") is True:
-        return SENSITIVE_PROBE  # distinctive, so that masking it cannot hit other text
-    return synthesise(parameter)
+        return [Candidate(SENSITIVE_PROBE, SYNTHESISED)]
+    return candidates(operation, parameter, declarations, seen)
 
 
-def planned_probes(live: Live, op: Operation, required: list[str], base: JsonObject) -> list[Probe]:
+def value(live: Live, operation: str, parameter: JsonObject, declarations: list[JsonObject] | None = None) -> Any:
+    """The first value to send for a parameter."""
+    return choices(live, operation, parameter, declarations)[0].value
+
+
+def planned_probes(
+    live: Live, op: Operation, required: list[str], base: JsonObject, documented: JsonObject | None = None
+) -> list[Probe]:
     """Every probe of an operation, in order (the same plan decides what is sent and what is
-    counted as not sent)."""
+    counted as not sent). ``documented``: the value chosen for each documented parameter."""
+    if documented is None:
+        documented = {p["name"]: value(live, op.name, p, op.declarations) for p in op.parameters or []}
     probes = [
         Probe("missing_required", f"omit required {name}", {k: v for k, v in base.items() if k != name}, name)
         for name in required
     ]
     probes.append(Probe("unknown_parameter", f"add unknown {UNKNOWN_PROBE}", {**base, UNKNOWN_PROBE: "probe"}))
-    documented = {p["name"]: value(live, op.name, p) for p in op.parameters or []}
     if documented:
         probes.append(Probe("accepted_parameters", "every documented parameter", documented))
+    elif op.parameters == []:  # documented as taking none: the plain call (its answer may carry identifiers)
+        probes.append(Probe("accepted_parameters", "no parameter, as documented", {}))
     probes += [
         Probe("accepted_parameters", f"undocumented {extra}", {**base, extra: _cross_value(extra)}, extra)
         for extra in CROSS_CUTTING
@@ -101,24 +118,41 @@ def _wrong_tool(live: Live, op: Operation) -> str | None:
     return None
 
 
-async def probe_operation(live: Live, op: Operation) -> Findings:
-    """Every probe of one operation; a destructive one gets no call at all without permission."""
-    findings = Findings()
+@dataclass
+class Sent:
+    """One operation's probes and their answers, before they are read: a probe the server
+    refused for a value of ours may still be sent again with the next value (``retry``)."""
+
+    op: Operation
+    findings: Findings
+    probes: list[Probe] = field(default_factory=list)
+    answers: list[Any] = field(default_factory=list)
+    discovered: list[tuple[str, Any]] = field(default_factory=list)
+    chosen: dict[str, Candidate] = field(default_factory=dict)  # the value of each parameter we chose
+    sources: dict[int, dict[str, str]] = field(default_factory=dict)  # per probe, where changed by a retry
+    inconclusive: dict[int, JsonObject] = field(default_factory=dict)  # per probe: capture's mark
+
+    @property
+    def key(self) -> tuple[int, ...]:
+        return (PHASE_PROBES, self.op.index)
+
+
+async def send_probes(live: Live, op: Operation) -> Sent:
+    """Every probe of one operation, sent; a destructive one gets no call at all without permission."""
+    sent = Sent(op, Findings())
     if op.destructive and not live.allow_destructive:
         required = [p["name"] for p in op.required]
-        counts = Counter(p.kind for p in planned_probes(live, op, required, {}))
+        counts = Counter(p.kind for p in planned_probes(live, op, required, {}, {}))
         if op.parameters is None:
             counts["missing_required"] += 1  # at least the discovery call
         reason = f"destructive operation: not called ({HOW_TO_PROBE})"
-        findings.notes += [note(op.name, kind, reason, DESTRUCTIVE, count) for kind, count in counts.items()]
-        return findings
-    key = (PHASE_PROBES, op.index)
-    discovered: list[tuple[str, Any]] = []
+        sent.findings.notes += [note(op.name, kind, reason, DESTRUCTIVE, count) for kind, count in counts.items()]
+        return sent
     if op.parameters is None:
-        discovered = await discover_required(live, op, key)
-        required = [name for name, _ in discovered]
+        sent.discovered = await discover_required(live, op, sent.key)
+        required = [name for name, _ in sent.discovered]
         op.discovered = required
-        findings.notes.append(
+        sent.findings.notes.append(
             note(
                 op.name,
                 "accepted_parameters",
@@ -130,58 +164,94 @@ async def probe_operation(live: Live, op: Operation) -> Findings:
     else:
         required = [p["name"] for p in op.required]
     documented = {p["name"]: p for p in op.parameters or []}
-    base = {name: value(live, op.name, documented.get(name, {"name": name})) for name in required}
-    probes = planned_probes(live, op, [] if discovered else required, base)
-    answers = await gather([_sender(live, op, probe, (*key, 1, index)) for index, probe in enumerate(probes)])
-    for name, response in discovered:
-        _missing(findings, op.name, name, response)
-    _interpret(op, probes, answers, findings)
-    # Parameters the server asked for by name are accepted by definition.
-    findings.accepted = list(dict.fromkeys([*(findings.accepted or []), *(name for name, _ in discovered)]))
+    for name in [*required, *documented]:
+        sent.chosen[name] = choices(live, op.name, documented.get(name, {"name": name}), op.declarations)[0]
+    base = {name: sent.chosen[name].value for name in required}
+    values = {name: sent.chosen[name].value for name in documented}
+    sent.probes = planned_probes(live, op, [] if sent.discovered else required, base, values)
+    sent.answers = await gather(
+        [sender(live, op, probe, (*sent.key, 1, index)) for index, probe in enumerate(sent.probes)]
+    )
+    return sent
+
+
+def read_probes(live: Live, sent: Sent) -> Findings:
+    """What the answers of one operation's probes show (after any retry)."""
+    findings = sent.findings
+    for name, response in sent.discovered:
+        _missing(findings, sent.op.name, name, response)
+    if sent.probes:
+        _interpret(live, sent, findings)
+        # Parameters the server asked for by name are accepted by definition.
+        named = (name for name, _ in sent.discovered)
+        findings.accepted = list(dict.fromkeys([*(findings.accepted or []), *named]))
+    elif sent.discovered:
+        findings.accepted = [name for name, _ in sent.discovered]
     return findings
 
 
-def _sender(live: Live, op: Operation, probe: Probe, key: tuple[int, ...]) -> Any:
+def under_test(probe: Probe) -> str | None:
+    """The parameter a probe is about (None: the probe of every documented parameter)."""
+    return UNKNOWN_PROBE if probe.kind == "unknown_parameter" else probe.parameter
+
+
+def case_context(live: Live, sent: Sent, index: int) -> JsonObject:
+    """What a case records of its probe: the request as sent (sensitive values masked), where
+    capture took each value, and capture's mark when the answer refused a value of ours."""
+    probe = sent.probes[index]
+    sources = {name: c.source for name, c in sent.chosen.items() if name in probe.params}
+    sources.update({k: v for k, v in sent.sources.get(index, {}).items() if k in probe.params})
+    context: JsonObject = {"request": live.redactor.params(sent.op.name, dict(probe.params)), "value_sources": sources}
+    if index in sent.inconclusive:
+        context["inconclusive"] = sent.inconclusive[index]
+    return context
+
+
+def sender(live: Live, op: Operation, probe: Probe, key: tuple[int, ...]) -> Any:
     arguments = {"operation": op.name, "params": probe.params}
     return lambda: live.send(key, probe.tool or op.tool, arguments, op.name, probe.kind, probe.description)
 
 
-def _interpret(op: Operation, probes: list[Probe], answers: list[Any], findings: Findings) -> None:
+def _interpret(live: Live, sent: Sent, findings: Findings) -> None:
+    op = sent.op
     accepted: list[str] = []
-    for probe, response in zip(probes, answers, strict=True):
+    for index, (probe, response) in enumerate(zip(sent.probes, sent.answers, strict=True)):
+        context = case_context(live, sent, index)
         if probe.kind == "missing_required" and probe.parameter is not None:
-            _missing(findings, op.name, probe.parameter, response)
+            _missing(findings, op.name, probe.parameter, response, context)
         elif probe.kind == "unknown_parameter":
-            findings.unknown_parameter.append({"operation": op.name, "parameter": UNKNOWN_PROBE, "response": response})
-            findings.error_tests.append(
-                {"name": f"unknown-{op.name}", "must_mention": [UNKNOWN_PROBE], "response": response}
-            )
+            case = {"operation": op.name, "parameter": UNKNOWN_PROBE, "response": response, **context}
+            findings.unknown_parameter.append(case)
+            error_test = {"name": f"unknown-{op.name}", "must_mention": [UNKNOWN_PROBE], "response": response}
+            findings.error_tests.append({**error_test, **context})
         elif probe.kind == "accepted_parameters" and probe.parameter is None:
-            accepted += [p for p in probe.params if not _rejects_as_unknown(response, p)]
+            accepted += [p for p in probe.params if not _rejects_as_unknown(response, p, probe.params)]
         elif probe.kind == "accepted_parameters" and probe.parameter is not None:
             if _accepted(response, probe.parameter):
                 accepted.append(probe.parameter)
         elif probe.kind == "optional_defaults" and probe.parameter is not None:
-            _default(findings, op, probe.parameter, response)
+            _default(findings, op, probe.parameter, response, index in sent.inconclusive)
         elif probe.kind == "routing" and probe.tool is not None:
             findings.routing_tests.append({"operation": op.name, "tool": probe.tool, "response": response})
     findings.accepted = list(dict.fromkeys(accepted))
 
 
-def _missing(findings: Findings, operation: str, parameter: str, response: Any) -> None:
-    findings.missing_required.append({"operation": operation, "parameter": parameter, "response": response})
-    findings.error_tests.append(
-        {"name": f"missing-{operation}-{parameter}", "must_mention": [parameter], "response": response}
-    )
+def _missing(
+    findings: Findings, operation: str, parameter: str, response: Any, context: JsonObject | None = None
+) -> None:
+    case = {"operation": operation, "parameter": parameter, "response": response, **(context or {})}
+    findings.missing_required.append(case)
+    error_test = {"name": f"missing-{operation}-{parameter}", "must_mention": [parameter], "response": response}
+    findings.error_tests.append({**error_test, **(context or {})})
 
 
-def _default(findings: Findings, op: Operation, name: str, response: Any) -> None:
+def _default(findings: Findings, op: Operation, name: str, response: Any, inconclusive: bool = False) -> None:
     default = next(p["default"] for p in op.parameters or [] if p["name"] == name)
     path = _find_value(response, name, default)
     answer = classify(response)
     # A refusal for something else (a synthesised id that does not exist) shows nothing about
     # the default; prose, text or a refusal about this parameter is judged by the test.
-    unrelated = answer.refused and not mentions_identifier(answer.message, name)
+    unrelated = inconclusive or (answer.refused and not mentions_identifier(answer.message, name))
     if path is None and answer.kind is not Kind.SUCCESS and not unrelated:
         path = f"data.{name}"
     if path is None:
@@ -236,7 +306,7 @@ async def discover_required(live: Live, op: Operation, key: tuple[int, ...]) -> 
         if not named:
             break
         found.append((named[0], response))
-        params[named[0]] = value(live, op.name, {"name": named[0]})
+        params[named[0]] = value(live, op.name, {"name": named[0]}, op.declarations)
     return found
 
 
@@ -249,12 +319,17 @@ def _named_parameters(message: str) -> list[str]:
 # --- reading the answers ---------------------------------------------------------------------------
 
 
-def _rejects_as_unknown(response: Any, parameter: str) -> bool:
-    """The answer refuses ``parameter`` as unknown (a code or text says UNKNOWN and names it)."""
+def _rejects_as_unknown(response: Any, parameter: str, params: JsonObject | None = None) -> bool:
+    """The answer refuses ``parameter`` as unknown (a code or text says UNKNOWN and names it),
+    not the value we gave it ("Unknown query type: probe" took ``query`` and refused "probe")."""
     answer = classify(response)
     if not answer.refused:
         return False
     said = f"{answer.code or ''} {answer.message} {answer.details}"
+    if params is not None and parameter in params:
+        quoted = quoted_value(params[parameter])
+        if quoted is not None and quoted in said:
+            return False
     return "UNKNOWN" in said.upper() and parameter in said
 
 

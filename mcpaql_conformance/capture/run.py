@@ -14,7 +14,8 @@ import anyio
 from mcpaql_conformance import SPEC_VERSION, __version__
 from mcpaql_conformance.capture.cycles import Inferred, infer_cycles, run_plan_cycles
 from mcpaql_conformance.capture.plan_writer import write_plan
-from mcpaql_conformance.capture.probes import probe_batch, probe_operation, run_examples
+from mcpaql_conformance.capture.probes import probe_batch, read_probes, run_examples, send_probes
+from mcpaql_conformance.capture.retry import retry_refused
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.evidence.reading import Readings, parameters_of, read_detail
 from mcpaql_conformance.files.jsonio import dumps, make_folder, write_atomic
@@ -288,20 +289,21 @@ async def run_probes(live: Live, limit: OverallLimit | None = None) -> Inferred:
     operations = await describe_operations(live, names)
     live.operations = operations
     check_plan_operations(live.plan, [op.name for op in operations])
-    findings = await gather([_prober(live, op, limit) for op in operations])
-    for op, found in zip(operations, findings, strict=True):
-        live.evidence.merge(op.name, found)
+    sent = await gather([_prober(live, op, limit) for op in operations])
+    seen = await retry_refused(live, sent)  # probes refused for a value of ours: once more, with the next value
+    for op, probed in zip(operations, sent, strict=True):
+        live.evidence.merge(op.name, read_probes(live, probed))
     by_name = {op.name: op for op in operations}
     await run_examples(live, by_name)
     await run_plan_cycles(live, by_name)
-    inferred = await infer_cycles(live, operations)
+    inferred = await infer_cycles(live, operations, seen)
     await probe_batch(live)
     return inferred
 
 
 def _prober(live: Live, op: Operation, limit: OverallLimit | None) -> Any:
     async def probe() -> Any:
-        found = await probe_operation(live, op)
+        found = await send_probes(live, op)
         if limit is not None:
             limit.probed += 1
         return found
@@ -330,6 +332,7 @@ def assemble(
             "captured_at": started.isoformat(timespec="seconds"),
             "transport": options.target.transport,
             "allow_destructive": options.allow_destructive,
+            "destructive_withheld": 0 if options.allow_destructive else sum(op.destructive for op in live.operations),
         },
         "endpoint_modes": live.modes,
         "capabilities": {

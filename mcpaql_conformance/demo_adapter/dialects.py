@@ -9,6 +9,8 @@ rest on evidence. Each names the test that owns its deviation.
 from __future__ import annotations
 
 import copy
+import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +33,8 @@ DIALECTS = {
     "is-error-text": "errors are MCP error results (isError) in plain text (discriminated-union)",
     "jsonrpc-errors": "errors are JSON-RPC errors instead of tool results (discriminated-union)",
     "prose-success": "successes carry prose instead of data (create-read, update-preservation)",
+    "described-values": "valid values only in parameter descriptions (no `enum`), bad values refused quoting them; "
+    'introspect refuses an unknown query with a plain string: "Unknown query type: probe" (discriminated-union)',
 }
 
 
@@ -64,10 +68,26 @@ class Dialect:
         """The result as this dialect shapes it."""
         return result
 
-    def wire(self, result: JsonObject) -> Wire:
-        import json
+    def respond(self, tool: str, arguments: JsonObject, result: JsonObject) -> JsonObject:
+        """The result as this dialect shapes it, knowing the whole call (by default: ``reshape``)."""
+        return self.reshape(str(arguments.get("operation")), result)
 
+    def wire(self, result: JsonObject) -> Wire:
         return Wire(json.dumps(result))
+
+
+def speak(
+    speech: Dialect, handle: Callable[[str, JsonObject], JsonObject], tool: str, arguments: JsonObject
+) -> JsonObject:
+    """The answer of a server speaking ``speech`` to one tool call, before the wire (``speech.wire``);
+    ``handle`` answers conformantly (``NotesAdapter.handle``)."""
+    operation = arguments.get("operation")
+    result = None
+    if operation == "introspect" and tool in ("mcp_aql", "mcp_aql_read") and isinstance(arguments.get("params"), dict):
+        result = speech.introspect(arguments["params"], lambda params: handle(tool, {**arguments, "params": params}))
+    if result is None:
+        result = handle(tool, arguments)
+    return speech.respond(tool, arguments, result)
 
 
 class ElementName(Dialect):
@@ -218,6 +238,96 @@ def _prose(data: Any) -> str:
     return "Done."
 
 
+# operation -> parameter -> its description in the described-values dialect (the values in prose only)
+DESCRIBED: dict[str, dict[str, str]] = {
+    "introspect": {"query": "Query type: 'operations' or 'types'", "name": "Operation or type name, e.g. get_note"},
+    "export_notes": {"format": "Export format, one of: text, markdown"},
+    "reindex_notes": {"scope": 'What to reindex: "titles" (titles only) or "all" (titles and bodies)'},
+    "get_note": {"note_id": "Note id (e.g. note_1)"},
+    "duplicate_note": {"note_id": "Id of the note to copy, e.g. note_1"},
+    "update_note": {"note_id": "Identifier of the note, as returned by create_note or list_notes"},
+    "tag_note": {"note_id": "Identifier of the note, as returned by create_note or list_notes"},
+    "delete_note": {"note_id": "ID of the note to delete (see list_notes)"},
+}
+# Example invocations the described-values dialect adds to operation details (valid values again).
+EXAMPLES: dict[str, list[Any]] = {
+    "introspect": ['{"operation": "introspect", "params": {"query": "types"}}'],
+    "export_notes": [
+        {
+            "description": "Export every note as Markdown",
+            "request": {"operation": "export_notes", "params": {"format": "markdown"}},
+        }
+    ],
+}
+QUERY_TYPES = ("operations", "types")
+# (operation, parameter) -> (its valid values, the refusal quoting a refused value)
+REFUSALS: dict[tuple[str, str], tuple[tuple[str, ...], Callable[[str], str]]] = {
+    ("export_notes", "format"): (
+        ("text", "markdown"),
+        lambda v: f"Invalid format '{v}': expected one of text, markdown",
+    ),
+    ("reindex_notes", "scope"): (("titles", "all"), lambda v: f"scope must be 'titles' or 'all', got '{v}'"),
+}
+
+
+class DescribedValues(Dialect):
+    """Valid values are stated only in prose and a refusal quotes the refused value. An unknown
+    introspect query is refused first, whatever else was sent, as a plain string. Unknown note ids
+    are refused by the store already, quoting the id. With valid values nothing changes."""
+
+    name = "described-values"
+
+    def respond(self, tool: str, arguments: JsonObject, result: JsonObject) -> JsonObject:
+        if tool == "mcp_aql" and "operations" in arguments:
+            if not isinstance(result.get("results"), list):
+                return result
+            items = arguments["operations"]
+            result = copy.deepcopy(result)
+            for entry in result["results"]:
+                item = items[entry["index"]]
+                entry["result"] = self.respond(tool, item if isinstance(item, dict) else {}, entry["result"])
+            return result
+        params = arguments.get("params") or {}
+        if not isinstance(params, dict):
+            return result
+        operation = arguments.get("operation")
+        if operation == "introspect" and tool in ("mcp_aql", "mcp_aql_read"):
+            return self._introspect(params, result)
+        for (name, param), (valid, refusal) in REFUSALS.items():
+            value = params.get(param)
+            if name == operation and isinstance(value, str) and value not in valid and result.get("success") is False:
+                result = copy.deepcopy(result)
+                conformant = f"Parameter '{param}' must be one of: {', '.join(valid)}."
+                result["error"]["message"] = result["error"]["message"].replace(conformant, refusal(value))
+        return result
+
+    def _introspect(self, params: JsonObject, result: JsonObject) -> JsonObject:
+        # introspect has no side effect: refusing its answer is refusing before it was computed
+        if "query" in params and params["query"] not in QUERY_TYPES:
+            query = params["query"]
+            return {
+                "success": False,
+                "error": f"Unknown query type: {query if isinstance(query, str) else json.dumps(query)}",
+            }
+        data = result.get("data")
+        if (
+            result.get("success") is not True
+            or not isinstance(data, dict)
+            or not isinstance(data.get("operation"), dict)
+        ):
+            return result
+        result = copy.deepcopy(result)
+        detail = result["data"]["operation"]
+        described = DESCRIBED.get(detail["name"], {})
+        for parameter in detail["parameters"]:
+            parameter.pop("enum", None)
+            if parameter["name"] in described:
+                parameter["description"] = described[parameter["name"]]
+        if detail["name"] in EXAMPLES:
+            detail["examples"] = copy.deepcopy(EXAMPLES[detail["name"]])
+        return result
+
+
 def dialect(name: str | None) -> Dialect:
     """The dialect called ``name`` (None: conformant)."""
     if name is None:
@@ -239,5 +349,6 @@ def dialect(name: str | None) -> Dialect:
         "is-error-text": IsErrorText(),
         "jsonrpc-errors": JsonRpcErrors(),
         "prose-success": ProseSuccess(),
+        "described-values": DescribedValues(),
     }
     return kinds[name]

@@ -13,7 +13,7 @@ from mcp.server.mcpserver import MCPServer
 
 from mcpaql_conformance import __version__
 from mcpaql_conformance.demo_adapter.adapter import CRUDE, NotesAdapter
-from mcpaql_conformance.demo_adapter.dialects import Dialect, Wire, dialect
+from mcpaql_conformance.demo_adapter.dialects import Dialect, Wire, dialect, speak
 
 MODES = ("crude", "single", "both")
 ENDPOINT_PURPOSE = {
@@ -74,19 +74,7 @@ class _Endpoint:
     async def answer(self, tool: str, arguments: dict[str, Any]) -> Any:
         if self.latency:
             await anyio.sleep(self.latency)
-        operation = arguments.get("operation")
-        result = None
-        if (
-            operation == "introspect"
-            and tool in ("mcp_aql", "mcp_aql_read")
-            and isinstance(arguments.get("params"), dict)
-        ):
-            result = self.speech.introspect(
-                arguments["params"], lambda params: self.adapter.handle(tool, {**arguments, "params": params})
-            )
-        if result is None:
-            result = self.adapter.handle(tool, arguments)
-        return _send(self.speech.wire(self.speech.reshape(str(operation), result)))
+        return _send(self.speech.wire(speak(self.speech, self.adapter.handle, tool, arguments)))
 
 
 def _send(wire: Wire) -> Any:

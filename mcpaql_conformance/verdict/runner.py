@@ -66,7 +66,7 @@ def evaluate(bundle: Bundle, level: int = 1, tier: str = "both", category: str |
         tool_version=__version__,
         readings=tuple(str(reading) for reading in bundle.capture_readings),
         notes=note_lines(bundle.cases("capture_notes")),
-        provenance=provenance_line(bundle.data.get("provenance")),
+        provenance=provenance_line(bundle.data.get("provenance"), bundle.data.get("capture_notes")),
         agent_summary=agent_summary(bundle.cases("agent_runs")),
         agent_incomplete=agent_incomplete(bundle.cases("agent_runs")),
         agent_metrics=agent_metrics(bundle.cases("agent_tests"), functools.partial(run_verdicts, ctx)),
@@ -110,9 +110,10 @@ def agent_incomplete(runs: list[Any]) -> str | None:
     return plain(f"{line}; the missing runs are not judged (agent --resume runs them)", max_len=500)
 
 
-def provenance_line(provenance: Any) -> str | None:
+def provenance_line(provenance: Any, notes: Any = None) -> str | None:
     """One line on where the evidence came from, from a bundle's ``provenance`` (None when the
-    bundle has none: evidence written by hand or by another tool)."""
+    bundle has none: evidence written by hand or by another tool), and what was withheld: the
+    count capture wrote, else the operations its notes name as withheld for being destructive."""
     if not isinstance(provenance, dict):
         return None
     server = provenance.get("server")
@@ -129,10 +130,23 @@ def provenance_line(provenance: Any) -> str | None:
         parts.append(f"over {provenance['transport']}")
     line = " ".join(parts)
     if provenance.get("allow_destructive") is True:
-        line += " (destructive operations called)"
+        line += "; destructive operations called"
     elif provenance.get("allow_destructive") is False:
-        line += " (destructive operations withheld)"
+        withheld = _withheld_count(provenance, notes)
+        line += f"; destructive operations withheld ({withheld})" if withheld else "; no destructive operation"
     return plain(line, max_len=500)
+
+
+def _withheld_count(provenance: dict[str, Any], notes: Any) -> int:
+    count = provenance.get("destructive_withheld")
+    if isinstance(count, int) and not isinstance(count, bool) and count >= 0:
+        return count
+    named = {
+        str(note.get("operation"))
+        for note in (notes if isinstance(notes, list) else [])
+        if isinstance(note, dict) and note.get("cause") == "destructive"
+    }
+    return len(named)
 
 
 def note_lines(notes: list[Any]) -> tuple[str, ...]:

@@ -1,6 +1,6 @@
 """Misbehaving MCP servers for capture tests: python servers.py KIND, KIND one of no-aql, no-introspect,
 odd, exit, crash, hang, evil, garbage, banner, grandchild, die-mid, leaky, deep, deep-raw,
-deep-http PORT_FILE, slow, ansi, trap, many, the edge kinds (see edge_server) and the secret kinds (keys,
+deep-http PORT_FILE, slow, ansi, trap, many, picky, the edge kinds (see edge_server) and the secret kinds (keys,
 bad-notify, hostile-http PORT_FILE: see SECRET_KINDS)."""
 
 from __future__ import annotations
@@ -415,6 +415,93 @@ def many_server() -> None:
     serve_stdio(lambda message: rpc_reply(message, "many", many_call))
 
 
+# A small server whose valid values live only in prose and in earlier answers (test_probe_values.py),
+# like many real adapters: introspect's `query` is described, not enumerated, and an unknown query is
+# refused first, as a plain string quoting it; `lookup` takes only a code that `list_codes` returns;
+# `find` accepts no region capture can know. Every refusal of a value quotes it.
+PICKY_OPERATIONS = {
+    "list_codes": {"description": "List the codes.", "parameters": []},
+    "lookup": {
+        "description": "Look a code up.",
+        "parameters": [{"name": "code", "type": "string", "required": True, "description": "A code."}],
+    },
+    "find": {
+        "description": "Find things in a region.",
+        "parameters": [{"name": "region", "type": "string", "required": True, "description": "A region."}],
+    },
+}
+PICKY_QUERY = {
+    "name": "query",
+    "type": "string",
+    "required": True,
+    "description": "Query type: 'operations' or 'types'",
+}
+
+
+def picky_detail(name: str) -> dict[str, Any]:
+    declared = (
+        PICKY_OPERATIONS[name]
+        if name != "introspect"
+        else {
+            "description": "Introspect.",
+            "parameters": [
+                PICKY_QUERY,
+                {"name": "name", "type": "string", "required": False, "description": "An operation name."},
+            ],
+        }
+    )
+    return {"name": name, "semantic_category": "READ", "endpoint": "read", "mcpTool": "mcp_aql_read",
+            "permissions": {"readOnly": True, "destructive": False}, "returns": {"name": "Any", "kind": "object"},
+            **declared}  # fmt: skip
+
+
+def picky_answer(operation: Any, params: dict[str, Any]) -> dict[str, Any]:
+    def refuse(code: str, message: str) -> dict[str, Any]:
+        return {"success": False, "error": {"code": code, "message": message}}
+
+    if operation == "introspect":
+        if "query" not in params:
+            return refuse("VALIDATION_MISSING_PARAM", "Missing required parameter: query")
+        if params["query"] not in ("operations", "types"):
+            return {"success": False, "error": f"Unknown query type: {params['query']}"}
+    declared = picky_detail(operation) if operation in (*PICKY_OPERATIONS, "introspect") else None
+    if declared is None:
+        return refuse("NOT_FOUND_OPERATION", f"Unknown operation: {operation}")
+    names = [p["name"] for p in declared["parameters"]]
+    for name in names[:1] if operation in ("lookup", "find") else []:  # the value first, then the rest
+        if name not in params:
+            return refuse("VALIDATION_MISSING_PARAM", f"Missing required parameter: {name}")
+        if operation == "find" or params[name] != "X-42":
+            wrong = params[name]
+            return refuse(
+                "VALIDATION_INVALID_VALUE", f"Unknown code '{wrong}'" if name == "code" else f"Invalid region: {wrong}"
+            )
+    for name in params:
+        if name not in names:
+            return refuse("VALIDATION_UNKNOWN_PARAM", f"Unknown parameter: {name}")
+    if operation == "introspect" and params["query"] == "types":
+        return {"success": True, "data": {"types": []}}
+    if operation == "introspect" and "name" in params:
+        known = params["name"] in (*PICKY_OPERATIONS, "introspect")
+        return {"success": True, "data": {"operation": picky_detail(params["name"]) if known else None}}
+    if operation == "introspect":
+        listed = [picky_detail(name) for name in ("introspect", *PICKY_OPERATIONS)]
+        return {"success": True, "data": {"operations": [{k: d[k] for k in ("name", "semantic_category",
+                "endpoint", "description")} for d in listed]}}  # fmt: skip
+    if operation == "list_codes":
+        return {"success": True, "data": {"codes": [{"code": "X-42", "label": "the answer"}]}}
+    return {"success": True, "data": {"code": "X-42", "label": "the answer"}}  # lookup
+
+
+def picky_call(arguments: dict[str, Any]) -> dict[str, Any]:
+    params = arguments.get("params")
+    return text_result(picky_answer(arguments.get("operation"), params if isinstance(params, dict) else {}))
+
+
+def picky_server() -> None:
+    serve_stdio(lambda message: rpc_reply(message, "picky", picky_call))
+
+
 # Servers that test the edges of the transport (test_edges_transport.py): how much they send,
 # how wide, how long they log, what they leave running. Each answers JSON-RPC by hand.
 EDGE_KINDS = (
@@ -696,6 +783,9 @@ def main(kind: str) -> None:
         return
     if kind == "many":
         many_server()
+        return
+    if kind == "picky":
+        picky_server()
         return
     if kind == "ansi":
         server = MCPServer(f"notes{OSC8}\x1b[2J", version="1\x1b[31m.0\u202e")

@@ -415,7 +415,7 @@ def test_html_report_layout_at_phone_and_desktop_widths(cli, write_bundle, tmp_p
         assert len(metrics["columns"]) == 4 and all(widths == metrics["columns"][0] for widths in metrics["columns"])
     assert metrics["footer"] == (
         "Made by mcpaql-conformance 0.1.0 · MCP-AQL spec 1.0.0-draft · tier both · evidence: captured at 2026-11-23T08"
-        ":00:00+00:00 by mcpaql-conformance 0.1.0 from notes 2 over stdio (destructive operations withheld)"
+        ":00:00+00:00 by mcpaql-conformance 0.1.0 from notes 2 over stdio; destructive operations withheld (1)"
     )
     shot = tmp_path / f"report-{width}.png"
     in_chromium(page, width, f"--screenshot={shot}")

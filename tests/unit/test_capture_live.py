@@ -327,7 +327,7 @@ def test_the_record_is_located_where_the_read_answer_keeps_it(answer: Any, wante
     ],
 )
 def test_identifier_like_parameters_name_one_record(name: str, identifying: bool) -> None:
-    from mcpaql_conformance.capture.cycles import identifier_like
+    from mcpaql_conformance.capture.candidates import identifier_like
 
     assert identifier_like(name) is identifying
 

@@ -8,6 +8,7 @@ from mcpaql_conformance.evidence.answers import Kind, classify, texts
 from mcpaql_conformance.evidence.bundle import response_path
 from mcpaql_conformance.evidence.index import Context
 from mcpaql_conformance.files.schemas import CompiledSchema, operation_result_schema
+from mcpaql_conformance.verdict.blame import case_blame
 from mcpaql_conformance.verdict.checks.base import CONFORMANCE, CORE, Category, Outcome, judge
 from mcpaql_conformance.verdict.model import Requirement, Result
 from mcpaql_conformance.verdict.textmatch import find_leaks, mentions_all
@@ -126,13 +127,17 @@ def actionable(ctx: Context) -> Outcome:
         if not case.get("must_mention"):
             warnings.append(f"{case['name']}: no must_mention criteria to judge the message by")
             continue
+        fragments = case.get("must_mention") or []
+        blame = case_blame(case, fragments[0] if isinstance(fragments[0], str) else None)
+        if blame is not None:  # the refusal was of a value capture chose, not of what it tests
+            warnings.append(f"{case['name']}: {blame.not_judged()}")
+            continue
         judged += 1
         answer = classify(case["response"])
         if not answer.refused:
             warnings.append(f"{case['name']}: the response is not an error ({answer.describe()})")
             continue
         message = answer.message
-        fragments = case.get("must_mention") or []
         missing = [m for m, said in zip(fragments, mentions_all(message, fragments), strict=True) if not said]
         if missing:
             warnings.append(f"{case['name']}: message does not mention {', '.join(missing)}")

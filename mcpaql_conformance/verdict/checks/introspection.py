@@ -19,6 +19,7 @@ from mcpaql_conformance.evidence.reading import (
     types_of,
 )
 from mcpaql_conformance.files.schemas import introspection_schema, operation_result_schema
+from mcpaql_conformance.verdict.blame import case_blame
 from mcpaql_conformance.verdict.checks.base import (
     CONFORMANCE,
     CORE,
@@ -398,6 +399,8 @@ def _inconclusive_acceptance(ctx: Context) -> dict[str, str]:
     found = {}
     for case in ctx.bundle.parameter_cases("unknown_parameter"):
         if unknown_parameter_problem(case["parameter"], case["response"]) is None:
+            continue
+        if case_blame(case, case["parameter"]) is not None:  # refused our value: shows nothing either way
             continue
         answer = classify(case["response"])
         if answer.succeeded:

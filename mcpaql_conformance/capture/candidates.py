@@ -1,0 +1,274 @@
+"""The values capture may send for a parameter, best first, each with where it came from.
+
+A server's valid values often live outside ``enum``: in the parameter's or the operation's
+description ("Query type: 'operations' or 'types'", "one of: a, b, c", "e.g. 2024-01-31"), in
+the operation's examples, or in what the server answered before (an identifier a list
+returned). Values the server documents come first; a value made up from the type, bounds and
+format comes last. The order is the plan (decided by the caller), then ``SOURCES``.
+
+Reading descriptions is linear and bounded: a hostile description of megabytes costs the
+first ``MAX_TEXT`` characters, and each source gives at most ``MAX_PER_SOURCE`` values.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcpaql_conformance.capture.values import matches_type, synthesise
+from mcpaql_conformance.files.values import json_equal
+
+JsonObject = dict[str, Any]
+
+ENUM, DEFAULT, EXAMPLE, DESCRIPTION, ANSWER, SPEC, SYNTHESISED = (
+    "enum",
+    "default",
+    "example",
+    "description",
+    "earlier answer",
+    "spec",
+    "synthesised",
+)
+SOURCES = (ENUM, DEFAULT, EXAMPLE, DESCRIPTION, ANSWER, SPEC, SYNTHESISED)
+PLAN = "plan"
+MAX_TEXT = 2000
+MAX_PER_SOURCE = 8
+MAX_TOKEN = 64
+
+# The spec's own values for reserved operations: introspect's query.
+RESERVED = {("introspect", "query"): ("operations", "types")}
+
+_QUOTED = re.compile(r"""'([^'\n]{1,64})'|"([^"\n]{1,64})"|`([^`\n]{1,64})`|\u2018([^\u2019\n]{1,64})\u2019"""
+                     r"|\u201c([^\u201d\n]{1,64})\u201d")  # fmt: skip
+# "one of: a, b, c", "either a or b", "allowed values: a | b", "must be a or b", "options: ..."
+_LIST_TRIGGER = re.compile(
+    r"\b(?:one of|either|any of|(?:allowed|accepted|possible|valid|supported) (?:values|options|types)|"
+    r"values|options|must be|can be|choose from|accepts?)\b\s*(?:are|is|include)?\s*[:=]?\s*",
+    re.IGNORECASE,
+)
+_LIST_END = re.compile(r"[.;)\]\n]\s|[;)\]\n]|\.$")
+_SEPARATOR = re.compile(r"\s*(?:,|\||/|\bor\b|\band\b)\s*", re.IGNORECASE)
+# "e.g. 2024-01-31", "for example: n-1", "such as 'x'", "example: x", "(default: x)", "defaults to x"
+_EXAMPLE_TRIGGER = re.compile(
+    r"(?:\be\.\s?g\.,?|\bfor (?:example|instance),?|\bsuch as|\bexamples?:|\bex:)\s*",
+    re.IGNORECASE,
+)
+_DEFAULT_TRIGGER = re.compile(r"\bdefaults?(?: value)?(?: is| to|:)\s*", re.IGNORECASE)
+_TOKEN = re.compile(r"""[^\s,;()\[\]{}]{1,64}""")
+_PLAIN_TOKEN = re.compile(r"[\w][\w.:+@-]{0,63}", re.UNICODE)
+_FORMAT_HINTS = (
+    (re.compile(r"\bYYYY-MM-DD[T ]HH:MM(?::SS)?", re.IGNORECASE), "2026-01-31T12:00:00Z"),
+    (re.compile(r"\bYYYY-MM-DD\b", re.IGNORECASE), "2026-01-31"),
+    (re.compile(r"\bYYYY-MM\b", re.IGNORECASE), "2026-01"),
+    (re.compile(r"\bHH:MM\b", re.IGNORECASE), "12:00"),
+)
+_ISO_8601 = re.compile(r"\bISO[- ]?8601\b", re.IGNORECASE)
+_DATE_TIME = re.compile(r"\b(?:date[- ]?time|timestamp)\b", re.IGNORECASE)
+_DATE = re.compile(r"\bdate\b", re.IGNORECASE)
+_NOT_VALUES = frozenset({"a", "an", "the", "value", "values", "string", "number", "integer", "true or false"})
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A value to try, and where it came from (recorded with the probe)."""
+
+    value: Any
+    source: str
+
+
+@dataclass
+class SeenValues:
+    """Values the server returned in successful answers, by field name (bounded): what an
+    identifier parameter can be given once the server has shown one."""
+
+    by_field: dict[str, list[Any]] = field(default_factory=dict)
+    MAX_VALUES = 8
+    MAX_NODES = 10_000
+
+    def add_answer(self, data: Any) -> None:
+        """Every scalar field of a successful answer's data (breadth first, bounded)."""
+        queue: list[Any] = [data]
+        nodes = 0
+        while queue and nodes < self.MAX_NODES:
+            item = queue.pop(0)
+            nodes += 1
+            if isinstance(item, dict):
+                for name, value in item.items():
+                    if isinstance(value, dict | list):
+                        queue.append(value)
+                    elif isinstance(name, str) and _scalar(value):
+                        self._keep(name, value)
+            elif isinstance(item, list):
+                queue.extend(item[:100])
+
+    def _keep(self, name: str, value: Any) -> None:
+        kept = self.by_field.setdefault(name.lower(), [])
+        if len(kept) < self.MAX_VALUES and not any(json_equal(value, old) for old in kept):
+            kept.append(value)
+
+    def for_parameter(self, name: str) -> list[Any]:
+        """Values of fields of the parameter's name; for ``note_id`` or ``noteId``, ids too."""
+        lowered = name.lower()
+        found = list(self.by_field.get(lowered, []))
+        for suffix in ("_id", "id"):
+            if lowered.endswith(suffix) and lowered != "id":
+                found += [v for v in self.by_field.get("id", []) if v not in found]
+                break
+        return found
+
+
+def candidates(
+    operation: str, parameter: JsonObject, declarations: list[JsonObject] | None = None, seen: SeenValues | None = None
+) -> list[Candidate]:
+    """Every value worth trying for a parameter, best first, without repeats, each fitting the
+    declared type (a parameter without a name or type gets the synthesised value only)."""
+    name = parameter.get("name")
+    found: list[Candidate] = []
+
+    def add(values: Iterator[Any] | list[Any] | tuple[Any, ...], source: str) -> None:
+        count = 0
+        for raw in values:
+            value = _coerce(raw, parameter)
+            if value is None or not matches_type(value, parameter) or count >= MAX_PER_SOURCE:
+                continue
+            if not any(json_equal(value, c.value) and type(value) is type(c.value) for c in found):
+                found.append(Candidate(value, source))
+                count += 1
+
+    if isinstance(name, str):
+        enum = parameter.get("enum")
+        add(enum if isinstance(enum, list) else [], ENUM)
+        add([parameter["default"]] if "default" in parameter else [], DEFAULT)
+        add(list(example_values(name, declarations or [])), EXAMPLE)
+        add(list(described_values(_text(parameter.get("description")))), DESCRIPTION)
+        add(list(_operation_described(name, declarations or [])), DESCRIPTION)
+        add(seen.for_parameter(name) if seen is not None else [], ANSWER)
+        add(RESERVED.get((operation, name), ()), SPEC)
+    synthesised = synthesise(parameter)
+    if not any(json_equal(synthesised, c.value) for c in found):
+        found.append(Candidate(synthesised, SYNTHESISED))
+    return found
+
+
+def identifier_like(name: str) -> bool:
+    """A parameter that names one record (``note_id``, ``id``, ``element_name``, ``slug``)."""
+    lower = name.lower()
+    return lower in ("id", "key", "name", "slug", "uuid") or lower.endswith(
+        ("_id", "id", "_key", "_name", "_slug", "_uuid")
+    )
+
+
+def retry_order(name: str, found: list[Candidate]) -> list[Candidate]:
+    """The candidates to try after the server refused our value: for a parameter that names one
+    record, what the server returned first (an example id in a description seldom exists)."""
+    if not identifier_like(name):
+        return found
+    return sorted(found, key=lambda candidate: candidate.source != ANSWER)
+
+
+def described_values(text: str) -> Iterator[str]:
+    """Values a description states, in the order it states them: quoted values, listed values
+    ("one of: a, b"), values given by example ("e.g. x"), a stated default, a format pattern."""
+    text = text[:MAX_TEXT]
+    yield from (_unquote(match) for match in _QUOTED.finditer(text))
+    for trigger in _LIST_TRIGGER.finditer(text):
+        rest = text[trigger.end() : trigger.end() + 300]
+        end = _LIST_END.search(rest)
+        items = _SEPARATOR.split(rest[: end.start()] if end else rest)
+        tokens = [_clean(item) for item in items]
+        if len([t for t in tokens if t]) >= 2 or trigger.group(0).lower().startswith("one of"):
+            yield from (t for t in tokens if t)
+    for trigger in (*_EXAMPLE_TRIGGER.finditer(text), *_DEFAULT_TRIGGER.finditer(text)):
+        token = _TOKEN.match(text, trigger.end())
+        if token is not None and (cleaned := _clean(token.group(0))):
+            yield cleaned
+    yield from _format_hint(text)
+
+
+def _format_hint(text: str) -> Iterator[str]:
+    """A value in the format a description names: a pattern (``YYYY-MM-DD``) or ISO 8601."""
+    for pattern, value in _FORMAT_HINTS:
+        if pattern.search(text):
+            yield value
+            return
+    if _ISO_8601.search(text):
+        yield "2026-01-31T12:00:00Z" if _DATE_TIME.search(text) or not _DATE.search(text) else "2026-01-31"
+
+
+def example_values(name: str, declarations: list[JsonObject]) -> Iterator[Any]:
+    """The parameter's values in the operation's examples: ``{request: {params}}`` objects,
+    ``{params}`` objects, or example strings (``{ operation: "x", params: { name: "v" } }``)."""
+    pattern = re.compile(
+        rf"""["']?\b{re.escape(name)}\b["']?\s*[:=]\s*(?:"([^"\n]{{0,64}})"|'([^'\n]{{0,64}})'|(-?\d+(?:\.\d+)?)\b|(true|false)\b)"""
+    )
+    for declaration in declarations:
+        examples = declaration.get("examples") if isinstance(declaration, dict) else None
+        for example in examples[:20] if isinstance(examples, list) else []:
+            if isinstance(example, str):
+                for match in pattern.finditer(example[:MAX_TEXT]):
+                    yield _example_literal(match)
+            elif isinstance(example, dict):
+                request = example.get("request", example)
+                params = request.get("params", request) if isinstance(request, dict) else None
+                if isinstance(params, dict) and name in params:
+                    yield params[name]
+
+
+def _operation_described(name: str, declarations: list[JsonObject]) -> Iterator[str]:
+    """Values the operation's description gives this parameter: ``name: 'x'``, ``name=x``."""
+    pattern = re.compile(rf"\b{re.escape(name)}\b\s*[:=]\s*['\"`]?([\w][\w.:@-]{{0,63}})")
+    for declaration in declarations:
+        description = _text(declaration.get("description")) if isinstance(declaration, dict) else ""
+        for match in pattern.finditer(description[:MAX_TEXT]):
+            yield match.group(1)
+
+
+def _example_literal(match: re.Match[str]) -> Any:
+    text, single, number, boolean = match.groups()
+    if number is not None:
+        return float(number) if "." in number else int(number)
+    if boolean is not None:
+        return boolean == "true"
+    return text if text is not None else single
+
+
+def _unquote(match: re.Match[str]) -> str:
+    return next(group for group in match.groups() if group is not None).strip()
+
+
+def _clean(token: str) -> str:
+    """A listed or example value without its quotes and trailing punctuation; "" for words
+    that are not values."""
+    token = token.strip().strip("'\"`\u2018\u2019\u201c\u201d").rstrip(".,:;!?").strip()
+    if not token or token.lower() in _NOT_VALUES or not _PLAIN_TOKEN.fullmatch(token):
+        return ""
+    return token
+
+
+def _coerce(value: Any, parameter: JsonObject) -> Any:
+    """A value read from text, as the parameter's type: "10" for an integer is 10; None when it
+    cannot be."""
+    if not isinstance(value, str):
+        return value
+    kind = str(parameter.get("type", "string")).lower()
+    if kind == "integer":
+        return int(value) if re.fullmatch(r"-?\d{1,18}", value) else None
+    if kind == "number":
+        return float(value) if re.fullmatch(r"-?\d{1,18}(?:\.\d{1,18})?", value) else None
+    if kind == "boolean":
+        return {"true": True, "false": False}.get(value.lower())
+    if kind in ("array", "object"):
+        return None
+    return value
+
+
+def _scalar(value: Any) -> bool:
+    return (isinstance(value, str) and 0 < len(value) <= 200) or (
+        isinstance(value, int | float) and not isinstance(value, bool)
+    )
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""

@@ -1,0 +1,101 @@
+"""A second value for a probe the server refused for a value of ours.
+
+A probe is about one parameter; the others carry values capture chose. When the refusal quotes
+or names one of those ("Unknown query type: probe"), it is about our value, not the parameter
+under test. Once every operation's probes are answered, such a probe is sent once more with
+the parameter's next candidate value, which may now come from what the server answered
+meanwhile (an identifier a list returned). A probe still refused for our value is marked
+inconclusive, and the tests that read it do not judge it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from mcpaql_conformance.capture.candidates import PLAN, Candidate, SeenValues, retry_order
+from mcpaql_conformance.capture.probes import Sent, choices, sender, under_test
+from mcpaql_conformance.evidence.answers import classify
+from mcpaql_conformance.files.values import json_equal
+from mcpaql_conformance.live.session import Live, gather
+from mcpaql_conformance.verdict.blame import Blame, our_value_refused
+
+RETRY = 1  # the sort-key step of a retried probe: right after the probe it repeats
+
+
+def seen_values(sent: list[Sent]) -> SeenValues:
+    """Every value the server returned in the successful answers to the probes, in plan order."""
+    seen = SeenValues()
+    for operation in sent:
+        for answer in operation.answers:
+            if isinstance(answer, dict) and classify(answer).succeeded:
+                seen.add_answer(answer.get("data"))
+    return seen
+
+
+async def retry_refused(live: Live, sent: list[Sent]) -> SeenValues:
+    """Send every probe refused for a value of ours once more, with the next candidate value;
+    what the server answered (for the cycles that follow)."""
+    seen = seen_values(sent)
+    jobs = []
+    for operation in sent:
+        jobs += _retries(live, operation, seen)
+    await gather(jobs)
+    return seen
+
+
+def _retries(live: Live, sent: Sent, seen: SeenValues) -> list[Any]:
+    """One job per probe refused for our value that has a next value to try; a probe without
+    one is marked inconclusive at once."""
+    jobs = []
+    for index, (probe, answer) in enumerate(zip(sent.probes, sent.answers, strict=True)):
+        if probe.kind == "routing":
+            continue
+        blame = our_value_refused(probe.params, under_test(probe), answer)
+        if blame is None or blame.parameter not in sent.chosen:
+            continue  # about the parameter under test, or our unknown parameter itself
+        following = _next_value(live, sent, blame, seen)
+        if following is None:
+            sent.inconclusive[index] = _mark(blame, [blame.value])
+            continue
+        jobs.append(_retry(live, sent, index, blame, following))
+    return jobs
+
+
+def _next_value(live: Live, sent: Sent, blame: Blame, seen: SeenValues) -> Candidate | None:
+    """The parameter's best candidate other than the refused value (none for a plan's value:
+    the plan decides)."""
+    if sent.chosen[blame.parameter].source == PLAN:
+        return None
+    documented = {p["name"]: p for p in sent.op.parameters or []}
+    parameter = documented.get(blame.parameter, {"name": blame.parameter})
+    for candidate in retry_order(blame.parameter, choices(live, sent.op.name, parameter, sent.op.declarations, seen)):
+        if not json_equal(candidate.value, blame.value):
+            return candidate
+    return None
+
+
+def _retry(live: Live, sent: Sent, index: int, blame: Blame, following: Candidate) -> Any:
+    probe = sent.probes[index]
+    again = replace(
+        probe,
+        params={**probe.params, blame.parameter: following.value},
+        description=f"{probe.description} (again: the server refused our value for {blame.parameter})",
+    )
+    send = sender(live, sent.op, again, (*sent.key, 1, index, RETRY))
+
+    async def job() -> None:
+        answer = await send()
+        sent.probes[index], sent.answers[index] = again, answer
+        sent.sources[index] = {blame.parameter: following.source}
+        still = our_value_refused(again.params, under_test(again), answer)
+        if still is not None and still.parameter in sent.chosen:
+            tried = [blame.value, following.value] if still.parameter == blame.parameter else [still.value]
+            sent.inconclusive[index] = _mark(still, tried)
+
+    return job
+
+
+def _mark(blame: Blame, tried: list[Any]) -> dict[str, Any]:
+    """Capture's mark on a case whose answer refused our value (the bundle's ``inconclusive``)."""
+    return {"reason": blame.reason(), "parameter": blame.parameter, "values": tried}

@@ -1,0 +1,118 @@
+"""No false blame from our own probe values (issue 21): capture sends the values a server documents
+(in prose, examples and earlier answers) before made-up ones, records where each came from, tries
+the next value once when a refusal is about ours, and marks what is still refused inconclusive;
+`test` never judges such an answer against the parameter under test."""
+
+from __future__ import annotations
+
+import json
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.acceptance.conftest import DEMO, run_cli
+
+SERVERS = Path(__file__).with_name("servers.py")
+PICKY = (sys.executable, str(SERVERS), "picky")
+FALSE_BLAME = ("does not name", "documented but not accepted", "does not mention", "Unknown query type")
+
+
+@cache
+def captured(
+    name: str, folder: Path, *command: str, destructive: bool = False
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(bundle, JSON report) of a capture without a plan."""
+    bundle = folder / f"{name}.json"
+    args = ["capture", "--bundle", str(bundle), "--capture-dir", str(folder / f"{name}-records")]
+    result = run_cli(*args, *(["--allow-destructive"] if destructive else []), "--", *command)
+    assert result.returncode == 0, result.stderr
+    report = run_cli("test", str(bundle), "-f", "json")
+    return json.loads(bundle.read_text()), json.loads(report.stdout)
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("values")
+
+
+def by_id(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {test["id"]: test for category in report["categories"] for test in category["tests"]}
+
+
+def case(bundle: dict[str, Any], kind: str, operation: str) -> dict[str, Any]:
+    return next(c for c in bundle["parameter_tests"][kind] if c["operation"] == operation)
+
+
+def false_blame(report: dict[str, Any]) -> list[str]:
+    said = [
+        line
+        for test in by_id(report).values()
+        for line in (test["detail"], *test.get("findings", []))
+        if any(phrase in line for phrase in FALSE_BLAME)
+    ]
+    return said
+
+
+def test_a_described_value_is_sent_first_and_its_source_recorded(folder: Path) -> None:
+    bundle, _ = captured("picky", folder, *PICKY)
+    introspect = case(bundle, "unknown_parameter", "introspect")
+    assert introspect["request"] == {"query": "operations", "zz_conformance_probe": "probe"}
+    assert introspect["value_sources"] == {"query": "description"}  # "Query type: 'operations' or 'types'"
+    assert "inconclusive" not in introspect
+    assert bundle["accepted_parameters"]["introspect"] == ["query", "name"]
+
+
+def test_a_refused_value_of_ours_is_replaced_by_one_an_earlier_answer_returned(folder: Path) -> None:
+    bundle, report = captured("picky", folder, *PICKY)
+    lookup = case(bundle, "unknown_parameter", "lookup")
+    assert lookup["request"] == {"code": "X-42", "zz_conformance_probe": "probe"}  # list_codes returned X-42
+    assert lookup["value_sources"] == {"code": "earlier answer"}
+    assert lookup["response"]["error"]["message"] == "Unknown parameter: zz_conformance_probe"
+    records = folder / "picky-records"
+    sent = [json.loads(path.read_text()) for path in records.rglob("lookup-*.json")]
+    assert any("again: the server refused our value for code" in record["_description"] for record in sent)
+    assert "lookup.zz_conformance_probe" not in json.dumps(by_id(report)["L1.params.unknown-explicit"])
+
+
+def test_a_value_still_refused_is_inconclusive_and_not_judged(folder: Path) -> None:
+    bundle, report = captured("picky", folder, *PICKY)
+    find = case(bundle, "unknown_parameter", "find")
+    assert find["inconclusive"] == {
+        "reason": 'refused our value "probe" for region',
+        "parameter": "region",
+        "values": ["probe"],
+    }
+    assert bundle["accepted_parameters"]["find"] == ["region"]  # refused for its value: the parameter was taken
+    tests = by_id(report)
+    expected = 'not judged: the server refused the value capture chose for region ("probe"); give one in a plan'
+    assert tests["L1.params.unknown-explicit"]["result"] == "WARN"
+    assert tests["L1.params.unknown-explicit"]["findings"] == [f"find.zz_conformance_probe: {expected}"]
+    assert tests["L1.errors.actionable"]["findings"] == [f"unknown-find: {expected}"]
+    assert not [test for test in tests.values() if test["result"] == "FAIL"]
+    assert false_blame(report) == []
+
+
+def test_the_provenance_says_no_destructive_operation_when_there_is_none(folder: Path) -> None:
+    bundle, report = captured("picky", folder, *PICKY)
+    assert bundle["provenance"]["destructive_withheld"] == 0
+    assert report["provenance"].endswith("over stdio; no destructive operation")
+
+
+@pytest.mark.parametrize("destructive", [False, True], ids=["withheld", "allowed"])
+def test_a_server_that_states_its_values_only_in_prose_is_not_blamed_for_ours(folder: Path, destructive: bool):
+    name = f"described-{'allowed' if destructive else 'withheld'}"
+    bundle, report = captured(name, folder, *DEMO, "--dialect", "described-values", destructive=destructive)
+    tests = by_id(report)
+    assert not [test_id for test_id, test in tests.items() if test["result"] == "FAIL"], report
+    assert false_blame(report) == []
+    export = case(bundle, "unknown_parameter", "export_notes") if destructive else None
+    if export is not None:  # "Export format, one of: text, markdown"; the example says markdown
+        assert export["request"]["format"] == "markdown" and export["value_sources"] == {"format": "example"}
+    if destructive:
+        assert report["exitCode"] == 0 and report["provenance"].endswith("destructive operations called")
+    else:
+        withheld = bundle["provenance"]["destructive_withheld"]
+        assert withheld == 6 and report["provenance"].endswith(f"destructive operations withheld ({withheld})")
