@@ -29,7 +29,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from mcpaql_conformance.agent.providers import Endpoint, ModelSpec  # noqa: E402
+from mcpaql_conformance.agent.endpoints import Endpoint, ModelSpec  # noqa: E402
 from mcpaql_conformance.agent.run import DEFAULT_CONCURRENCY, AgentOptions, run_agent  # noqa: E402
 from mcpaql_conformance.live.connection import Target  # noqa: E402
 from tests.acceptance.conftest import DEMO, demo_over_http  # noqa: E402

@@ -17,8 +17,8 @@ from typing import Any
 import orjson
 
 from mcpaql_conformance import SPEC_VERSION
+from mcpaql_conformance.agent.endpoints import AgentError
 from mcpaql_conformance.agent.loop import RunRecord
-from mcpaql_conformance.agent.providers import AgentError
 from mcpaql_conformance.agent.scenario import Scenario
 from mcpaql_conformance.agent.tasks import Task
 from mcpaql_conformance.errors import ConfigError

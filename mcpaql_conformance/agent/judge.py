@@ -10,8 +10,9 @@ from typing import Any
 
 import orjson
 
+from mcpaql_conformance.agent.endpoints import ModelTurnFailed
 from mcpaql_conformance.agent.loop import RunRecord, answer_text
-from mcpaql_conformance.agent.providers import ModelTurnFailed, Provider, Reply
+from mcpaql_conformance.agent.providers import Provider, Reply
 from mcpaql_conformance.agent.tasks import Task
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.secrecy import mask

@@ -10,8 +10,9 @@ from typing import Any
 
 import orjson
 
+from mcpaql_conformance.agent.endpoints import ModelTurnFailed
 from mcpaql_conformance.agent.guard import REFUSED_CODE, operations_named, refusal, refused_answer
-from mcpaql_conformance.agent.providers import Conversation, ModelTurnFailed, ToolCall
+from mcpaql_conformance.agent.providers import Conversation, ToolCall
 from mcpaql_conformance.evidence.answers import classify
 from mcpaql_conformance.files.values import json_safe, writable_text
 from mcpaql_conformance.live.connection import CaptureError, Connection

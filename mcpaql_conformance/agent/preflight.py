@@ -22,12 +22,11 @@ from typing import Any
 import anyio
 import orjson
 
+from mcpaql_conformance.agent.endpoints import AgentError, Endpoint
 from mcpaql_conformance.agent.loop import SYSTEM
 from mcpaql_conformance.agent.providers import (
     RETRIES,
-    AgentError,
     AnthropicProvider,
-    Endpoint,
     OpenAIProvider,
     Provider,
     _retry_delay,

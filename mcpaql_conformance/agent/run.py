@@ -22,6 +22,7 @@ import orjson
 
 from mcpaql_conformance import __version__
 from mcpaql_conformance.agent.budget import Budget, BudgetReached, metered
+from mcpaql_conformance.agent.endpoints import AgentError, Endpoint
 from mcpaql_conformance.agent.evidence import (
     BundleWriter,
     Planned,
@@ -37,7 +38,7 @@ from mcpaql_conformance.agent.evidence import (
 from mcpaql_conformance.agent.judge import judge_run
 from mcpaql_conformance.agent.loop import SYSTEM, RunRecord, ToolCaller, run_model
 from mcpaql_conformance.agent.preflight import check_endpoints, tool_list_tokens
-from mcpaql_conformance.agent.providers import AgentError, Endpoint, Provider, open_provider
+from mcpaql_conformance.agent.providers import Provider, open_provider
 from mcpaql_conformance.agent.scenario import Scenario, load_scenario, run_scenario
 from mcpaql_conformance.agent.tasks import OperationView, Task, builtin_tasks, load_tasks
 from mcpaql_conformance.errors import ConfigError

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mcpaql_conformance.agent.endpoints import AgentError
 from mcpaql_conformance.agent.loop import SIMULATED, CallRecord, RunRecord, ToolCaller, TurnRecord
-from mcpaql_conformance.agent.providers import AgentError
 from mcpaql_conformance.evidence.answers import classify
 from mcpaql_conformance.files.configio import load_checked
 from mcpaql_conformance.files.kinds import SCENARIO

@@ -17,6 +17,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from mcpaql_conformance.capture.values import matches_type, synthesise
 from mcpaql_conformance.files.values import json_equal
 
@@ -36,23 +38,24 @@ PLAN = "plan"
 MAX_TEXT = 2000
 MAX_PER_SOURCE = 8
 MAX_TOKEN = 64
+MAX_VALUE_BYTES = 4096  # an example's value bigger than this is not sent
 
 # The spec's own values for reserved operations: introspect's query.
 RESERVED = {("introspect", "query"): ("operations", "types")}
 
 _QUOTED = re.compile(r"""'([^'\n]{1,64})'|"([^"\n]{1,64})"|`([^`\n]{1,64})`|\u2018([^\u2019\n]{1,64})\u2019"""
                      r"|\u201c([^\u201d\n]{1,64})\u201d")  # fmt: skip
-# "one of: a, b, c", "either a or b", "allowed values: a | b", "must be a or b", "options: ..."
+# "one of: a, b, c", "either a or b", "allowed values: a | b", "values: a, b", "must be: a or b"
 _LIST_TRIGGER = re.compile(
-    r"\b(?:one of|either|any of|(?:allowed|accepted|possible|valid|supported) (?:values|options|types)|"
-    r"values|options|must be|can be|choose from|accepts?)\b\s*(?:are|is|include)?\s*[:=]?\s*",
+    r"\b(?:(?:one of|either|any of|(?:allowed|accepted|possible|valid|supported) (?:values|options|types)|choose from)"
+    r"\b\s*(?:are|is|include)?\s*[:=]?|(?:values|options|must be|can be|accepts?)\s*[:=])\s*",
     re.IGNORECASE,
 )
-_LIST_END = re.compile(r"[.;)\]\n]\s|[;)\]\n]|\.$")
+_LIST_END = re.compile(r"[.;()\[\]\n]\s|[;()\[\]\n]|\.$")
 _SEPARATOR = re.compile(r"\s*(?:,|\||/|\bor\b|\band\b)\s*", re.IGNORECASE)
 # "e.g. 2024-01-31", "for example: n-1", "such as 'x'", "example: x", "(default: x)", "defaults to x"
 _EXAMPLE_TRIGGER = re.compile(
-    r"(?:\be\.\s?g\.,?|\bfor (?:example|instance),?|\bsuch as|\bexamples?:|\bex:)\s*",
+    r"(?:\be\.\s?g\.[,:]?|\bfor (?:example|instance)[,:]?|\bsuch as|\bexamples?:|\bex:)\s*",
     re.IGNORECASE,
 )
 _DEFAULT_TRIGGER = re.compile(r"\bdefaults?(?: value)?(?: is| to|:)\s*", re.IGNORECASE)
@@ -67,7 +70,58 @@ _FORMAT_HINTS = (
 _ISO_8601 = re.compile(r"\bISO[- ]?8601\b", re.IGNORECASE)
 _DATE_TIME = re.compile(r"\b(?:date[- ]?time|timestamp)\b", re.IGNORECASE)
 _DATE = re.compile(r"\bdate\b", re.IGNORECASE)
-_NOT_VALUES = frozenset({"a", "an", "the", "value", "values", "string", "number", "integer", "true or false"})
+_NOT_VALUES = frozenset(
+    {
+        "a",
+        "an",
+        "the",
+        "value",
+        "values",
+        "string",
+        "number",
+        "integer",
+        "e.g",
+        "i.e",
+        "eg",
+        "ie",
+        "etc",
+        "by",
+        "to",
+        "of",
+        "in",
+        "on",
+        "for",
+        "with",
+        "as",
+        "at",
+        "from",
+        "or",
+        "and",
+        "if",
+        "is",
+        "be",
+        "this",
+        "that",
+        "it",
+        "its",
+        "your",
+        "you",
+        "not",
+        "no",
+        "all",
+        "any",
+        "some",
+        "use",
+        "using",
+        "when",
+        "where",
+        "which",
+        "true or false",
+    }
+)  # fmt: skip
+_NEAR_TRIGGER = (
+    40  # a single quoted value counts when a trigger ("e.g.", "one of", "default") comes this close before it
+)
 
 
 @dataclass(frozen=True)
@@ -109,12 +163,12 @@ class SeenValues:
             kept.append(value)
 
     def for_parameter(self, name: str) -> list[Any]:
-        """Values of fields of the parameter's name; for ``note_id`` or ``noteId``, ids too."""
-        lowered = name.lower()
-        found = list(self.by_field.get(lowered, []))
-        for suffix in ("_id", "id"):
-            if lowered.endswith(suffix) and lowered != "id":
-                found += [v for v in self.by_field.get("id", []) if v not in found]
+        """Values of fields of the parameter's name; for ``note_id`` or ``noteId`` the ids too, for
+        ``persona_name`` or ``personaName`` the names too."""
+        found = list(self.by_field.get(name.lower(), []))
+        for suffix, field_name in (("_id", "id"), ("Id", "id"), ("_name", "name"), ("Name", "name")):
+            if name.endswith(suffix) and len(name) > len(suffix):
+                found += [v for v in self.by_field.get(field_name, []) if v not in found]
                 break
         return found
 
@@ -131,7 +185,9 @@ def candidates(
         count = 0
         for raw in values:
             value = _coerce(raw, parameter)
-            if value is None or not matches_type(value, parameter) or count >= MAX_PER_SOURCE:
+            if value is None or count >= MAX_PER_SOURCE or not matches_type(value, parameter):
+                continue
+            if not within_bounds(value, parameter) or len(orjson.dumps(value)) > MAX_VALUE_BYTES:
                 continue
             if not any(json_equal(value, c.value) and type(value) is type(c.value) for c in found):
                 found.append(Candidate(value, source))
@@ -172,7 +228,7 @@ def described_values(text: str) -> Iterator[str]:
     """Values a description states, in the order it states them: quoted values, listed values
     ("one of: a, b"), values given by example ("e.g. x"), a stated default, a format pattern."""
     text = text[:MAX_TEXT]
-    yield from (_unquote(match) for match in _QUOTED.finditer(text))
+    yield from _quoted_values(text)
     for trigger in _LIST_TRIGGER.finditer(text):
         rest = text[trigger.end() : trigger.end() + 300]
         end = _LIST_END.search(rest)
@@ -195,6 +251,20 @@ def _format_hint(text: str) -> Iterator[str]:
             return
     if _ISO_8601.search(text):
         yield "2026-01-31T12:00:00Z" if _DATE_TIME.search(text) or not _DATE.search(text) else "2026-01-31"
+
+
+def _quoted_values(text: str) -> Iterator[str]:
+    """Quoted values, when they read as a set of values ("'operations' or 'types'") or one follows
+    a trigger ("e.g. 'n-1'"); a lone quoted word ("the "name" field") is not a value."""
+    matches = list(_QUOTED.finditer(text))[: MAX_PER_SOURCE * 4]
+    if len({_unquote(match) for match in matches}) >= 2:
+        yield from (_unquote(match) for match in matches)
+        return
+    triggers = (*_LIST_TRIGGER.finditer(text), *_EXAMPLE_TRIGGER.finditer(text), *_DEFAULT_TRIGGER.finditer(text))
+    ends = [trigger.end() for trigger in triggers]
+    for match in matches:
+        if any(0 <= match.start() - end <= _NEAR_TRIGGER for end in ends):
+            yield _unquote(match)
 
 
 def example_values(name: str, declarations: list[JsonObject]) -> Iterator[Any]:
@@ -245,6 +315,25 @@ def _clean(token: str) -> str:
     if not token or token.lower() in _NOT_VALUES or not _PLAIN_TOKEN.fullmatch(token):
         return ""
     return token
+
+
+def within_bounds(value: Any, parameter: JsonObject) -> bool:
+    """Whether a value keeps the declared bounds (minimum, maximum, minLength, maxLength); a
+    pattern is not run (a server's regular expression may be built to be slow)."""
+    size: float
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        low, high, size = parameter.get("minimum"), parameter.get("maximum"), value
+    elif isinstance(value, str):
+        low, high, size = parameter.get("minLength"), parameter.get("maxLength"), len(value)
+    else:
+        return True
+    low = low if _is_bound(low) else None
+    high = high if _is_bound(high) else None
+    return (low is None or size >= low) and (high is None or size <= high)
+
+
+def _is_bound(bound: Any) -> bool:
+    return isinstance(bound, int | float) and not isinstance(bound, bool)
 
 
 def _coerce(value: Any, parameter: JsonObject) -> Any:

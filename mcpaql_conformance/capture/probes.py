@@ -9,12 +9,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcpaql_conformance.capture.candidates import PLAN as PLAN_SOURCE
-from mcpaql_conformance.capture.candidates import SYNTHESISED, Candidate, candidates
+from mcpaql_conformance.capture.candidates import SYNTHESISED, Candidate, SeenValues, candidates
 from mcpaql_conformance.capture.values import matches_type
 from mcpaql_conformance.evidence.answers import Kind, classify
 from mcpaql_conformance.evidence.reading import SINGLE
 from mcpaql_conformance.files.values import MISSING
 from mcpaql_conformance.live.discovery import CRUDE_FAMILIES, Operation
+from mcpaql_conformance.live.redact import MASK
 from mcpaql_conformance.live.safety import HOW_TO_PROBE, tool_is_destructive
 from mcpaql_conformance.live.session import (
     DESTRUCTIVE,
@@ -34,6 +35,7 @@ from mcpaql_conformance.verdict.textmatch import mentions_identifier
 
 JsonObject = dict[str, Any]
 UNKNOWN_PROBE = "zz_conformance_probe"
+UNKNOWN_VALUE = "zz-conformance-value"  # none of the values capture chooses for a real parameter
 SENSITIVE_PROBE = "conformance-probe-secret-value"
 # Parameters adapters commonly accept without documenting them (Introspection Completeness).
 CROSS_CUTTING = ("fields", "limit", "offset", "cursor", "sort", "filter", "query", "include_deleted", "priority")
@@ -52,7 +54,11 @@ class Probe:
 
 
 def choices(
-    live: Live, operation: str, parameter: JsonObject, declarations: list[JsonObject] | None = None, seen: Any = None
+    live: Live,
+    operation: str,
+    parameter: JsonObject,
+    declarations: list[JsonObject] | None = None,
+    seen: SeenValues | None = None,
 ) -> list[Candidate]:
     """The values to try, best first: the plan's alone; a distinctive one for a sensitive
     parameter (so that masking it cannot hit other text); else what the server documents,
@@ -81,7 +87,7 @@ def planned_probes(
         Probe("missing_required", f"omit required {name}", {k: v for k, v in base.items() if k != name}, name)
         for name in required
     ]
-    probes.append(Probe("unknown_parameter", f"add unknown {UNKNOWN_PROBE}", {**base, UNKNOWN_PROBE: "probe"}))
+    probes.append(Probe("unknown_parameter", f"add unknown {UNKNOWN_PROBE}", {**base, UNKNOWN_PROBE: UNKNOWN_VALUE}))
     if documented:
         probes.append(Probe("accepted_parameters", "every documented parameter", documented))
     elif op.parameters == []:  # documented as taking none: the plain call (its answer may carry identifiers)
@@ -203,7 +209,10 @@ def case_context(live: Live, sent: Sent, index: int) -> JsonObject:
     sources.update({k: v for k, v in sent.sources.get(index, {}).items() if k in probe.params})
     context: JsonObject = {"request": live.redactor.params(sent.op.name, dict(probe.params)), "value_sources": sources}
     if index in sent.inconclusive:
-        context["inconclusive"] = sent.inconclusive[index]
+        mark = sent.inconclusive[index]
+        if (sent.op.name, mark["parameter"]) in live.redactor.sensitive:  # its values are secrets
+            mark = {**mark, "reason": f"refused our value for {mark['parameter']}", "values": [MASK]}
+        context["inconclusive"] = live.redactor.value(mark)  # and a plan's secrets masked wherever they show
     return context
 
 
@@ -326,11 +335,19 @@ def _rejects_as_unknown(response: Any, parameter: str, params: JsonObject | None
     if not answer.refused:
         return False
     said = f"{answer.code or ''} {answer.message} {answer.details}"
-    if params is not None and parameter in params:
-        quoted = quoted_value(params[parameter])
-        if quoted is not None and quoted in said:
-            return False
-    return "UNKNOWN" in said.upper() and parameter in said
+    if "UNKNOWN" not in said.upper() or parameter not in said:
+        return False
+    if _NAMED_UNKNOWN.search(answer.message) and mentions_identifier(answer.message, parameter):
+        return True  # "Unknown parameter: tag", whatever else it quotes
+    quoted = quoted_value(params.get(parameter)) if params is not None else None
+    return quoted is None or not _quoted_whole(answer.message, quoted)
+
+
+_NAMED_UNKNOWN = re.compile(r"unknown (?:parameters?|params?|fields?|arguments?|keys?|propert(?:y|ies))", re.IGNORECASE)
+
+
+def _quoted_whole(message: str, text: str) -> bool:
+    return re.search(rf"(?<![\w]){re.escape(text)}(?![\w])", message[:4000]) is not None
 
 
 def _accepted(response: Any, parameter: str) -> bool:

@@ -5,7 +5,8 @@ or names one of those ("Unknown query type: probe"), it is about our value, not 
 under test. Once every operation's probes are answered, such a probe is sent once more with
 the parameter's next candidate value, which may now come from what the server answered
 meanwhile (an identifier a list returned). A probe still refused for our value is marked
-inconclusive, and the tests that read it do not judge it.
+inconclusive, and the tests that read it do not judge it. A refusal that names another parameter
+but stays the same whatever value it gets is not about the value: it is judged as it is.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from mcpaql_conformance.capture.probes import Sent, choices, sender, under_test
 from mcpaql_conformance.evidence.answers import classify
 from mcpaql_conformance.files.values import json_equal
 from mcpaql_conformance.live.session import Live, gather
-from mcpaql_conformance.verdict.blame import Blame, our_value_refused
+from mcpaql_conformance.verdict.blame import Blame, our_value_refused, value_quoted
 
 RETRY = 1  # the sort-key step of a retried probe: right after the probe it repeats
 
@@ -27,6 +28,8 @@ def seen_values(sent: list[Sent]) -> SeenValues:
     """Every value the server returned in the successful answers to the probes, in plan order."""
     seen = SeenValues()
     for operation in sent:
+        if operation.op.name == "introspect":
+            continue  # what the server says of itself: operation names, not values of its records
         for answer in operation.answers:
             if isinstance(answer, dict) and classify(answer).succeeded:
                 seen.add_answer(answer.get("data"))
@@ -45,18 +48,22 @@ async def retry_refused(live: Live, sent: list[Sent]) -> SeenValues:
 
 
 def _retries(live: Live, sent: Sent, seen: SeenValues) -> list[Any]:
-    """One job per probe refused for our value that has a next value to try; a probe without
-    one is marked inconclusive at once."""
+    """One job per probe refused for our value that has a next value to try; a probe without one
+    is marked inconclusive at once when its refusal quotes our value (a refusal that only names
+    another parameter is judged: nothing shows it is about the value)."""
     jobs = []
     for index, (probe, answer) in enumerate(zip(sent.probes, sent.answers, strict=True)):
         if probe.kind == "routing":
             continue
-        blame = our_value_refused(probe.params, under_test(probe), answer)
+        recorded = _as_recorded(live, sent, probe.params)
+        blame = our_value_refused(recorded, under_test(probe), answer)
         if blame is None or blame.parameter not in sent.chosen:
             continue  # about the parameter under test, or our unknown parameter itself
+        blame = Blame(blame.parameter, probe.params[blame.parameter])
         following = _next_value(live, sent, blame, seen)
         if following is None:
-            sent.inconclusive[index] = _mark(blame, [blame.value])
+            if value_quoted(recorded, under_test(probe), answer) is not None:
+                sent.inconclusive[index] = _mark(blame, [blame.value], [sent.chosen[blame.parameter].source])
             continue
         jobs.append(_retry(live, sent, index, blame, following))
     return jobs
@@ -84,18 +91,37 @@ def _retry(live: Live, sent: Sent, index: int, blame: Blame, following: Candidat
     )
     send = sender(live, sent.op, again, (*sent.key, 1, index, RETRY))
 
+    first = classify(sent.answers[index])
+
     async def job() -> None:
         answer = await send()
         sent.probes[index], sent.answers[index] = again, answer
         sent.sources[index] = {blame.parameter: following.source}
-        still = our_value_refused(again.params, under_test(again), answer)
-        if still is not None and still.parameter in sent.chosen:
-            tried = [blame.value, following.value] if still.parameter == blame.parameter else [still.value]
-            sent.inconclusive[index] = _mark(still, tried)
+        recorded = _as_recorded(live, sent, again.params)
+        still = our_value_refused(recorded, under_test(again), answer)
+        if still is None or still.parameter not in sent.chosen:
+            return
+        still = Blame(still.parameter, again.params[still.parameter])
+        quoted = value_quoted(recorded, under_test(again), answer) is not None
+        same = classify(answer).message == first.message and classify(answer).code == first.code
+        if quoted or not same:  # the refusal follows our value: it is about it
+            if still.parameter == blame.parameter:
+                tried, sources = [blame.value, following.value], [sent.chosen[blame.parameter].source, following.source]
+            else:
+                tried, sources = [still.value], [sent.chosen[still.parameter].source]
+            sent.inconclusive[index] = _mark(still, tried, sources)
+        # else: the same refusal whatever the value: it is judged as what it is
 
     return job
 
 
-def _mark(blame: Blame, tried: list[Any]) -> dict[str, Any]:
+def _as_recorded(live: Live, sent: Sent, params: dict[str, Any]) -> dict[str, Any]:
+    """The request as the records and the bundle keep it (secrets masked): the answers are kept so
+    too, so a refusal that quoted a secret quotes the mask, and the checks read the same pair."""
+    return live.redactor.params(sent.op.name, dict(params))
+
+
+def _mark(blame: Blame, tried: list[Any], sources: list[str]) -> dict[str, Any]:
     """Capture's mark on a case whose answer refused our value (the bundle's ``inconclusive``)."""
-    return {"reason": blame.reason(), "parameter": blame.parameter, "values": tried}
+    reason = Blame(blame.parameter, blame.value, tuple(tried)).reason()
+    return {"reason": reason, "parameter": blame.parameter, "values": tried, "sources": sources}

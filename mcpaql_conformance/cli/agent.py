@@ -24,7 +24,7 @@ def _endpoint(
 ) -> Any:
     """The endpoint, prepared before any server starts: its key variable kept from the server, the
     key registered as a secret, and a key refused where it must not go (see Endpoint)."""
-    from mcpaql_conformance.agent.providers import Endpoint, ModelSpec
+    from mcpaql_conformance.agent.endpoints import Endpoint, ModelSpec
 
     if spec is None:
         if base_url is not None or key_env is not None:

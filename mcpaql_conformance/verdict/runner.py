@@ -132,21 +132,24 @@ def provenance_line(provenance: Any, notes: Any = None) -> str | None:
     if provenance.get("allow_destructive") is True:
         line += "; destructive operations called"
     elif provenance.get("allow_destructive") is False:
-        withheld = _withheld_count(provenance, notes)
-        line += f"; destructive operations withheld ({withheld})" if withheld else "; no destructive operation"
+        line += _withheld(provenance, notes)
     return plain(line, max_len=500)
 
 
-def _withheld_count(provenance: dict[str, Any], notes: Any) -> int:
+def _withheld(provenance: dict[str, Any], notes: Any) -> str:
+    """What capture withheld: the count it wrote, else the operations its notes name as withheld
+    for being destructive (older bundles); with neither, only that none was called."""
     count = provenance.get("destructive_withheld")
-    if isinstance(count, int) and not isinstance(count, bool) and count >= 0:
-        return count
-    named = {
-        str(note.get("operation"))
-        for note in (notes if isinstance(notes, list) else [])
-        if isinstance(note, dict) and note.get("cause") == "destructive"
-    }
-    return len(named)
+    if not (isinstance(count, int) and not isinstance(count, bool) and count >= 0):
+        if not isinstance(notes, list):
+            return "; destructive operations not called"
+        named = {
+            note["operation"]
+            for note in notes
+            if isinstance(note, dict) and note.get("cause") == "destructive" and isinstance(note.get("operation"), str)
+        }
+        count = len(named)
+    return f"; destructive operations withheld ({count})" if count else "; no destructive operation"
 
 
 def note_lines(notes: list[Any]) -> tuple[str, ...]:

@@ -429,6 +429,10 @@ PICKY_OPERATIONS = {
         "description": "Find things in a region.",
         "parameters": [{"name": "region", "type": "string", "required": True, "description": "A region."}],
     },
+    "search": {
+        "description": "Search the codes.",
+        "parameters": [{"name": "term", "type": "string", "required": True, "description": "A term, e.g. cats"}],
+    },
 }
 PICKY_QUERY = {
     "name": "query",
@@ -468,15 +472,19 @@ def picky_answer(operation: Any, params: dict[str, Any]) -> dict[str, Any]:
     if declared is None:
         return refuse("NOT_FOUND_OPERATION", f"Unknown operation: {operation}")
     names = [p["name"] for p in declared["parameters"]]
-    for name in names[:1] if operation in ("lookup", "find") else []:  # the value first, then the rest
+    for name in names[:1] if operation in ("lookup", "find", "search") else []:  # the value first, then the rest
         if name not in params:
             return refuse("VALIDATION_MISSING_PARAM", f"Missing required parameter: {name}")
+        if operation == "search":
+            continue
         if operation == "find" or params[name] != "X-42":
             wrong = params[name]
             return refuse(
                 "VALIDATION_INVALID_VALUE", f"Unknown code '{wrong}'" if name == "code" else f"Invalid region: {wrong}"
             )
     for name in params:
+        if name not in names and operation == "search":  # names the parameter it wants, never the stray one
+            return refuse("VALIDATION_ERROR", "Invalid params: expected term")
         if name not in names:
             return refuse("VALIDATION_UNKNOWN_PARAM", f"Unknown parameter: {name}")
     if operation == "introspect" and params["query"] == "types":
@@ -490,7 +498,7 @@ def picky_answer(operation: Any, params: dict[str, Any]) -> dict[str, Any]:
                 "endpoint", "description")} for d in listed]}}  # fmt: skip
     if operation == "list_codes":
         return {"success": True, "data": {"codes": [{"code": "X-42", "label": "the answer"}]}}
-    return {"success": True, "data": {"code": "X-42", "label": "the answer"}}  # lookup
+    return {"success": True, "data": {"code": "X-42", "label": "the answer"}}  # lookup, search
 
 
 def picky_call(arguments: dict[str, Any]) -> dict[str, Any]:

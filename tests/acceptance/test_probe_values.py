@@ -59,7 +59,7 @@ def false_blame(report: dict[str, Any]) -> list[str]:
 def test_a_described_value_is_sent_first_and_its_source_recorded(folder: Path) -> None:
     bundle, _ = captured("picky", folder, *PICKY)
     introspect = case(bundle, "unknown_parameter", "introspect")
-    assert introspect["request"] == {"query": "operations", "zz_conformance_probe": "probe"}
+    assert introspect["request"] == {"query": "operations", "zz_conformance_probe": "zz-conformance-value"}
     assert introspect["value_sources"] == {"query": "description"}  # "Query type: 'operations' or 'types'"
     assert "inconclusive" not in introspect
     assert bundle["accepted_parameters"]["introspect"] == ["query", "name"]
@@ -68,7 +68,8 @@ def test_a_described_value_is_sent_first_and_its_source_recorded(folder: Path) -
 def test_a_refused_value_of_ours_is_replaced_by_one_an_earlier_answer_returned(folder: Path) -> None:
     bundle, report = captured("picky", folder, *PICKY)
     lookup = case(bundle, "unknown_parameter", "lookup")
-    assert lookup["request"] == {"code": "X-42", "zz_conformance_probe": "probe"}  # list_codes returned X-42
+    # list_codes returned X-42
+    assert lookup["request"] == {"code": "X-42", "zz_conformance_probe": "zz-conformance-value"}
     assert lookup["value_sources"] == {"code": "earlier answer"}
     assert lookup["response"]["error"]["message"] == "Unknown parameter: zz_conformance_probe"
     records = folder / "picky-records"
@@ -84,15 +85,33 @@ def test_a_value_still_refused_is_inconclusive_and_not_judged(folder: Path) -> N
         "reason": 'refused our value "probe" for region',
         "parameter": "region",
         "values": ["probe"],
+        "sources": ["synthesised"],
     }
     assert bundle["accepted_parameters"]["find"] == ["region"]  # refused for its value: the parameter was taken
     tests = by_id(report)
-    expected = 'not judged: the server refused the value capture chose for region ("probe"); give one in a plan'
-    assert tests["L1.params.unknown-explicit"]["result"] == "WARN"
-    assert tests["L1.params.unknown-explicit"]["findings"] == [f"find.zz_conformance_probe: {expected}"]
-    assert tests["L1.errors.actionable"]["findings"] == [f"unknown-find: {expected}"]
-    assert not [test for test in tests.values() if test["result"] == "FAIL"]
-    assert false_blame(report) == []
+    expected = (
+        'not judged: the server refused the value capture chose for region ("probe", made up); it answered '
+        "VALIDATION_INVALID_VALUE: Invalid region: probe; give one in a plan"
+    )
+    assert f"find.zz_conformance_probe: {expected}" in tests["L1.params.unknown-explicit"]["findings"]
+    assert f"unknown-find: {expected}" in tests["L1.errors.actionable"]["findings"]
+    about_find = [line for test in tests.values() for line in test.get("findings", []) if "find" in line]
+    assert about_find and not [line for line in about_find if any(phrase in line for phrase in FALSE_BLAME)]
+
+
+def test_a_refusal_that_only_names_another_parameter_whatever_its_value_is_judged(folder: Path) -> None:
+    bundle, report = captured("picky", folder, *PICKY)
+    search = case(bundle, "unknown_parameter", "search")
+    # "cats" first (the description's example), then "probe": the same refusal for both
+    assert search["request"] == {"term": "probe", "zz_conformance_probe": "zz-conformance-value"}
+    assert search["value_sources"] == {"term": "synthesised"} and "inconclusive" not in search
+    tests = by_id(report)
+    assert tests["L1.params.unknown-explicit"]["result"] == "FAIL"
+    assert tests["L1.params.unknown-explicit"]["findings"][0] == (
+        "search.zz_conformance_probe: the refusal does not name the unknown parameter "
+        "(VALIDATION_ERROR: Invalid params: expected term)"
+    )
+    assert [test_id for test_id, test in tests.items() if test["result"] == "FAIL"] == ["L1.params.unknown-explicit"]
 
 
 def test_the_provenance_says_no_destructive_operation_when_there_is_none(folder: Path) -> None:
@@ -116,3 +135,19 @@ def test_a_server_that_states_its_values_only_in_prose_is_not_blamed_for_ours(fo
     else:
         withheld = bundle["provenance"]["destructive_withheld"]
         assert withheld == 6 and report["provenance"].endswith(f"destructive operations withheld ({withheld})")
+
+
+def test_a_plan_secret_refused_by_the_server_is_never_written(tmp_path: Path) -> None:
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"env": {"find.region": "PICKY_REGION"}}))
+    bundle = tmp_path / "bundle.json"
+    args = ["capture", "--plan", str(plan), "--bundle", str(bundle), "--capture-dir", str(tmp_path / "records")]
+    result = run_cli(*args, "--", *PICKY, env={"PICKY_REGION": "s3cret-region-77"})
+    assert result.returncode == 0, result.stderr
+    written = bundle.read_text()
+    assert "s3cret-region-77" not in written and "s3cret-region-77" not in result.stderr
+    find = case(json.loads(written), "unknown_parameter", "find")
+    assert find["inconclusive"]["parameter"] == "region" and find["value_sources"] == {"region": "plan"}
+    assert "s3cret-region-77" not in json.dumps(find)
+    for record in (tmp_path / "records").rglob("*.json"):
+        assert "s3cret-region-77" not in record.read_text(), record

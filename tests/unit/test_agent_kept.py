@@ -13,10 +13,11 @@ import anyio
 import pytest
 
 from mcpaql_conformance.agent.budget import Budget, BudgetReached, MeteredConversation, metered
+from mcpaql_conformance.agent.endpoints import Endpoint, ModelSpec
 from mcpaql_conformance.agent.evidence import BundleWriter, Planned, Transcripts, finished_runs, new_bundle, resumable
 from mcpaql_conformance.agent.loop import RunRecord
 from mcpaql_conformance.agent.presets import PRESETS, builtin_of, max_turns_of
-from mcpaql_conformance.agent.providers import Conversation, Endpoint, ModelSpec, Provider, Reply, ToolCall
+from mcpaql_conformance.agent.providers import Conversation, Provider, Reply, ToolCall
 from mcpaql_conformance.agent.tasks import FIELD_SELECTION, OPERATION_SELECTION
 from mcpaql_conformance.evidence.bundle import bundle_from_data
 from mcpaql_conformance.live.redact import Redactor

@@ -13,6 +13,7 @@ import anyio
 import pytest
 from bundle_builders import conformant_bundle, report
 
+from mcpaql_conformance.agent.endpoints import AgentError, ModelSpec, ModelTurnFailed
 from mcpaql_conformance.agent.evidence import readable_text, run_entry, scenario_entry
 from mcpaql_conformance.agent.guard import REFUSED_CODE, operations_named, refusal, refused_answer
 from mcpaql_conformance.agent.judge import fence_token, judge_run, read_verdict, transcript_for_judge
@@ -29,7 +30,7 @@ from mcpaql_conformance.agent.loop import (
     induced_error,
     run_model,
 )
-from mcpaql_conformance.agent.providers import AgentError, ModelSpec, ModelTurnFailed, ToolCall
+from mcpaql_conformance.agent.providers import ToolCall
 from mcpaql_conformance.agent.scenario import Scenario, load_scenario, run_scenario, substitute
 from mcpaql_conformance.agent.tasks import (
     DISCOVERY,

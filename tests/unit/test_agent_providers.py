@@ -18,21 +18,9 @@ from typing import Any, TypeVar
 import anyio
 import pytest
 
-from mcpaql_conformance.agent import providers
-from mcpaql_conformance.agent.providers import (
-    LOCAL_KEY,
-    MAX_TOKENS,
-    RETRIES,
-    AgentError,
-    Conversation,
-    Endpoint,
-    ModelSpec,
-    ModelTurnFailed,
-    Reply,
-    ToolCall,
-    is_loopback,
-    open_provider,
-)
+from mcpaql_conformance.agent import endpoints, providers
+from mcpaql_conformance.agent.endpoints import LOCAL_KEY, AgentError, Endpoint, ModelSpec, ModelTurnFailed, is_loopback
+from mcpaql_conformance.agent.providers import MAX_TOKENS, RETRIES, Conversation, Reply, ToolCall, open_provider
 
 if str(ROOT := Path(__file__).resolve().parents[2]) not in sys.path:  # tests/fake_llm.py, as acceptance imports it
     sys.path.insert(0, str(ROOT))
@@ -524,7 +512,7 @@ def test_the_providers_own_key_goes_only_to_the_providers_api(monkeypatch: pytes
 
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_the_default_key_is_not_sent_to_a_local_base_url(provider: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(providers.DEFAULT_KEY_VARIABLES[provider], KEY)
+    monkeypatch.setenv(endpoints.DEFAULT_KEY_VARIABLES[provider], KEY)
     with FakeLLM(replies=[{"text": "hi"}]) as fake:
         assert converse(endpoint(provider, fake.url, key_variable=None), one_reply).text == "hi"
     assert sent_key(fake.requests[0]) == LOCAL_KEY

@@ -13,6 +13,7 @@ from typing import Any
 import anyio
 import pytest
 
+from mcpaql_conformance.agent.endpoints import AgentError, Endpoint, ModelSpec
 from mcpaql_conformance.agent.judge import judge_run
 from mcpaql_conformance.agent.loop import RunRecord
 from mcpaql_conformance.agent.preflight import (
@@ -25,7 +26,7 @@ from mcpaql_conformance.agent.preflight import (
     tool_list_tokens,
 )
 from mcpaql_conformance.agent.presets import DEFAULT_MIN_PASS_RATE, DEFAULT_RUNS, PRESETS, resolved
-from mcpaql_conformance.agent.providers import AgentError, Endpoint, ModelSpec, open_provider
+from mcpaql_conformance.agent.providers import open_provider
 from mcpaql_conformance.agent.tasks import Task
 from mcpaql_conformance.evidence.bundle import bundle_from_data
 from mcpaql_conformance.report import renderer

@@ -153,3 +153,34 @@ def test_seen_values_are_bounded() -> None:
     assert len(seen.for_parameter("id")) == SeenValues.MAX_VALUES
     seen.add_answer([[[[{"deep": "x"}]]]])
     assert seen.for_parameter("deep") == ["x"]
+
+
+@pytest.mark.parametrize(
+    ("description", "expected"),
+    [
+        ("Must be one of the fields returned, e.g. created_at.", ["created_at"]),
+        ('Don\'t use the "name" field', []),
+        ("Must be unique or empty", []),
+        ("one of: asc, desc (default: asc)", ["asc", "desc"]),
+        ("Tags, for example: work,personal", ["work"]),
+        ("Values: draft | live", ["draft", "live"]),
+        ("Sorted e.g. by 'created'", ["created"]),
+    ],
+)
+def test_words_that_are_not_values_stay_out(description: str, expected: list[str]) -> None:
+    assert list(dict.fromkeys(described_values(description))) == expected
+
+
+def test_values_outside_the_declared_bounds_are_not_sent() -> None:
+    limit = {"name": "limit", "type": "integer", "minimum": 1, "description": "Max results; 0 means all (default: 0)"}
+    assert values(candidates("list", limit)) == [1]
+    short = {"name": "code", "type": "string", "maxLength": 5, "description": "e.g. 'a-very-long-name'"}
+    assert values(candidates("list", short)) == ["probe"]
+
+
+def test_names_and_ids_match_their_fields_but_words_ending_in_id_do_not() -> None:
+    seen = SeenValues()
+    seen.add_answer({"personas": [{"name": "alice", "id": "p-1"}]})
+    assert seen.for_parameter("persona_name") == ["alice"]
+    assert seen.for_parameter("personaId") == ["p-1"]
+    assert seen.for_parameter("valid") == []

@@ -8,7 +8,7 @@ from mcpaql_conformance.evidence.answers import Kind, classify, texts
 from mcpaql_conformance.evidence.bundle import response_path
 from mcpaql_conformance.evidence.index import Context
 from mcpaql_conformance.files.schemas import CompiledSchema, operation_result_schema
-from mcpaql_conformance.verdict.blame import case_blame
+from mcpaql_conformance.verdict.blame import case_blame, refusal_said
 from mcpaql_conformance.verdict.checks.base import CONFORMANCE, CORE, Category, Outcome, judge
 from mcpaql_conformance.verdict.model import Requirement, Result
 from mcpaql_conformance.verdict.textmatch import find_leaks, mentions_all
@@ -130,7 +130,7 @@ def actionable(ctx: Context) -> Outcome:
         fragments = case.get("must_mention") or []
         blame = case_blame(case, fragments[0] if isinstance(fragments[0], str) else None)
         if blame is not None:  # the refusal was of a value capture chose, not of what it tests
-            warnings.append(f"{case['name']}: {blame.not_judged()}")
+            warnings.append(f"{case['name']}: {blame.not_judged(refusal_said(case))}")
             continue
         judged += 1
         answer = classify(case["response"])

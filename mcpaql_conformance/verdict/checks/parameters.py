@@ -11,7 +11,7 @@ from mcpaql_conformance.evidence.bundle import JsonObject
 from mcpaql_conformance.evidence.fields import EXPECTED_VALUE, EXPECTED_VALUE_PATH, RESPONSE
 from mcpaql_conformance.evidence.index import Context
 from mcpaql_conformance.files.values import MISSING, json_equal, json_equal_each, resolve_each, resolve_path, show
-from mcpaql_conformance.verdict.blame import case_blame
+from mcpaql_conformance.verdict.blame import case_blame, refusal_said
 from mcpaql_conformance.verdict.checks.base import (
     CONFORMANCE,
     CORE,
@@ -47,7 +47,7 @@ def required_enforced(ctx: Context) -> Outcome:
             continue
         blame = case_blame(case, case["parameter"])
         if blame is not None:  # the refusal was of a value capture chose for another parameter
-            warnings.append(f"{case['operation']}.{case['parameter']}: {blame.not_judged()}")
+            warnings.append(f"{case['operation']}.{case['parameter']}: {blame.not_judged(refusal_said(case))}")
             continue
         failure, warning = _judge_missing(case["operation"], case["parameter"], case["response"])
         failures += failure
@@ -122,7 +122,7 @@ def unknown_explicit(ctx: Context) -> Outcome:
             continue
         blame = case_blame(case, case["parameter"])
         if blame is not None:  # the refusal was of a value capture chose for another parameter
-            warnings.append(f"{case['operation']}.{case['parameter']}: {blame.not_judged()}")
+            warnings.append(f"{case['operation']}.{case['parameter']}: {blame.not_judged(refusal_said(case))}")
             continue
         reason = unknown_parameter_problem(case["parameter"], case["response"])
         if reason is None:
