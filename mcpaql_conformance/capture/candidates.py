@@ -208,12 +208,18 @@ def candidates(
     return found
 
 
+_IDENTIFYING = re.compile(r"(?:^|_|-|(?<=[a-z0-9])(?=[A-Z]))(?:id|key|name|slug|uuid)$", re.IGNORECASE)
+
+
 def identifier_like(name: str) -> bool:
-    """A parameter that names one record (``note_id``, ``id``, ``element_name``, ``slug``)."""
-    lower = name.lower()
-    return lower in ("id", "key", "name", "slug", "uuid") or lower.endswith(
-        ("_id", "id", "_key", "_name", "_slug", "_uuid")
-    )
+    """A parameter that names one record (``note_id``, ``id``, ``noteId``, ``element_name``,
+    ``slug``); a word that merely ends in the letters (``valid``, ``paid``, ``monkey``) does not."""
+    match = _IDENTIFYING.search(name)
+    if match is None:
+        return False
+    suffix = name[match.start() :].lstrip("_-")
+    # camelCase: the suffix starts upper-case (noteId); after "_" or at the start, any case
+    return match.start() == 0 or name[match.start()] in "_-" or suffix[:1].isupper()
 
 
 def retry_order(name: str, found: list[Candidate]) -> list[Candidate]:

@@ -324,6 +324,11 @@ def test_the_record_is_located_where_the_read_answer_keeps_it(answer: Any, wante
         ("noteId", True),
         ("element_type", False),
         ("mode", False),
+        ("valid", False),
+        ("paid", False),
+        ("monkey", False),
+        ("NoteID", True),
+        ("user-name", True),
     ],
 )
 def test_identifier_like_parameters_name_one_record(name: str, identifying: bool) -> None:
