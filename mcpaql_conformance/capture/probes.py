@@ -137,6 +137,7 @@ class Sent:
     chosen: dict[str, Candidate] = field(default_factory=dict)  # the value of each parameter we chose
     sources: dict[int, dict[str, str]] = field(default_factory=dict)  # per probe, where changed by a retry
     inconclusive: dict[int, JsonObject] = field(default_factory=dict)  # per probe: capture's mark
+    first: dict[int, tuple[JsonObject, Any]] = field(default_factory=dict)  # per retried probe: its first try
 
     @property
     def key(self) -> tuple[int, ...]:
@@ -203,11 +204,15 @@ def under_test(probe: Probe) -> str | None:
 
 def case_context(live: Live, sent: Sent, index: int) -> JsonObject:
     """What a case records of its probe: the request as sent (sensitive values masked), where
-    capture took each value, and capture's mark when the answer refused a value of ours."""
+    capture took each value, the first try when the probe was sent again, and capture's mark
+    when the answer refused a value of ours."""
     probe = sent.probes[index]
     sources = {name: c.source for name, c in sent.chosen.items() if name in probe.params}
     sources.update({k: v for k, v in sent.sources.get(index, {}).items() if k in probe.params})
     context: JsonObject = {"request": live.redactor.params(sent.op.name, dict(probe.params)), "value_sources": sources}
+    if index in sent.first:  # the first try, refused for our value: kept, so that the retry shows why
+        params, response = sent.first[index]
+        context["first_try"] = {"request": live.redactor.params(sent.op.name, dict(params)), "response": response}
     if index in sent.inconclusive:
         mark = sent.inconclusive[index]
         if (sent.op.name, mark["parameter"]) in live.redactor.sensitive:  # its values are secrets

@@ -95,6 +95,7 @@ def _retry(live: Live, sent: Sent, index: int, blame: Blame, following: Candidat
 
     async def job() -> None:
         answer = await send()
+        sent.first[index] = (probe.params, sent.answers[index])
         sent.probes[index], sent.answers[index] = again, answer
         sent.sources[index] = {blame.parameter: following.source}
         recorded = _as_recorded(live, sent, again.params)

@@ -71,6 +71,8 @@ def test_a_refused_value_of_ours_is_replaced_by_one_an_earlier_answer_returned(f
     # list_codes returned X-42
     assert lookup["request"] == {"code": "X-42", "zz_conformance_probe": "zz-conformance-value"}
     assert lookup["value_sources"] == {"code": "earlier answer"}
+    assert lookup["first_try"]["request"] == {"code": "probe", "zz_conformance_probe": "zz-conformance-value"}
+    assert lookup["first_try"]["response"]["error"]["message"] == "Unknown code 'probe'"  # kept: why it was sent again
     assert lookup["response"]["error"]["message"] == "Unknown parameter: zz_conformance_probe"
     records = folder / "picky-records"
     sent = [json.loads(path.read_text()) for path in records.rglob("lookup-*.json")]
