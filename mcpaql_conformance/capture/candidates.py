@@ -37,7 +37,6 @@ SOURCES = (ENUM, DEFAULT, EXAMPLE, DESCRIPTION, ANSWER, SPEC, SYNTHESISED)
 PLAN = "plan"
 MAX_TEXT = 2000
 MAX_PER_SOURCE = 8
-MAX_TOKEN = 64
 MAX_VALUE_BYTES = 4096  # an example's value bigger than this is not sent
 
 # The spec's own values for reserved operations: introspect's query.
@@ -70,58 +69,13 @@ _FORMAT_HINTS = (
 _ISO_8601 = re.compile(r"\bISO[- ]?8601\b", re.IGNORECASE)
 _DATE_TIME = re.compile(r"\b(?:date[- ]?time|timestamp)\b", re.IGNORECASE)
 _DATE = re.compile(r"\bdate\b", re.IGNORECASE)
-_NOT_VALUES = frozenset(
-    {
-        "a",
-        "an",
-        "the",
-        "value",
-        "values",
-        "string",
-        "number",
-        "integer",
-        "e.g",
-        "i.e",
-        "eg",
-        "ie",
-        "etc",
-        "by",
-        "to",
-        "of",
-        "in",
-        "on",
-        "for",
-        "with",
-        "as",
-        "at",
-        "from",
-        "or",
-        "and",
-        "if",
-        "is",
-        "be",
-        "this",
-        "that",
-        "it",
-        "its",
-        "your",
-        "you",
-        "not",
-        "no",
-        "all",
-        "any",
-        "some",
-        "use",
-        "using",
-        "when",
-        "where",
-        "which",
-        "true or false",
-    }
-)  # fmt: skip
-_NEAR_TRIGGER = (
-    40  # a single quoted value counts when a trigger ("e.g.", "one of", "default") comes this close before it
+# Words a list or an example may hold that are not values ("one of the fields, e.g. by name").
+_FILLER = (
+    "a an the value values string number integer e.g i.e eg ie etc by to of in on for with as at from or and if is be"
+    " this that it its your you not no all any some use using when where which"
 )
+_NOT_VALUES = frozenset(_FILLER.split()) | {"true or false"}
+_NEAR_TRIGGER = 40  # a lone quoted value counts when a trigger ("e.g.", "one of") comes this close before it
 
 
 @dataclass(frozen=True)
@@ -187,7 +141,7 @@ def candidates(
             value = _coerce(raw, parameter)
             if value is None or count >= MAX_PER_SOURCE or not matches_type(value, parameter):
                 continue
-            if not within_bounds(value, parameter) or len(orjson.dumps(value)) > MAX_VALUE_BYTES:
+            if not within_bounds(value, parameter) or not _small(value):
                 continue
             if not any(json_equal(value, c.value) and type(value) is type(c.value) for c in found):
                 found.append(Candidate(value, source))
@@ -357,6 +311,15 @@ def _coerce(value: Any, parameter: JsonObject) -> Any:
     if kind in ("array", "object"):
         return None
     return value
+
+
+def _small(value: Any) -> bool:
+    """Whether a value is JSON we can send and no bigger than MAX_VALUE_BYTES (an example may
+    hold anything: a huge object, an integer beyond 64 bits)."""
+    try:
+        return len(orjson.dumps(value)) <= MAX_VALUE_BYTES
+    except (TypeError, orjson.JSONEncodeError):
+        return False
 
 
 def _scalar(value: Any) -> bool:

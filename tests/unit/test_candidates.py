@@ -184,3 +184,10 @@ def test_names_and_ids_match_their_fields_but_words_ending_in_id_do_not() -> Non
     assert seen.for_parameter("persona_name") == ["alice"]
     assert seen.for_parameter("personaId") == ["p-1"]
     assert seen.for_parameter("valid") == []
+
+
+def test_example_values_that_cannot_or_should_not_be_sent_are_skipped() -> None:
+    declarations = [{"examples": [{"params": {"n": 2**70}}, {"params": {"n": 7}}]}]
+    assert values(candidates("x", {"name": "n", "type": "integer"}, declarations)) == [7, 1]
+    huge = [{"examples": [{"params": {"filter": {"k": "v" * 10_000}}}]}]
+    assert values(candidates("x", {"name": "filter", "type": "object"}, huge)) == [{}]
