@@ -13,8 +13,10 @@ first ``MAX_TEXT`` characters, and each source gives at most ``MAX_PER_SOURCE`` 
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 import orjson
@@ -93,17 +95,18 @@ class SeenValues:
 
     by_field: dict[str, list[Any]] = field(default_factory=dict)
     MAX_VALUES = 8
-    MAX_NODES = 10_000
+    MAX_NODES = 10_000  # objects and arrays looked at in one answer
+    MAX_FIELDS = 1_000  # fields looked at in one object
 
     def add_answer(self, data: Any) -> None:
         """Every scalar field of a successful answer's data (breadth first, bounded)."""
-        queue: list[Any] = [data]
+        queue: deque[Any] = deque([data])
         nodes = 0
         while queue and nodes < self.MAX_NODES:
-            item = queue.pop(0)
+            item = queue.popleft()
             nodes += 1
             if isinstance(item, dict):
-                for name, value in item.items():
+                for name, value in islice(item.items(), self.MAX_FIELDS):
                     if isinstance(value, dict | list):
                         queue.append(value)
                     elif isinstance(name, str) and _scalar(value):

@@ -153,6 +153,9 @@ def test_seen_values_are_bounded() -> None:
     assert len(seen.for_parameter("id")) == SeenValues.MAX_VALUES
     seen.add_answer([[[[{"deep": "x"}]]]])
     assert seen.for_parameter("deep") == ["x"]
+    wide = SeenValues()
+    wide.add_answer({f"field_{i}": i for i in range(100_000)})  # one object of 100,000 fields
+    assert len(wide.by_field) == SeenValues.MAX_FIELDS
 
 
 @pytest.mark.parametrize(
