@@ -8,8 +8,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcpaql_conformance.capture.candidates import ANSWER, SYNTHESISED, SeenValues, identifier_like, retry_order
-from mcpaql_conformance.capture.probes import SENSITIVE_PROBE, choices
+from mcpaql_conformance.capture.candidates import ANSWER, SeenValues, identifier_like
+from mcpaql_conformance.capture.probes import SENSITIVE_PROBE, next_choice
 from mcpaql_conformance.capture.values import changed_value, distinct_value
 from mcpaql_conformance.evidence.answers import Kind, classify
 from mcpaql_conformance.files.values import MISSING, json_equal, resolve_path
@@ -256,15 +256,13 @@ def _second_values(
     refused ("No note with note_id 'probe-note_id'"), and which parameters now point at a
     record the server returned before; None when there is nothing else to try."""
     blame = our_value_refused(params, None, answer)
-    if blame is None or live.plan.value_for(op.name, blame.parameter) is not MISSING:
+    if blame is None:
         return None
-    documented = {p["name"]: p for p in op.parameters or []}
-    parameter = documented.get(blame.parameter, {"name": blame.parameter})
-    for candidate in retry_order(blame.parameter, choices(live, op.name, parameter, op.declarations, seen)):
-        if not json_equal(candidate.value, blame.value) and candidate.source != SYNTHESISED:
-            referenced = {blame.parameter} if candidate.source == ANSWER else set()
-            return {**params, blame.parameter: candidate.value}, referenced
-    return None
+    following = next_choice(live, op, blame.parameter, blame.value, seen, made_up=False)
+    if following is None:
+        return None
+    referenced = {blame.parameter} if following.source == ANSWER else set()
+    return {**params, blame.parameter: following.value}, referenced
 
 
 def _reader_for(create: Operation, answer: Any, readers: list[Operation]) -> tuple[Operation, dict[str, str]] | None:

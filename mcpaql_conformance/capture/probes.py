@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcpaql_conformance.capture.candidates import PLAN as PLAN_SOURCE
-from mcpaql_conformance.capture.candidates import SYNTHESISED, Candidate, SeenValues, candidates
+from mcpaql_conformance.capture.candidates import SYNTHESISED, Candidate, SeenValues, candidates, retry_order
 from mcpaql_conformance.capture.values import matches_type
 from mcpaql_conformance.evidence.answers import Kind, classify
 from mcpaql_conformance.evidence.reading import SINGLE
-from mcpaql_conformance.files.values import MISSING
+from mcpaql_conformance.files.values import MISSING, json_equal
 from mcpaql_conformance.live.discovery import CRUDE_FAMILIES, Operation
 from mcpaql_conformance.live.redact import MASK
 from mcpaql_conformance.live.safety import HOW_TO_PROBE, tool_is_destructive
@@ -30,7 +30,7 @@ from mcpaql_conformance.live.session import (
     gather,
     note,
 )
-from mcpaql_conformance.verdict.blame import quoted_value
+from mcpaql_conformance.verdict.blame import MAX_SAID, quoted_value, quotes_whole
 from mcpaql_conformance.verdict.textmatch import mentions_identifier
 
 JsonObject = dict[str, Any]
@@ -69,6 +69,22 @@ def choices(
     if parameter.get("sensitive") is True:
         return [Candidate(SENSITIVE_PROBE, SYNTHESISED)]
     return candidates(operation, parameter, declarations, seen)
+
+
+def next_choice(
+    live: Live, op: Operation, name: str, refused: Any, seen: SeenValues | None, made_up: bool = True
+) -> Candidate | None:
+    """The value to try after the server refused ``refused`` for parameter ``name``: its best
+    candidate other than that (for an identifier, one the server returned first); None when the
+    plan gave the value (the plan decides) or nothing else is left (``made_up``: a synthesised
+    value counts)."""
+    found = choices(live, op.name, op.parameter(name), op.declarations, seen)
+    if found[0].source == PLAN_SOURCE:
+        return None
+    for candidate in retry_order(name, found):
+        if not json_equal(candidate.value, refused) and (made_up or candidate.source != SYNTHESISED):
+            return candidate
+    return None
 
 
 def value(live: Live, operation: str, parameter: JsonObject, declarations: list[JsonObject] | None = None) -> Any:
@@ -170,9 +186,9 @@ async def send_probes(live: Live, op: Operation) -> Sent:
         )
     else:
         required = [p["name"] for p in op.required]
-    documented = {p["name"]: p for p in op.parameters or []}
+    documented = [p["name"] for p in op.parameters or []]
     for name in [*required, *documented]:
-        sent.chosen[name] = choices(live, op.name, documented.get(name, {"name": name}), op.declarations)[0]
+        sent.chosen[name] = choices(live, op.name, op.parameter(name), op.declarations)[0]
     base = {name: sent.chosen[name].value for name in required}
     values = {name: sent.chosen[name].value for name in documented}
     sent.probes = planned_probes(live, op, [] if sent.discovered else required, base, values)
@@ -345,14 +361,10 @@ def _rejects_as_unknown(response: Any, parameter: str, params: JsonObject | None
     if _NAMED_UNKNOWN.search(answer.message) and mentions_identifier(answer.message, parameter):
         return True  # "Unknown parameter: tag", whatever else it quotes
     quoted = quoted_value(params.get(parameter)) if params is not None else None
-    return quoted is None or not _quoted_whole(answer.message, quoted)
+    return quoted is None or not quotes_whole(answer.message[:MAX_SAID], quoted)
 
 
 _NAMED_UNKNOWN = re.compile(r"unknown (?:parameters?|params?|fields?|arguments?|keys?|propert(?:y|ies))", re.IGNORECASE)
-
-
-def _quoted_whole(message: str, text: str) -> bool:
-    return re.search(rf"(?<![\w]){re.escape(text)}(?![\w])", message[:4000]) is not None
 
 
 def _accepted(response: Any, parameter: str) -> bool:

@@ -14,10 +14,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from mcpaql_conformance.capture.candidates import PLAN, Candidate, SeenValues, retry_order
-from mcpaql_conformance.capture.probes import Sent, choices, sender, under_test
+from mcpaql_conformance.capture.candidates import Candidate, SeenValues
+from mcpaql_conformance.capture.probes import Sent, next_choice, sender, under_test
 from mcpaql_conformance.evidence.answers import classify
-from mcpaql_conformance.files.values import json_equal
 from mcpaql_conformance.live.session import Live, gather
 from mcpaql_conformance.verdict.blame import Blame, our_value_refused, value_quoted
 
@@ -60,26 +59,13 @@ def _retries(live: Live, sent: Sent, seen: SeenValues) -> list[Any]:
         if blame is None or blame.parameter not in sent.chosen:
             continue  # about the parameter under test, or our unknown parameter itself
         blame = Blame(blame.parameter, probe.params[blame.parameter])
-        following = _next_value(live, sent, blame, seen)
+        following = next_choice(live, sent.op, blame.parameter, blame.value, seen)
         if following is None:
             if value_quoted(recorded, under_test(probe), answer) is not None:
                 sent.inconclusive[index] = _mark(blame, [blame.value], [sent.chosen[blame.parameter].source])
             continue
         jobs.append(_retry(live, sent, index, blame, following))
     return jobs
-
-
-def _next_value(live: Live, sent: Sent, blame: Blame, seen: SeenValues) -> Candidate | None:
-    """The parameter's best candidate other than the refused value (none for a plan's value:
-    the plan decides)."""
-    if sent.chosen[blame.parameter].source == PLAN:
-        return None
-    documented = {p["name"]: p for p in sent.op.parameters or []}
-    parameter = documented.get(blame.parameter, {"name": blame.parameter})
-    for candidate in retry_order(blame.parameter, choices(live, sent.op.name, parameter, sent.op.declarations, seen)):
-        if not json_equal(candidate.value, blame.value):
-            return candidate
-    return None
 
 
 def _retry(live: Live, sent: Sent, index: int, blame: Blame, following: Candidate) -> Any:
@@ -104,7 +90,8 @@ def _retry(live: Live, sent: Sent, index: int, blame: Blame, following: Candidat
             return
         still = Blame(still.parameter, again.params[still.parameter])
         quoted = value_quoted(recorded, under_test(again), answer) is not None
-        same = classify(answer).message == first.message and classify(answer).code == first.code
+        second = classify(answer)
+        same = second.message == first.message and second.code == first.code
         if quoted or not same:  # the refusal follows our value: it is about it
             if still.parameter == blame.parameter:
                 tried, sources = [blame.value, following.value], [sent.chosen[blame.parameter].source, following.source]

@@ -5,6 +5,7 @@ it); discovery goes on with the best reading it can make."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from mcpaql_conformance.evidence.reading import (
@@ -60,6 +61,17 @@ class Operation:
     @property
     def required(self) -> list[JsonObject]:
         return [p for p in self.parameters or [] if p.get("required") is True]
+
+    def parameter(self, name: str) -> JsonObject:
+        """The documented parameter of that name (the last, where a name repeats), or one known
+        by its name alone (discovered)."""
+        return self._by_name.get(name, {"name": name})
+
+    @cached_property
+    def _by_name(self) -> dict[str, JsonObject]:
+        """Documented parameters by name, built once (the list is read, never changed, once the
+        operation is described)."""
+        return {p["name"]: p for p in self.parameters or []}
 
     @property
     def required_names(self) -> list[str]:

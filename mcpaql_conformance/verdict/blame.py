@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from mcpaql_conformance.evidence.answers import classify
+from mcpaql_conformance.evidence.answers import Answer, classify
 from mcpaql_conformance.files.values import json_equal, show
 from mcpaql_conformance.verdict.textmatch import mentions_identifier
 
@@ -74,12 +74,14 @@ def our_value_refused(request: Any, under_test: str | None, response: Any) -> Bl
     test. Capture's reading, which it then tests by sending another value: a refusal that quotes
     the value we gave another parameter (``value_quoted``), or that names another parameter of
     the request and not the one under test, without saying a parameter is unknown."""
-    quoted = value_quoted(request, under_test, response)
-    if quoted is not None or not isinstance(request, dict) or not request:
-        return quoted
+    if not isinstance(request, dict) or not request:
+        return None
     answer = classify(response)
     if not answer.refused:
         return None
+    quoted = _value_quoted(request, under_test, answer)
+    if quoted is not None:
+        return quoted
     said = f"{answer.message} {_details_text(answer.details)}"[:MAX_SAID]
     if (under_test and mentions_identifier(said, under_test)) or _NOT_KNOWN.search(answer.message[:MAX_SAID]):
         return None
@@ -96,26 +98,29 @@ def value_quoted(request: Any, under_test: str | None, response: Any) -> Blame |
     if not isinstance(request, dict) or not request:
         return None
     answer = classify(response)
-    if not answer.refused:
-        return None
+    return _value_quoted(request, under_test, answer) if answer.refused else None
+
+
+def _value_quoted(request: dict[str, Any], under_test: str | None, answer: Answer) -> Blame | None:
+    """``value_quoted`` of a refusal already classified."""
     message = answer.message[:MAX_SAID]
     details = _details_text(answer.details)[:MAX_SAID]
     quotable = {name: text for name, value in request.items() if (text := quoted_value(value)) is not None}
-    if _echoes(answer.details, request) or sum(1 for text in quotable.values() if _quotes(details, text)) >= 2:
+    if _echoes(answer.details, request) or sum(1 for text in quotable.values() if quotes_whole(details, text)) >= 2:
         details = ""  # the request echoed back: it names every value, so it blames none
     said = f"{message} {details}"
     if under_test and mentions_identifier(said, under_test):
         return None
     own = quotable.get(under_test or "")
-    if own is not None and _quotes(said, own):
+    if own is not None and quotes_whole(said, own):
         return None  # our value for the parameter under test is refused: it is about that parameter
     for name, text in quotable.items():
-        if isinstance(name, str) and name != under_test and text != own and _quotes(said, text):
+        if isinstance(name, str) and name != under_test and text != own and quotes_whole(said, text):
             return Blame(name, request[name])
     return None
 
 
-def _quotes(said: str, text: str) -> bool:
+def quotes_whole(said: str, text: str) -> bool:
     """``text`` stands in ``said`` whole: not inside a longer word (``probe`` is not in
     ``probes``), with any punctuation of its own ("2026-01-01", "a b")."""
     start = said.find(text)
