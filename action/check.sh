@@ -28,6 +28,7 @@ if [ -n "$server" ] && [ -n "$url" ]; then fail "give server or url, not both"; 
 if [ -z "$server" ] && [ -z "$url" ]; then fail "give the server's command (server) or its URL (url)"; fi
 case "$level" in 1 | 2) ;; *) fail "level: expected 1 or 2, got '$level'" ;; esac
 case "$fail_on" in must | should | never) ;; *) fail "fail-on: expected must, should or never, got '$fail_on'" ;; esac
+case "${INPUT_ALLOW_WRITES:-false}" in true | false) ;; *) fail "allow-writes: expected true or false" ;; esac
 case "${INPUT_ALLOW_DESTRUCTIVE:-false}" in true | false) ;; *) fail "allow-destructive: expected true or false" ;; esac
 for format in $formats; do
   case "$format" in json | junit | badge | markdown | html | text) ;;
@@ -42,6 +43,7 @@ bundle="$out/bundle.json"
 rm -f "$report" "$bundle" "$out/junit.xml" "$out/badge.svg"
 
 args=(check --level "$level" --format json --output "$report" --bundle "$bundle" --capture-dir "$out/capture")
+if [ "${INPUT_ALLOW_WRITES:-false}" = true ]; then args+=(--allow-writes); fi
 if [ "${INPUT_ALLOW_DESTRUCTIVE:-false}" = true ]; then args+=(--allow-destructive); fi
 if [ -n "${INPUT_BASELINE:-}" ]; then args+=(--baseline "$INPUT_BASELINE"); fi
 if [ -n "${INPUT_PLAN:-}" ]; then args+=(--plan "$INPUT_PLAN"); fi

@@ -53,6 +53,7 @@ class Settings:
     server: list[str] | None
     url: str | None
     level: str
+    allow_writes: bool
     allow_destructive: bool
     plan: Path | None
     baseline: Path | None
@@ -98,11 +99,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         group.addoption(f"--mcpaql-{name}", dest=f"mcpaql_{name}", metavar=metavar, default=None, help=text)
         parser.addini(f"mcpaql_{name}", f"{text} (--mcpaql-{name} overrides it)", default=None)
     group.addoption(
+        "--mcpaql-allow-writes",
+        dest="mcpaql_allow_writes",
+        action="store_true",
+        default=None,
+        help="Let check call additive (CREATE) operations too; without it, only read-only operations are called.",
+    )
+    parser.addini("mcpaql_allow_writes", "Same as --mcpaql-allow-writes.", type="bool", default=False)
+    group.addoption(
         "--mcpaql-allow-destructive",
         dest="mcpaql_allow_destructive",
         action="store_true",
         default=None,
-        help="Let check call DELETE/EXECUTE/destructive operations (use a disposable instance).",
+        help="Let check call UPDATE, DELETE and EXECUTE operations too (implies --mcpaql-allow-writes; use a"
+        " disposable instance).",
     )
     parser.addini("mcpaql_allow_destructive", "Same as --mcpaql-allow-destructive.", type="bool", default=False)
 
@@ -121,6 +131,12 @@ def _setting(config: pytest.Config, name: str) -> tuple[str | None, Path]:
 def _path(config: pytest.Config, name: str) -> Path | None:
     value, base = _setting(config, name)
     return (base / value).resolve() if value else None
+
+
+def _flag(config: pytest.Config, name: str) -> bool:
+    """A flag's value: the command line's when given, else the ini file's."""
+    flag = config.getoption(f"mcpaql_{name}")
+    return bool(flag if flag is not None else config.getini(f"mcpaql_{name}"))
 
 
 def settings_of(config: pytest.Config) -> Settings | None:
@@ -148,12 +164,12 @@ def settings_of(config: pytest.Config) -> Settings | None:
             raise pytest.UsageError(
                 f"mcpaql-conformance: the timeout is a positive number of seconds, not {timeout_text!r}"
             )
-    flag = config.getoption("mcpaql_allow_destructive")
     return Settings(
         server=command,
         url=url,
         level=level,
-        allow_destructive=bool(flag if flag is not None else config.getini("mcpaql_allow_destructive")),
+        allow_writes=_flag(config, "allow_writes"),
+        allow_destructive=_flag(config, "allow_destructive"),
         plan=_path(config, "plan"),
         baseline=_path(config, "baseline"),
         timeout=timeout,
@@ -302,6 +318,8 @@ def check_command(settings: Settings, report: Path, capture_dir: Path) -> list[s
     """The `mcpaql-conformance check` command line the session runs."""
     args = [sys.executable, "-m", "mcpaql_conformance", "check", "-f", "json", "-o", str(report)]
     args += ["--level", settings.level, "--capture-dir", str(capture_dir)]
+    if settings.allow_writes:
+        args.append("--allow-writes")
     if settings.allow_destructive:
         args.append("--allow-destructive")
     for option, value in (("--plan", settings.plan), ("--baseline", settings.baseline), ("--bundle", settings.bundle)):

@@ -217,6 +217,7 @@ class BundleWriter:
         self.planned: list[Planned] = []
         self.written: dict[str, Any] | None = None  # the bundle as last written
         self.recorded = 0  # runs finished by this invocation (not resumed ones)
+        self.changes: Callable[[], list[dict[str, Any]]] | None = None  # what the runs may have changed
 
     def plan(self, planned: Planned) -> None:
         self.planned.append(planned)
@@ -252,6 +253,8 @@ class BundleWriter:
         kept = [entry for entry in data.get("agent_tests") or [] if entry.get("_description") not in planned]
         data["agent_tests"] = kept + entries
         data["agent_runs"] = [*(data.get("agent_runs") or []), info]
+        if self.changes is not None:
+            data["changes"] = [*(data.get("changes") or []), *self.changes()]
         self.written = _write(self.path, data, self.redactor)
         return self.written
 

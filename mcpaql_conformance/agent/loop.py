@@ -1,6 +1,7 @@
 """One agent run: the model's turns, its tool calls and what each was answered, up to a number
-of turns. Every call goes through the ``ToolCaller``: the destructive guard, an induced error
-where a task asks for one, the live server otherwise."""
+of turns. Every call goes through the ``ToolCaller``: an induced error where a task asks for
+one, else the live server through the connection's guard (a call the run's level does not
+allow is answered to the model as refused, and never sent)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,12 @@ from typing import Any
 import orjson
 
 from mcpaql_conformance.agent.endpoints import ModelTurnFailed
-from mcpaql_conformance.agent.guard import REFUSED_CODE, operations_named, refusal, refused_answer
+from mcpaql_conformance.agent.guard import REFUSED_CODE, refused_answer
 from mcpaql_conformance.agent.providers import Conversation, ToolCall
 from mcpaql_conformance.evidence.answers import classify
 from mcpaql_conformance.files.values import json_safe, writable_text
 from mcpaql_conformance.live.connection import CaptureError, Connection
+from mcpaql_conformance.live.guard import Withheld, operations_named
 from mcpaql_conformance.sanitize import plain
 
 SYSTEM = (
@@ -94,17 +96,9 @@ class RunRecord:
 class ToolCaller:
     """Calls the server for the model (or answers instead of it), and records every call."""
 
-    def __init__(
-        self,
-        connection: Connection,
-        aql_tools: list[str],
-        destructive: dict[str, bool],
-        allow_destructive: bool,
-    ) -> None:
+    def __init__(self, connection: Connection, aql_tools: list[str]) -> None:
         self.connection = connection
         self.aql_tools = aql_tools
-        self.destructive = destructive
-        self.allow_destructive = allow_destructive
 
     async def call(self, turn: int, tool: Any, arguments: Any, instead: Any = None, how: str = SIMULATED) -> CallRecord:
         """One call; ``instead``: the answer to give without calling the server (``how`` says why).
@@ -124,11 +118,10 @@ class ToolCaller:
                 "error": {"code": "VALIDATION_ERROR", "message": "The arguments are not an object."},
             }
             return self._record(turn, tool, arguments, INVALID, invalid, started)
-        reason = refusal(tool, arguments, self.aql_tools, self.destructive, self.allow_destructive)
-        if reason is not None:
-            return self._record(turn, tool, arguments, REFUSED, refused_answer(reason), started)
         try:
             answer = await self.connection.call(tool, arguments)
+        except Withheld as exc:  # the guard refused it: never sent
+            return self._record(turn, tool, arguments, REFUSED, refused_answer(exc.need), started)
         except CaptureError as exc:  # no answer in time: the model is told so, the run goes on
             return self._record(turn, tool, arguments, NO_ANSWER, {"_timeout": str(exc)}, started)
         return self._record(turn, tool, arguments, SENT, json_safe(answer.response), started)

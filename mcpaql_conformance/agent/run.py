@@ -43,11 +43,14 @@ from mcpaql_conformance.agent.scenario import Scenario, load_scenario, run_scena
 from mcpaql_conformance.agent.tasks import OperationView, Task, builtin_tasks, load_tasks
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.files.jsonio import make_folder
+from mcpaql_conformance.live.changes import change_entries
 from mcpaql_conformance.live.connection import CaptureError, CaptureStopped, Target, connect, server_log
 from mcpaql_conformance.live.discovery import describe_operations, discover_tools, introspect
+from mcpaql_conformance.live.guard import Guard
 from mcpaql_conformance.live.plan import Plan
 from mcpaql_conformance.live.records import RecordWriter
 from mcpaql_conformance.live.redact import Redactor
+from mcpaql_conformance.live.safety import Permission
 from mcpaql_conformance.live.session import Live
 from mcpaql_conformance.live.signals import Stop
 from mcpaql_conformance.sanitize import plain
@@ -75,7 +78,7 @@ class AgentOptions:
     min_pass_rate: float = 0.8
     max_turns: int = 8
     transcripts: Path | None = Path("transcripts")
-    allow_destructive: bool = False
+    permission: Permission = Permission.READ_ONLY
     timeout: float = 20.0
     preflight: bool = True  # check each model endpoint first (False: done already, as check --agent does)
     concurrency: int = DEFAULT_CONCURRENCY  # runs at once
@@ -322,12 +325,13 @@ async def _agent(
     warnings: list[str] = []
     with server_log() as errlog:
         try:
-            async with connect(options.target, options.timeout, errlog, warnings) as connection:
-                live = Live(connection, RecordWriter(None, stamp), redactor, Plan(), options.allow_destructive)
+            guard = Guard(options.permission)
+            async with connect(options.target, options.timeout, errlog, warnings, guard) as connection:
+                live = Live(connection, RecordWriter(None, stamp), redactor, Plan())
                 views = await _discover(live)
                 tasks, skipped = list(planned.tasks), list[str]()
                 if planned.model is not None and options.builtin:
-                    builtins, skipped = builtin_tasks(views, options.allow_destructive)
+                    builtins, skipped = builtin_tasks(views)
                     if options.builtin_kinds is not None:  # a preset's choice (quick)
                         builtins = [task for task in builtins if task.kind in options.builtin_kinds]
                         skipped = [why for why in skipped if why.split(":")[0] in options.builtin_kinds]
@@ -335,14 +339,14 @@ async def _agent(
                 server = dict(connection.server)
                 transcripts = Transcripts(options.transcripts, stamp, str(server.get("name") or "server"), redactor)
                 kept.append(transcripts)
-                caller = ToolCaller(
-                    connection, list(live.tools), {v.name: v.destructive for v in views}, options.allow_destructive
-                )
+                caller = ToolCaller(connection, list(live.tools))
                 tools = live.evidence.mcp_tools or []
                 tool_tokens = await tool_list_tokens(planned.model, tools) if planned.model and tasks else None
                 info = _run_info(options, planned, tasks, skipped, tools, started)
                 info["tool_list"]["tokens"] = tool_tokens  # measured once (agent/preflight.py); None: not reported
                 writer = _writer(options, tasks, planned.scenarios, info, server, redactor, resume)
+                if options.permission > Permission.READ_ONLY:  # what the model's calls may have changed
+                    writer.changes = lambda: change_entries(guard.changes, redactor, "agent")
                 writers.append(writer)
                 budget = Budget(options.max_tokens_total)
                 await _run_tasks(options, metered(planned, budget), tasks, caller, tools, transcripts, writer, progress)
@@ -397,7 +401,7 @@ async def _discover(live: Live) -> list[OperationView]:
         return []
     names = await introspect(live)
     operations = await describe_operations(live, names) if names else []
-    return [OperationView(op.name, op.category, op.parameters, op.destructive) for op in operations]
+    return [OperationView(op.name, op.category, op.parameters, live.allows(op.need)) for op in operations]
 
 
 async def _run_tasks(
@@ -502,7 +506,8 @@ def _run_info(
         "concurrency": options.concurrency,
         "min_pass_rate": options.min_pass_rate,
         "transport": options.target.transport,
-        "allow_destructive": options.allow_destructive,
+        "permission": options.permission.label,
+        "allow_destructive": options.permission is Permission.DESTRUCTIVE,
         "tool_list": {"tools": len(tools), "characters": len(orjson.dumps(tools))},
         "tasks": [task.name for task in tasks],
         "scenarios": [scenario.name for scenario in planned.scenarios],

@@ -46,7 +46,7 @@ class OperationView:
     name: str
     category: str | None
     parameters: list[dict[str, Any]] | None
-    destructive: bool
+    allowed: bool  # the run's permission level lets it be called
 
     @property
     def required(self) -> list[str]:
@@ -56,11 +56,11 @@ class OperationView:
         return any(p.get("name") == parameter for p in self.parameters or [])
 
 
-def builtin_tasks(operations: list[OperationView], allow_destructive: bool) -> tuple[list[Task], list[str]]:
+def builtin_tasks(operations: list[OperationView]) -> tuple[list[Task], list[str]]:
     """The built-in tasks that apply to this server, and why the others do not."""
     tasks = [_discovery(operations)]
     skipped: list[str] = []
-    reads = [op for op in operations if op.category == "READ" and not op.destructive]
+    reads = [op for op in operations if op.category == "READ" and op.allowed]
     # An operation the model can call without knowing an id first is the fairest test.
     with_fields = sorted((op for op in reads if op.documents("fields")), key=lambda op: len(op.required))
     if with_fields:
@@ -72,9 +72,11 @@ def builtin_tasks(operations: list[OperationView], allow_destructive: bool) -> t
         tasks.append(_error_recovery(open_reads[0]))
     else:
         skipped.append(f"{ERROR_RECOVERY}: every READ operation needs a parameter the runner cannot supply")
-    creates = [op for op in operations if op.category == "CREATE" and (allow_destructive or not op.destructive)]
-    if creates:
-        tasks.append(_operation_selection(creates[0]))
+    creates = [op for op in operations if op.category == "CREATE"]
+    if any(op.allowed for op in creates):
+        tasks.append(_operation_selection(next(op for op in creates if op.allowed)))
+    elif creates:
+        skipped.append(f"{OPERATION_SELECTION}: no CREATE operation may be called in this run (pass --allow-writes)")
     else:
         skipped.append(f"{OPERATION_SELECTION}: no CREATE operation that may be called")
     return tasks, skipped

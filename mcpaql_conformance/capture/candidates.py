@@ -22,11 +22,14 @@ from typing import Any
 import orjson
 
 from mcpaql_conformance.capture.values import matches_type, synthesise
+from mcpaql_conformance.evidence.reading import identifier_like, name_words
 from mcpaql_conformance.files.values import json_equal
+from mcpaql_conformance.live.safety import SAFE_ON, harmless_value, safety_switch
 
 JsonObject = dict[str, Any]
 
-ENUM, DEFAULT, EXAMPLE, DESCRIPTION, ANSWER, SPEC, SYNTHESISED = (
+SAFE, ENUM, DEFAULT, EXAMPLE, DESCRIPTION, ANSWER, SPEC, SYNTHESISED = (
+    "safe value",
     "enum",
     "default",
     "example",
@@ -35,7 +38,7 @@ ENUM, DEFAULT, EXAMPLE, DESCRIPTION, ANSWER, SPEC, SYNTHESISED = (
     "spec",
     "synthesised",
 )
-SOURCES = (ENUM, DEFAULT, EXAMPLE, DESCRIPTION, ANSWER, SPEC, SYNTHESISED)
+SOURCES = (SAFE, ENUM, DEFAULT, EXAMPLE, DESCRIPTION, ANSWER, SPEC, SYNTHESISED)
 PLAN = "plan"
 MAX_TEXT = 2000
 MAX_PER_SOURCE = 8
@@ -134,7 +137,9 @@ def candidates(
     operation: str, parameter: JsonObject, declarations: list[JsonObject] | None = None, seen: SeenValues | None = None
 ) -> list[Candidate]:
     """Every value worth trying for a parameter, best first, without repeats, each fitting the
-    declared type (a parameter without a name or type gets the synthesised value only)."""
+    declared type (a parameter without a name or type gets the synthesised value only). A
+    safety switch or a mode that documents a harmless value gets that value alone: no retry
+    may ask for more harm (``safe_choice``)."""
     name = parameter.get("name")
     found: list[Candidate] = []
 
@@ -162,21 +167,37 @@ def candidates(
     synthesised = synthesise(parameter)
     if not any(json_equal(synthesised, c.value) for c in found):
         found.append(Candidate(synthesised, SYNTHESISED))
-    return found
+    safe = safe_choice(parameter, found)
+    return [safe] if safe is not None else found
 
 
-_IDENTIFYING = re.compile(r"(?:^|_|-|(?<=[a-z0-9])(?=[A-Z]))(?:id|key|name|slug|uuid)$", re.IGNORECASE)
+# Words of a parameter's name that make it a direction or mode: a documented harmless value
+# (``pull``, ``check``, ``dry-run``) is the one sent.
+_MODE_WORDS = frozenset({"direction", "mode", "action", "operation", "strategy", "method", "op", "command", "run"})
 
 
-def identifier_like(name: str) -> bool:
-    """A parameter that names one record (``note_id``, ``id``, ``noteId``, ``element_name``,
-    ``slug``); a word that merely ends in the letters (``valid``, ``paid``, ``monkey``) does not."""
-    match = _IDENTIFYING.search(name)
-    if match is None:
-        return False
-    suffix = name[match.start() :].lstrip("_-")
-    # camelCase: the suffix starts upper-case (noteId); after "_" or at the start, any case
-    return match.start() == 0 or name[match.start()] in "_-" or suffix[:1].isupper()
+def safe_choice(parameter: JsonObject, found: list[Candidate]) -> Candidate | None:
+    """The one value a safety switch or a mode is sent with: true for ``dry_run``/``preview``,
+    false for ``force``/``confirm...``/``overwrite``/``cascade``/``recursive`` (a boolean, or a
+    parameter of no declared type), the harmless value a direction or mode documents (its enum,
+    or the values its description and examples give) for one that has one; None for any other
+    parameter (the plan's value still comes first: the caller decides that)."""
+    switch = safety_switch(parameter)
+    kind = str(parameter.get("type", "boolean")).lower()
+    if switch is not None and kind in ("boolean", "bool"):
+        return Candidate(switch == SAFE_ON, SAFE)
+    words = set(name_words(parameter.get("name")))
+    if switch is None and not words & _MODE_WORDS:
+        return None
+    documented = [c.value for c in found if c.source != SYNTHESISED and isinstance(c.value, str)]
+    if switch is not None:  # a switch given as text: "true"/"false", "yes"/"no"
+        texts = {value.strip().lower(): value for value in documented}
+        wanted = ("true", "yes", "on") if switch == SAFE_ON else ("false", "no", "off", "none")
+        said = next((texts[text] for text in wanted if text in texts), None)
+        if said is not None:
+            return Candidate(said, SAFE)
+    harmless = harmless_value({"enum": documented})
+    return Candidate(harmless, SAFE) if harmless is not None else None
 
 
 def retry_order(name: str, found: list[Candidate]) -> list[Candidate]:

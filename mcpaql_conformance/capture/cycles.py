@@ -1,6 +1,6 @@
 """Round trips: the plan's cycles, and cycles inferred from introspection when no plan covers an
 operation (a CREATE whose answer carries an identifier a READ or UPDATE operation takes).
-Every cycle runs its steps one after another, within the destructive rules."""
+Every cycle runs its steps one after another, each within the run's permission level."""
 
 from __future__ import annotations
 
@@ -8,15 +8,16 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcpaql_conformance.capture.candidates import ANSWER, SeenValues, identifier_like
+from mcpaql_conformance.capture.candidates import ANSWER, SAFE, SeenValues, candidates
 from mcpaql_conformance.capture.probes import SENSITIVE_PROBE, next_choice
 from mcpaql_conformance.capture.values import changed_value, distinct_value
 from mcpaql_conformance.evidence.answers import Kind, classify
+from mcpaql_conformance.evidence.reading import identifier_like
 from mcpaql_conformance.files.values import MISSING, json_equal, resolve_path
 from mcpaql_conformance.live.discovery import Operation
 from mcpaql_conformance.live.plan import substitute
-from mcpaql_conformance.live.safety import HOW_TO_PROBE
-from mcpaql_conformance.live.session import DESTRUCTIVE, FAILED, NOT_APPLICABLE, PHASE_CYCLES, PLAN, Live, gather, note
+from mcpaql_conformance.live.safety import strictest
+from mcpaql_conformance.live.session import FAILED, NOT_APPLICABLE, PHASE_CYCLES, PLAN, Live, gather, note
 from mcpaql_conformance.verdict.blame import our_value_refused
 
 JsonObject = dict[str, Any]
@@ -92,10 +93,13 @@ async def _steps(
             reason = "operation not in introspection: cycle skipped"
             live.evidence.notes.append(note(cycle[step]["operation"], cycle["name"], reason, PLAN, len(names)))
             return None
-        if op.destructive and not live.allow_destructive:
-            reason = f"destructive step: cycle skipped ({HOW_TO_PROBE})"
-            live.evidence.notes.append(note(op.name, cycle["name"], reason, DESTRUCTIVE, len(names)))
-            return None
+    steps = [operations[cycle[step]["operation"]] for step in names]
+    barred = [op for op in steps if not live.allows(op.need)]
+    if barred:
+        need = strictest([op.need for op in barred])
+        op = next(op for op in barred if op.need.level == need.level)
+        live.evidence.notes.append(live.withheld(op.name, cycle["name"], op.need, len(names), "cycle skipped"))
+        return None
     answers: dict[str, Any] = {}
     for position, step in enumerate(names):
         op = operations[cycle[step]["operation"]]
@@ -177,9 +181,9 @@ def _skip(op: Operation, probe: str, reason: str, cause: str, count: int = 2) ->
     return Outcome(note=note(op.name, probe, f"inferred {what} cycle not run: {reason}", cause, count))
 
 
-def _create_params(live: Live, op: Operation) -> JsonObject:
+def create_params(live: Live, op: Operation) -> JsonObject:
     """Every documented parameter (or every required one the server named), with a value that
-    differs from its default."""
+    differs from its default; a safety switch or mode gets its safe value."""
     params: JsonObject = {}
     known = op.parameters if op.parameters is not None else [{"name": name} for name in op.discovered]
     for parameter in known:
@@ -188,21 +192,29 @@ def _create_params(live: Live, op: Operation) -> JsonObject:
             params[parameter["name"]] = planned
         elif parameter.get("sensitive") is True:
             params[parameter["name"]] = SENSITIVE_PROBE
+        elif is_safety_value(op, parameter["name"]):
+            params[parameter["name"]] = candidates(op.name, parameter, op.declarations)[0].value
         else:
-            params[parameter["name"]] = distinct_value(parameter, f"probe-{parameter['name']}")
+            params[parameter["name"]] = distinct_value(parameter, parameter["name"])
     return params
+
+
+def is_safety_value(op: Operation, name: str) -> bool:
+    """Whether a parameter is a safety switch or a mode sent with its harmless value: it is
+    never changed by an update."""
+    return candidates(op.name, op.parameter(name), op.declarations)[0].source == SAFE
 
 
 async def _infer_create_read(
     live: Live, op: Operation, readers: list[Operation], index: int, seen: SeenValues | None = None
 ) -> Outcome:
-    if op.destructive and not live.allow_destructive:
-        return _skip(op, "create_read", f"destructive operation ({HOW_TO_PROBE})", DESTRUCTIVE)
+    if not live.allows(op.need):
+        return Outcome(note=live.withheld(op.name, "create_read", op.need, 2, "inferred create-read cycle not run"))
     if op.parameters is None and not op.discovered:
         return _skip(op, "create_read", "introspection gave no parameter list", NOT_APPLICABLE)
     if any(p.get("type") == "object" and p.get("required") is True for p in op.parameters or []):
         return _skip(op, "create_read", "it takes an object whose fields introspection does not give", NOT_APPLICABLE)
-    params = _create_params(live, op)
+    params = create_params(live, op)
     name = f"inferred-{op.name}-read"
     answer = await _call(live, op, params, (PHASE_CYCLES, index, 0), name, "create")
     referenced: set[str] = set()  # parameters given a value the server returned: they point at another record
@@ -213,7 +225,7 @@ async def _infer_create_read(
     if not classify(answer).succeeded:
         reason = f"the create was refused ({classify(answer).describe()}); a plan entry can give it working values"
         return _skip(op, "create_read", reason, FAILED, 1)
-    allowed = [r for r in readers if not (r.destructive and not live.allow_destructive)]
+    allowed = [reader for reader in readers if live.allows(reader.need)]
     match = _reader_for(op, answer, allowed)
     reading = None
     if match is None:
@@ -253,7 +265,7 @@ def _second_values(
     live: Live, op: Operation, params: JsonObject, answer: Any, seen: SeenValues | None
 ) -> tuple[JsonObject, set[str]] | None:
     """The create's parameters with the next value for the one whose value of ours the server
-    refused ("No note with note_id 'probe-note_id'"), and which parameters now point at a
+    refused ("No note with note_id 'mcpaql-conformance-note_id'"), and which parameters now point at a
     record the server returned before; None when there is nothing else to try."""
     blame = our_value_refused(params, None, answer)
     if blame is None:
@@ -269,7 +281,7 @@ def _reader_for(create: Operation, answer: Any, readers: list[Operation]) -> tup
     """The READ operation whose required parameters the create answer fills (most identifiers,
     fewest other parameters, then the most name in common with the create), and where each
     value sits in the answer."""
-    candidates = []
+    ranked = []
     for reader in readers:
         ids = {}
         for parameter in reader.required_names:
@@ -279,15 +291,15 @@ def _reader_for(create: Operation, answer: Any, readers: list[Operation]) -> tup
             ids[parameter] = path
         else:
             identifying = sum(1 for name in ids if identifier_like(name))
-            rank = (-identifying, len(ids) - identifying, -_shared(create.name, reader.name), reader.index)
-            candidates.append((rank, reader, ids))
-    if not candidates:
+            rank = (-identifying, len(ids) - identifying, -shared_suffix(create.name, reader.name), reader.index)
+            ranked.append((rank, reader, ids))
+    if not ranked:
         return None
-    _, reader, ids = min(candidates, key=lambda c: c[0])
+    _, reader, ids = min(ranked, key=lambda c: c[0])
     return reader, ids
 
 
-def _shared(left: str, right: str) -> int:
+def shared_suffix(left: str, right: str) -> int:
     """Characters two operation names share at their ends (``create_note`` / ``get_note``: 5)."""
     count = 0
     for a, b in zip(reversed(left), reversed(right), strict=False):
@@ -331,11 +343,11 @@ async def _read_by_prose(
 ) -> tuple[Operation, dict[str, str], Any] | None:
     """A create that answered prose: try its identifier-like words with each one-parameter READ."""
     tokens = _tokens(answer)
-    candidates = sorted(
-        (r for r in readers if len(r.required_names) == 1), key=lambda r: (-_shared(op.name, r.name), r.index)
+    ordered = sorted(
+        (r for r in readers if len(r.required_names) == 1), key=lambda r: (-shared_suffix(op.name, r.name), r.index)
     )
     step = 1
-    for reader in candidates[:MAX_PROSE_TRIES]:
+    for reader in ordered[:MAX_PROSE_TRIES]:
         for position, token in enumerate(tokens):
             param = reader.required_names[0]
             read = await _call(live, reader, {param: token}, (PHASE_CYCLES, index, step), name, "read")
@@ -400,8 +412,8 @@ async def _call(live: Live, op: Operation, params: JsonObject, key: tuple[int, .
 
 
 async def _infer_update_read(live: Live, op: Operation, created: list[Created], index: int) -> Outcome:
-    if op.destructive and not live.allow_destructive:
-        return _skip(op, "update_read", f"destructive operation ({HOW_TO_PROBE})", DESTRUCTIVE, 3)
+    if not live.allows(op.need):
+        return Outcome(note=live.withheld(op.name, "update_read", op.need, 3, "inferred update-read cycle not run"))
     if op.parameters is None and not op.discovered:
         return _skip(op, "update_read", "introspection gave no parameter list", NOT_APPLICABLE, 3)
     names = {p["name"] for p in op.parameters} if op.parameters is not None else set(op.discovered)
@@ -417,10 +429,14 @@ async def _infer_update_read(live: Live, op: Operation, created: list[Created], 
         return _skip(op, "update_read", f"the create was refused ({classify(create).describe()})", FAILED, 2)
     ids = {p: _resolve(create, source.ids[p]) for p in identifiers}
     sensitive = live.redactor.sensitive
-    candidates = [k for k in source.params if k not in source.ids and (source.op.name, k) not in sensitive]
+    fields = [
+        k
+        for k in source.params
+        if k not in source.ids and (source.op.name, k) not in sensitive and not is_safety_value(source.op, k)
+    ]
     changed_field, attempts, step = None, [], 1
-    for field_name in candidates[:MAX_UPDATE_TRIES]:
-        new = changed_value(source.params[field_name], f"probe-{field_name}")
+    for field_name in fields[:MAX_UPDATE_TRIES]:
+        new = changed_value(source.params[field_name], field_name)
         update = {**ids, "input": {field_name: new}} if "input" in names else {**ids, field_name: new}
         answer = await _call(live, op, update, (PHASE_CYCLES, index, step), name, f"update {field_name}")
         step += 1
@@ -443,7 +459,7 @@ async def _infer_update_read(live: Live, op: Operation, created: list[Created], 
     if any(path.startswith(PROSE) for path in source.ids.values()):
         return Outcome(test=test)
     refs = {p: "${create." + path + "}" for p, path in source.ids.items()}
-    change = {changed_field: changed_value(source.params[changed_field], f"probe-{changed_field}")}
+    change = {changed_field: changed_value(source.params[changed_field], changed_field)}
     update_params = {**{p: refs[p] for p in identifiers}, **({"input": change} if "input" in names else change)}
     plan = {
         "name": name,

@@ -10,15 +10,14 @@ from typing import Any
 
 from mcpaql_conformance.capture.candidates import PLAN as PLAN_SOURCE
 from mcpaql_conformance.capture.candidates import SYNTHESISED, Candidate, SeenValues, candidates, retry_order
-from mcpaql_conformance.capture.values import matches_type
+from mcpaql_conformance.capture.values import made_up, matches_type
 from mcpaql_conformance.evidence.answers import Kind, classify
 from mcpaql_conformance.evidence.reading import SINGLE
 from mcpaql_conformance.files.values import MISSING, json_equal
 from mcpaql_conformance.live.discovery import CRUDE_FAMILIES, Operation
 from mcpaql_conformance.live.redact import MASK
-from mcpaql_conformance.live.safety import HOW_TO_PROBE, tool_is_destructive
+from mcpaql_conformance.live.safety import SAFE_ON, safety_switch
 from mcpaql_conformance.live.session import (
-    DESTRUCTIVE,
     NOT_APPLICABLE,
     PHASE_BATCH,
     PHASE_EXAMPLES,
@@ -102,6 +101,7 @@ def planned_probes(
     probes = [
         Probe("missing_required", f"omit required {name}", {k: v for k, v in base.items() if k != name}, name)
         for name in required
+        if name not in unsafe_to_omit(op)
     ]
     probes.append(Probe("unknown_parameter", f"add unknown {UNKNOWN_PROBE}", {**base, UNKNOWN_PROBE: UNKNOWN_VALUE}))
     if documented:
@@ -124,9 +124,20 @@ def planned_probes(
     return probes
 
 
+def unsafe_to_omit(op: Operation) -> list[str]:
+    """Required switches that make a call harmless (``dry_run``) and are not documented to default
+    to that: a server that does not enforce required parameters would run the call for real, so
+    the probe that leaves one out is not sent."""
+    return [
+        p["name"]
+        for p in op.required
+        if safety_switch(p) == SAFE_ON and p.get("default") is not True and p.get("type") in ("boolean", None)
+    ]
+
+
 def _wrong_tool(live: Live, op: Operation) -> str | None:
-    """A CRUDE endpoint tool other than the operation's own (never a DELETE or EXECUTE tool
-    without --allow-destructive)."""
+    """A CRUDE endpoint tool other than the operation's own that the run's level lets the call
+    reach (below --allow-destructive, never an UPDATE, DELETE or EXECUTE endpoint)."""
     if "crude" not in live.modes:
         return None
     own = live.tools.get(op.tool)
@@ -134,9 +145,8 @@ def _wrong_tool(live: Live, op: Operation) -> str | None:
         tool = live.tool_for_family(family)
         if tool is None or tool == op.tool or (own is not None and own.family == family):
             continue
-        if (tool_is_destructive(family) or tool_is_destructive(tool)) and not live.allow_destructive:
-            continue
-        return tool
+        if live.allows(live.guard.call_need(tool, {"operation": op.name})):
+            return tool
     return None
 
 
@@ -161,15 +171,12 @@ class Sent:
 
 
 async def send_probes(live: Live, op: Operation) -> Sent:
-    """Every probe of one operation, sent; a destructive one gets no call at all without permission."""
+    """Every probe of one operation, sent; one the run's level does not allow gets no call at all
+    (a request with a parameter left out is no safety against a server that does not check)."""
     sent = Sent(op, Findings())
-    if op.destructive and not live.allow_destructive:
-        required = [p["name"] for p in op.required]
-        counts = Counter(p.kind for p in planned_probes(live, op, required, {}, {}))
-        if op.parameters is None:
-            counts["missing_required"] += 1  # at least the discovery call
-        reason = f"destructive operation: not called ({HOW_TO_PROBE})"
-        sent.findings.notes += [note(op.name, kind, reason, DESTRUCTIVE, count) for kind, count in counts.items()]
+    if not live.allows(op.need):
+        counts = withheld_probes(live, op)
+        sent.findings.notes += [live.withheld(op.name, kind, op.need, count) for kind, count in counts.items()]
         return sent
     if op.parameters is None:
         sent.discovered = await discover_required(live, op, sent.key)
@@ -184,18 +191,35 @@ async def send_probes(live: Live, op: Operation) -> Sent:
                 UNKNOWN_PARAMETERS,
             )
         )
-    else:
-        required = [p["name"] for p in op.required]
-    documented = [p["name"] for p in op.parameters or []]
-    for name in [*required, *documented]:
-        sent.chosen[name] = choices(live, op.name, op.parameter(name), op.declarations)[0]
-    base = {name: sent.chosen[name].value for name in required}
-    values = {name: sent.chosen[name].value for name in documented}
-    sent.probes = planned_probes(live, op, [] if sent.discovered else required, base, values)
+    sent.chosen, sent.probes = probes_of(live, op, [name for name, _ in sent.discovered])
+    for name in unsafe_to_omit(op):
+        reason = f"not sent: without {name} the call could run for real (a plan cannot lift this)"
+        sent.findings.notes.append(note(op.name, "missing_required", reason, NOT_APPLICABLE, parameter=name))
     sent.answers = await gather(
         [sender(live, op, probe, (*sent.key, 1, index)) for index, probe in enumerate(sent.probes)]
     )
     return sent
+
+
+def probes_of(live: Live, op: Operation, discovered: list[str]) -> tuple[dict[str, Candidate], list[Probe]]:
+    """The value chosen for each parameter, and the probes of an operation the run may call
+    (``discovered``: the required parameters its refusals named, when introspection gave none)."""
+    required = discovered if op.parameters is None else [p["name"] for p in op.required]
+    documented = [p["name"] for p in op.parameters or []]
+    chosen = {name: choices(live, op.name, op.parameter(name), op.declarations)[0] for name in [*required, *documented]}
+    base = {name: chosen[name].value for name in required}
+    values = {name: chosen[name].value for name in documented}
+    return chosen, planned_probes(live, op, [] if discovered else required, base, values)
+
+
+def withheld_probes(live: Live, op: Operation) -> Counter[str]:
+    """How many probes of each kind an operation would get, were it allowed."""
+    required = [p["name"] for p in op.required]
+    documented = {p["name"]: None for p in op.parameters or []}  # the values do not count
+    counts = Counter(p.kind for p in planned_probes(live, op, required, {}, documented))
+    if op.parameters is None:
+        counts["missing_required"] += 1  # at least the discovery call
+    return counts
 
 
 def read_probes(live: Live, sent: Sent) -> Findings:
@@ -384,7 +408,7 @@ def _accepted(response: Any, parameter: str) -> bool:
 
 def _cross_value(name: str) -> Any:
     return {"fields": ["name"], "limit": 1, "offset": 0, "sort": {}, "filter": {}, "include_deleted": False}.get(
-        name, "probe"
+        name, made_up()
     )
 
 
@@ -414,10 +438,8 @@ async def run_examples(live: Live, operations: dict[str, Operation]) -> None:
         op = operations.get(example["operation"])
         params = example.get("params", {})
         problem = _invalid_example(op, params)
-        if problem is None and op is not None and op.destructive and not live.allow_destructive:
-            live.evidence.notes.append(
-                note(op.name, "example", f"not sent: destructive operation ({HOW_TO_PROBE})", DESTRUCTIVE)
-            )
+        if problem is None and op is not None and not live.allows(op.need):
+            live.evidence.notes.append(live.withheld(op.name, "example", op.need, what="not sent"))
             continue
         if problem is not None or op is None:
             live.evidence.notes.append(note(example["operation"], "example", f"not sent: {problem}", PLAN))
@@ -460,9 +482,9 @@ def _invalid_example(op: Operation | None, params: JsonObject) -> str | None:
 
 async def probe_batch(live: Live) -> None:
     single = live.tool_for_family(SINGLE)
-    if single is None or (tool_is_destructive(single) and not live.allow_destructive):
-        return
     queries = [{"operation": "introspect", "params": {"query": query}} for query in ("operations", "types")]
+    if single is None or not live.allows(live.guard.call_need(single, {"operations": queries})):
+        return
     live.evidence.batch_example = await live.send(
         (PHASE_BATCH, 0), single, {"operations": queries}, "batch", "batch", "introspect twice in one batch"
     )

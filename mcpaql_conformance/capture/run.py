@@ -12,13 +12,16 @@ from typing import Any
 import anyio
 
 from mcpaql_conformance import SPEC_VERSION, __version__
+from mcpaql_conformance.capture.cleanup import clean_up
 from mcpaql_conformance.capture.cycles import Inferred, infer_cycles, run_plan_cycles
+from mcpaql_conformance.capture.dryrun import plan_run
 from mcpaql_conformance.capture.plan_writer import write_plan
 from mcpaql_conformance.capture.probes import probe_batch, read_probes, run_examples, send_probes
 from mcpaql_conformance.capture.retry import retry_refused
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.evidence.reading import Readings, parameters_of, read_detail
 from mcpaql_conformance.files.jsonio import dumps, make_folder, write_atomic
+from mcpaql_conformance.live.changes import change_entries
 from mcpaql_conformance.live.connection import (
     CaptureError,
     CaptureStopped,
@@ -35,9 +38,11 @@ from mcpaql_conformance.live.discovery import (
     introspect,
     introspect_types,
 )
+from mcpaql_conformance.live.guard import Guard
 from mcpaql_conformance.live.plan import Plan, check_plan_operations, load_plan
 from mcpaql_conformance.live.records import RecordWriter
 from mcpaql_conformance.live.redact import SHORT_SECRET, Redactor
+from mcpaql_conformance.live.safety import Permission
 from mcpaql_conformance.live.session import NOT_APPLICABLE, Evidence, Live, gather, note
 from mcpaql_conformance.live.signals import Stop
 from mcpaql_conformance.sanitize import plain
@@ -53,11 +58,13 @@ class CaptureOptions:
     plan: Path | None = None
     capture_dir: Path | None = None
     timeout: float = 20.0
-    allow_destructive: bool = False
+    permission: Permission = Permission.READ_ONLY
     concurrency: int = 4
     write_plan: Path | None = None
     overall_timeout: float | None = None  # None: OVERALL_FACTOR x timeout
     per_operation: float = PER_OPERATION
+    dry_run: bool = False  # introspect only: list what would be sent and withheld, write no bundle
+    cleanup: bool = False  # delete what the run created, at its end (needs --allow-destructive)
 
 
 class OverallLimit:
@@ -113,6 +120,7 @@ class CaptureResult:
     source: str  # what was captured (command or URL), secrets masked
     not_sent: int = 0  # probes not sent (every one, not the notes that list them)
     warnings: tuple[str, ...] = ()  # what the server did that is worth a line but not an error
+    dry_run: dict[str, Any] | None = None  # --dry-run: what would be sent and withheld (no bundle written)
 
 
 def capture(options: CaptureOptions) -> CaptureResult:
@@ -127,8 +135,11 @@ def capture(options: CaptureOptions) -> CaptureResult:
         raise CaptureError(f"--overall-timeout must be a positive number of seconds, not {overall:g}")
     if not 0 <= per_operation < float("inf"):
         raise CaptureError(f"--overall-timeout-per-operation must be 0 or more seconds, not {per_operation:g}")
+    if options.cleanup and options.permission is not Permission.DESTRUCTIVE:
+        raise CaptureError("--cleanup deletes what the run created, which needs --allow-destructive")
     plan = load_plan(options.plan)
-    _check_outputs(options)
+    if not options.dry_run:
+        _check_outputs(options)
     result: list[CaptureResult] = []
     stop = Stop()
     limit = OverallLimit(options)
@@ -191,16 +202,22 @@ async def _capture(options: CaptureOptions, plan: Plan, stop: Stop, limit: Overa
         redactor.add_secret(secret, everywhere=True)  # also in every line printed, cut or not
     # Milliseconds and the process id keep concurrent or quick successive runs apart.
     stamp = f"{started.strftime('%Y%m%dT%H%M%S')}{started.microsecond // 1000:03d}Z-{os.getpid()}"
-    writer = RecordWriter(options.capture_dir, stamp, plan.implementation or "server", redactor.value)
+    records_dir = None if options.dry_run else options.capture_dir  # a dry run writes nothing
+    writer = RecordWriter(records_dir, stamp, plan.implementation or "server", redactor.value)
     warnings = _short_secret_warnings(plan)
     records = _Background(writer.flush)
     with server_log() as errlog:
         try:
-            async with connect(options.target, options.timeout, errlog, warnings) as connection:
+            guard = Guard(options.permission, dry_run=options.dry_run)
+            async with connect(options.target, options.timeout, errlog, warnings, guard) as connection:
                 writer.implementation = plan.implementation or str(connection.server.get("name") or "server")
-                live = Live(connection, writer, redactor, plan, options.allow_destructive, options.concurrency)
+                live = Live(connection, writer, redactor, plan, options.concurrency)
                 try:
-                    inferred = await run_probes(live, limit)
+                    if options.dry_run:
+                        dry = await dry_run(live, options, limit)
+                    else:
+                        inferred = await run_probes(live, limit)
+                        cleaned = await clean_up(live, live.operations) if options.cleanup else {}
                 finally:  # also when the capture fails: what happened until then, written while the server stops
                     records.start()
                 server = dict(connection.server)
@@ -215,7 +232,10 @@ async def _capture(options: CaptureOptions, plan: Plan, stop: Stop, limit: Overa
             raise
         records.finish()
         writer.flush_log(read_log(errlog))
-    bundle = assemble(live, server, writer.implementation, options, started)
+    if options.dry_run:
+        source = redactor.value(options.target.describe())
+        return CaptureResult({}, redactor.value(writer.metrics()), writer.folder, source, dry_run=redactor.value(dry))
+    bundle = assemble(live, server, writer.implementation, options, started, cleaned)
     write_atomic(options.bundle, dumps(bundle))
     if options.write_plan is not None:
         write_plan(options.write_plan, live, inferred)
@@ -269,26 +289,44 @@ def _records_hint(writer: RecordWriter) -> str:
     return f" (records and the server's stderr: {plain(str(folder))})"
 
 
-async def run_probes(live: Live, limit: OverallLimit | None = None) -> Inferred:
-    """Discover, probe every operation, then the plan's examples and cycles, inferred cycles
-    and the batch. A server that deviates is read leniently and probed all the same."""
+async def discover(live: Live, limit: OverallLimit | None = None) -> list[Operation]:
+    """The tools, the operations, the types and every detail (introspect calls only); none
+    when the server lists none (noted)."""
     if not await discover_tools(live):
         live.evidence.notes.append(
             note(None, "introspection", "the server exposes no MCP-AQL tool: nothing to probe", NOT_APPLICABLE)
         )
-        return Inferred()
+        return []
     names = await introspect(live)
     if limit is not None:
         limit.listed(len(names))
     if not names:
         reason = "no introspect answer listed an operation: nothing else to probe"
         live.evidence.notes.append(note(None, "introspection", reason, NOT_APPLICABLE))
-        return Inferred()
+        return []
     await introspect_types(live)
     await describe_types(live)
     operations = await describe_operations(live, names)
     live.operations = operations
     check_plan_operations(live.plan, [op.name for op in operations])
+    return operations
+
+
+async def dry_run(live: Live, options: CaptureOptions, limit: OverallLimit | None = None) -> dict[str, Any]:
+    """``--dry-run``: introspection, then the calls the run would send and withhold."""
+    operations = await discover(live, limit)
+    introspected = live.writer.metrics()["calls"]
+    planned = plan_run(live, operations, introspected, options.cleanup).as_dict()
+    planned["notes"] = [n for n in live.evidence.notes if n.get("operation") is None]  # introspection's own
+    return planned
+
+
+async def run_probes(live: Live, limit: OverallLimit | None = None) -> Inferred:
+    """Discover, probe every operation, then the plan's examples and cycles, inferred cycles
+    and the batch. A server that deviates is read leniently and probed all the same."""
+    operations = await discover(live, limit)
+    if not operations:
+        return Inferred()
     sent = await gather([_prober(live, op, limit) for op in operations])
     seen = await retry_refused(live, sent)  # probes refused for a value of ours: once more, with the next value
     for op, probed in zip(operations, sent, strict=True):
@@ -312,7 +350,12 @@ def _prober(live: Live, op: Operation, limit: OverallLimit | None) -> Any:
 
 
 def assemble(
-    live: Live, server: dict[str, Any], implementation: str, options: CaptureOptions, started: dt.datetime
+    live: Live,
+    server: dict[str, Any],
+    implementation: str,
+    options: CaptureOptions,
+    started: dt.datetime,
+    cleaned: dict[int, str] | None = None,
 ) -> dict[str, Any]:
     """Our bundle format from the evidence (it passes our bundle schema)."""
     evidence: Evidence = live.evidence
@@ -331,8 +374,10 @@ def assemble(
             "server": server,
             "captured_at": started.isoformat(timespec="seconds"),
             "transport": options.target.transport,
-            "allow_destructive": options.allow_destructive,
-            "destructive_withheld": 0 if options.allow_destructive else sum(op.destructive for op in live.operations),
+            "permission": options.permission.label,
+            "allow_writes": options.permission >= Permission.WRITES,
+            "allow_destructive": options.permission is Permission.DESTRUCTIVE,
+            "withheld_operations": sum(not live.allows(op.need) for op in live.operations),
         },
         "endpoint_modes": live.modes,
         "capabilities": {
@@ -363,6 +408,8 @@ def assemble(
         "capture_readings": live.readings.lines(""),
         "capture_notes": evidence.notes,
     }
+    if options.permission > Permission.READ_ONLY:  # what the run may have created or changed, to clean up
+        bundle["changes"] = change_entries(live.guard.changes, live.redactor, "capture", cleaned or {})
     if batch is not None:
         bundle["batch_example"] = batch
     return live.redactor.value(_without_missing(bundle))  # type: ignore[no-any-return]

@@ -5,6 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 JsonObject = dict[str, Any]
+# Every string capture makes up starts with this, so that what it names (a record, a file, a
+# path, a repository) can be found and cannot be taken for real data.
+MADE_UP = "mcpaql-conformance"
+
+
+def made_up(label: str = "probe") -> str:
+    """A made-up string: ``mcpaql-conformance-probe``, ``mcpaql-conformance-title``."""
+    return f"{MADE_UP}-{label}"
+
 
 _FORMATS = {
     "date-time": "2026-01-01T00:00:00Z",
@@ -33,7 +42,7 @@ def synthesise(parameter: JsonObject) -> Any:
         return []
     if kind == "object":
         return {}
-    return _fit(_FORMATS.get(str(parameter.get("format", "")), "probe"), parameter)
+    return _fit(_FORMATS.get(str(parameter.get("format", "")), made_up()), parameter)
 
 
 MAX_LENGTH = 4096  # a server cannot make us build gigabyte strings
@@ -65,8 +74,8 @@ def matches_type(value: Any, parameter: JsonObject) -> bool:
 
 def distinct_value(parameter: JsonObject, label: str) -> Any:
     """A valid value that differs from the parameter's default, for round trips: a server that
-    drops a field and falls back to its default must not pass by accident. Strings carry
-    ``label`` (so a read-back shows which field it was), arrays get one item."""
+    drops a field and falls back to its default must not pass by accident. Strings are made up
+    from ``label`` (so a read-back shows which field it was), arrays get one item."""
     default = parameter.get("default")
     enum = parameter.get("enum")
     if isinstance(enum, list) and enum:
@@ -78,10 +87,10 @@ def distinct_value(parameter: JsonObject, label: str) -> Any:
         return default is not True
     if kind == "array":
         items = parameter.get("items")
-        return [distinct_value(items, label) if isinstance(items, dict) else label]
+        return [distinct_value(items, label) if isinstance(items, dict) else made_up(label)]
     if kind == "object":
         return {}
-    return _fit(_FORMATS.get(str(parameter.get("format", "")), label), parameter)
+    return _fit(_FORMATS.get(str(parameter.get("format", "")), made_up(label)), parameter)
 
 
 def _distinct_number(parameter: JsonObject, kind: str) -> Any:
@@ -114,7 +123,7 @@ def changed_value(value: Any, label: str) -> Any:
     if isinstance(value, int | float):
         return value + 1
     if isinstance(value, list):
-        return [*value, f"{label}-updated"]
+        return [*value, made_up(f"{label}-updated")]
     if isinstance(value, dict):
         return {**value, "updated": True}
-    return f"{value}-updated" if isinstance(value, str) and value else f"{label}-updated"
+    return f"{value}-updated" if isinstance(value, str) and value else made_up(f"{label}-updated")

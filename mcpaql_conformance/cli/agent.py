@@ -37,7 +37,7 @@ def _endpoint(
     return endpoint
 
 
-def prepare_agent(bundle: Path, target: Any, allow_destructive: bool, timeout: float, settings: dict[str, Any]) -> Any:
+def prepare_agent(bundle: Path, target: Any, permission: Any, timeout: float, settings: dict[str, Any]) -> Any:
     from mcpaql_conformance.agent.preflight import judge_endpoint
     from mcpaql_conformance.agent.presets import builtin_of, max_turns_of, resolved
     from mcpaql_conformance.agent.run import AgentOptions
@@ -69,7 +69,7 @@ def prepare_agent(bundle: Path, target: Any, allow_destructive: bool, timeout: f
         max_turns=max_turns_of(settings["preset"], settings["max_turns"]),
         builtin_kinds=builtin_of(settings["preset"]),
         transcripts=settings["transcripts"],
-        allow_destructive=allow_destructive,
+        permission=permission,
         timeout=timeout,
         max_tokens_total=settings["max_tokens_total"],
     )
@@ -122,9 +122,16 @@ def run_agent(options: Any, *, kept_bundle: bool = True) -> Any:
 )
 @click.option("--timeout", type=float, default=20.0, show_default=True, help="Seconds each tool call may take.")
 @click.option(
+    "--allow-writes",
+    is_flag=True,
+    help="Let the model call additive operations (CREATE) too; without it, and without --allow-destructive,"
+    " only read-only operations reach the server.",
+)
+@click.option(
     "--allow-destructive",
     is_flag=True,
-    help="Let the model call DELETE/EXECUTE/destructive operations (use a disposable instance).",
+    help="Let the model call UPDATE, DELETE and EXECUTE operations too (implies --allow-writes; use a"
+    " disposable instance).",
 )
 @click.option("--url", help="Streamable-HTTP endpoint of a running server (instead of a command).")
 @PASS_ENV_OPTION
@@ -134,6 +141,7 @@ def agent(
     concurrency: int,
     resume: bool,
     timeout: float,
+    allow_writes: bool,
     allow_destructive: bool,
     url: str | None,
     command: tuple[str, ...],
@@ -160,7 +168,10 @@ def agent(
     keep_secrets(url, settings.pop("pass_env"))
     scenarios = [("--scenario", path) for path in settings["scenarios"]]
     refuse_overwriting([("--bundle", bundle_path)], [("--tasks", settings["tasks"]), *scenarios])
-    options = prepare_agent(bundle_path, target, allow_destructive, timeout, settings)
+    from mcpaql_conformance.live.safety import permission_of
+
+    permission = permission_of(allow_writes, allow_destructive)
+    options = prepare_agent(bundle_path, target, permission, timeout, settings)
     run_agent(dataclasses.replace(options, concurrency=concurrency, resume=resume))
     click.echo(f"next: mcpaql-conformance test {click.format_filename(bundle_path)} --level 2", err=True)
     return 0

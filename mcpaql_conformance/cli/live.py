@@ -21,11 +21,41 @@ from mcpaql_conformance.cli.output import (
     refuse_overwriting,
 )
 from mcpaql_conformance.cli.target import keep_secrets
+from mcpaql_conformance.files.jsonio import dumps
+from mcpaql_conformance.sanitize import plain
+
+MAX_SHOWN = 2000  # calls listed by a dry run's text (the JSON lists all)
+
+
+def dry_run_text(planned: dict[str, Any], source: str) -> str:
+    """What ``--dry-run`` prints: the calls the run would send and withhold, one a line."""
+    sends, withholds = planned["would_send"], planned["would_withhold"]
+    lines = [
+        f"Dry run: a {planned['permission']} run of {source}; nothing was sent but introspect"
+        f" ({planned['introspect_calls']} call(s)).",
+        f"Would send {len(sends)} call(s):",
+    ]
+    for call in sends[:MAX_SHOWN]:
+        params = f" {dumps(call['params'], indent=False).strip()}" if "params" in call else ""
+        tool = f" via {call['tool']}" if call["tool"] else ""
+        lines.append(plain(f"  {call['operation']}{tool}: {call['description']}{params}", max_len=600))
+    if len(sends) > MAX_SHOWN:
+        lines.append(f"  ... and {len(sends) - MAX_SHOWN} more (check --dry-run -f json lists them all)")
+    withheld = sum(sum(entry["probes"].values()) for entry in withholds)
+    operations = len({entry["operation"] for entry in withholds})
+    lines.append(f"Would withhold {withheld} call(s) of {operations} operation(s):")
+    for entry in withholds[:MAX_SHOWN]:
+        probes = ", ".join(f"{kind} {count}" for kind, count in entry["probes"].items())
+        lines.append(plain(f"  {entry['operation']} ({probes}): {entry['reason']}", max_len=600))
+    for note in planned.get("notes") or []:
+        lines.append(plain(f"Also: {note['reason']}", max_len=600))
+    return "\n".join(lines) + "\n"
 
 
 def prepare_capture(bundle: Path, command: tuple[str, ...], url: str | None, settings: dict[str, Any]) -> Any:
     from mcpaql_conformance.capture.run import CaptureOptions
     from mcpaql_conformance.live.connection import Target
+    from mcpaql_conformance.live.safety import permission_of
 
     if bool(url) == bool(command):
         raise click.UsageError("give either --url URL or a server command after --, not both or neither")
@@ -36,11 +66,13 @@ def prepare_capture(bundle: Path, command: tuple[str, ...], url: str | None, set
         settings["plan"],
         settings["capture_dir"],
         settings["timeout"],
-        settings["allow_destructive"],
+        permission_of(settings["allow_writes"], settings["allow_destructive"]),
         settings["concurrency"],
         settings["write_plan"],
         settings["overall_timeout"],
         settings["overall_timeout_per_operation"],
+        settings["dry_run"],
+        settings["cleanup"],
     )
 
 
@@ -52,6 +84,8 @@ def run_capture(options: Any) -> Any:
     result = run_capture(options)
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
+    if result.dry_run is not None:
+        return result
     click.echo(
         f"captured {result.metrics['calls']} call(s) from {result.source} over {options.target.transport}; "
         f"records: {result.records}; {result.not_sent} probe(s) not sent (listed in capture_notes)",
@@ -87,7 +121,10 @@ def capture(bundle_path: Path, url: str | None, command: tuple[str, ...], **sett
         [("--bundle", bundle_path), ("--write-plan", settings["write_plan"])], [("--plan", settings["plan"])]
     )
     options = prepare_capture(bundle_path, command, url, settings)
-    run_capture(options)
+    result = run_capture(options)
+    if result.dry_run is not None:
+        click.echo(dry_run_text(result.dry_run, result.source), nl=False)
+        return 0
     click.echo(f"bundle: {click.format_filename(bundle_path)}", err=True)
     click.echo(f"next: mcpaql-conformance test {click.format_filename(bundle_path)} --level 1", err=True)
     return 0
@@ -146,13 +183,17 @@ def check(
         options = prepare_capture(target, command, url, settings)
         agent = None
         if with_agent:
-            agent = prepare_agent(target, options.target, options.allow_destructive, options.timeout, agent_settings)
+            agent = prepare_agent(target, options.target, options.permission, options.timeout, agent_settings)
             # --concurrency: the probes in flight, and the agent runs at once
             agent = dataclasses.replace(agent, concurrency=options.concurrency, bundle_kept=bundle_path is not None)
             agent = preflight(agent)  # every model endpoint answers before the server is started
         elif any(agent_settings[key] for key in ("model", "judge", "tasks", "scenarios")):
             raise click.UsageError("--model, --judge, --tasks and --scenario need --agent")
         captured = run_capture(options)
+        if captured.dry_run is not None:
+            shown = dumps(captured.dry_run) if fmt == "json" else dry_run_text(captured.dry_run, captured.source)
+            click.echo(shown, nl=False)
+            return 0
         bundle = captured.bundle
         if agent is not None:
             bundle = agent_after_capture(agent, bundle_path, captured.records)

@@ -107,9 +107,29 @@ def capture_options(function: Any) -> Any:
             " agent runs at once (1 for a local model server that answers one request at a time).",
         ),
         click.option(
+            "--allow-writes",
+            is_flag=True,
+            help="Also call additive operations (CREATE): they add data, so that create-read round trips can be"
+            " judged. Without it, and without --allow-destructive, only read-only operations are called.",
+        ),
+        click.option(
             "--allow-destructive",
             is_flag=True,
-            help="Call DELETE/EXECUTE/destructive operations too (they may change data: use a disposable instance).",
+            help="Also call UPDATE, DELETE and EXECUTE operations (implies --allow-writes): they change or remove"
+            " data, so use a disposable instance only.",
+        ),
+        click.option(
+            "--cleanup",
+            is_flag=True,
+            help="At the end, delete every record the run created, with a DELETE operation that takes its identifier"
+            " (needs --allow-destructive); what could not be deleted stays listed under the report's changes.",
+        ),
+        click.option(
+            "--dry-run",
+            is_flag=True,
+            help="Start the server and read its introspection only, then print every call the run would send at"
+            " this permission level and every call it would withhold, with why; nothing else is sent and no"
+            " bundle or report is written (check -f json prints the list as JSON).",
         ),
         click.option("--write-plan", type=click.Path(path_type=Path), help="Also write an editable plan (JSON)."),
         click.option("--url", help="Streamable-HTTP endpoint of a running server (instead of a command)."),

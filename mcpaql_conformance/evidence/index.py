@@ -36,6 +36,10 @@ CRUDE_ENDPOINTS = ("create", "read", "update", "delete", "execute")
 CATEGORY_SET = frozenset(CRUDE_CATEGORIES)
 
 
+# Why capture withheld a probe for safety (a note's cause), and the option that allows it.
+WITHHELD = {"writes": "--allow-writes", "destructive": "--allow-destructive"}
+
+
 @dataclass(frozen=True)
 class Pairs:
     """(operation, parameter) pairs as two parallel columns, compared without building tuples."""
@@ -216,17 +220,25 @@ class Context:
 
     @cached_property
     def withheld_operations(self) -> set[str]:
-        """Operations capture withheld probes of, for safety (destructive)."""
-        return {
-            op for op, notes in self._notes_by_operation.items() if any(n.get("cause") == "destructive" for n in notes)
-        }
+        """Operations capture withheld probes of, for safety (the run's permission level)."""
+        return {op for op, notes in self._notes_by_operation.items() if any(n.get("cause") in WITHHELD for n in notes)}
 
     def withheld(self, operation: str, probes: tuple[str, ...] = ()) -> bool:
         """Whether capture withheld, for safety, the probes (any, when none named) of an operation."""
-        return any(
-            n.get("cause") == "destructive" and (not probes or n.get("probe") in probes)
+        return self.withheld_flag(operation, probes) is not None
+
+    def withheld_flag(self, operation: str, probes: tuple[str, ...] = ()) -> str | None:
+        """The option that would have let capture send these probes (any, when none named) of an
+        operation it withheld for safety: ``--allow-writes`` or ``--allow-destructive``; None when
+        it withheld none of them."""
+        causes = {
+            n.get("cause")
             for n in self._notes_by_operation.get(operation, [])
-        )
+            if n.get("cause") in WITHHELD and (not probes or n.get("probe") in probes)
+        }
+        if not causes:
+            return None
+        return WITHHELD["destructive"] if "destructive" in causes else WITHHELD["writes"]
 
     def not_probed(self, operation: str, probes: tuple[str, ...], parameter: str | None = None) -> str | None:
         """Why capture has no evidence from these probes of an operation (its note), if it says."""

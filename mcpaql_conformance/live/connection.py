@@ -15,6 +15,7 @@ from anyio.abc import Process
 
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.files.depth import MAX_LIST_VALUES, MAX_VALUES, cut_wide, tolerate_deep_http_answers
+from mcpaql_conformance.live.guard import Guard
 from mcpaql_conformance.live.process import launched, spawn, stdio_streams, stop
 from mcpaql_conformance.live.stderr import HEAD, ServerLog
 from mcpaql_conformance.sanitize import plain
@@ -63,14 +64,22 @@ MAX_TOOL_PAGES = 20  # a server cannot page tools/list forever
 
 
 class Connection:
-    """A live ClientSession with per-call time limits."""
+    """A live ClientSession with per-call time limits, and the run's guard on every call."""
 
-    def __init__(self, session: Any, timeout: float, server: dict[str, Any], faults: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        session: Any,
+        timeout: float,
+        server: dict[str, Any],
+        faults: list[str] | None = None,
+        guard: Guard | None = None,
+    ) -> None:
         self.session = session
         self.timeout = timeout
         self.server = server
         self.tools: list[str] = []
         self.faults = faults if faults is not None else []  # a limit the server broke: the capture ends
+        self.guard = guard if guard is not None else Guard()  # none given: read-only, nothing known yet
 
     async def list_tools(self) -> list[dict[str, Any]]:
         """Every tool as tools/list gives it: {name, description, inputSchema}."""
@@ -92,9 +101,20 @@ class Connection:
         return tools
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> Answer:
-        """Call a tool; MCP-level errors are answers too (recorded, judged later). A hang is fatal.
-        An answer of more than MAX_VALUES values (MAX_LIST_VALUES for a list query) keeps the first
-        of them (depth.cut_wide)."""
+        """Call a tool, once the guard allows it (``guard.Withheld`` otherwise: nothing is sent);
+        MCP-level errors are answers too (recorded, judged later). A hang is fatal. An answer of
+        more than MAX_VALUES values (MAX_LIST_VALUES for a list query) keeps the first of them
+        (depth.cut_wide)."""
+        need = self.guard.check(tool, arguments)
+        try:
+            answer = await self._call(tool, arguments)
+        except CaptureError as exc:  # no answer in time: it may have run all the same
+            self.guard.answered(tool, arguments, need, {"_timeout": str(exc)})
+            raise
+        self.guard.answered(tool, arguments, need, answer.response)
+        return answer
+
+    async def _call(self, tool: str, arguments: dict[str, Any]) -> Answer:
         from mcp.shared.exceptions import MCPError
 
         start = time.perf_counter()
@@ -171,9 +191,12 @@ def server_log() -> ServerLog:
 
 
 @contextlib.asynccontextmanager
-async def connect(target: Target, timeout: float, errlog: Any, warnings: list[str]) -> AsyncIterator[Connection]:
-    """Open the transport and an initialised session; every failure becomes a CaptureError.
-    A server command is started first, so that it boots while the MCP SDK is imported."""
+async def connect(
+    target: Target, timeout: float, errlog: Any, warnings: list[str], guard: Guard
+) -> AsyncIterator[Connection]:
+    """Open the transport and an initialised session, every call of which passes ``guard``;
+    every failure becomes a CaptureError. A server command is started first, so that it boots
+    while the MCP SDK is imported."""
     process = await _start(target, errlog) if not target.url else None
     in_body = False
     faults: list[str] = []
@@ -188,7 +211,7 @@ async def connect(target: Target, timeout: float, errlog: Any, warnings: list[st
                 init = await session.initialize()
             info = init.server_info
             in_body = True
-            yield Connection(session, timeout, {"name": info.name, "version": info.version}, faults)
+            yield Connection(session, timeout, {"name": info.name, "version": info.version}, faults, guard)
     except CaptureError:
         raise
     except Exception as exc:  # the SDK wraps transport faults in exception groups

@@ -27,9 +27,8 @@ from mcpaql_conformance.evidence.reading import (
     type_detail_of,
     types_of,
 )
-from mcpaql_conformance.live.safety import HOW_TO_PROBE, is_destructive, tool_is_destructive
+from mcpaql_conformance.live.safety import Need, operation_need, strictest, tool_need
 from mcpaql_conformance.live.session import (
-    DESTRUCTIVE,
     NOT_APPLICABLE,
     PHASE_DETAILS,
     PHASE_INTROSPECT,
@@ -55,7 +54,7 @@ class Operation:
     tool: str
     parameters: list[JsonObject] | None  # None: introspection gave no parameter list
     declarations: list[JsonObject] = field(default_factory=list)
-    destructive: bool = True
+    need: Need = field(default_factory=lambda: operation_need([], []))  # what calling it needs
     discovered: list[str] = field(default_factory=list)  # required parameters the server named
 
     @property
@@ -94,21 +93,21 @@ async def discover_tools(live: Live) -> bool:
     crude = [f for f in families if f in CRUDE_FAMILIES]
     custom = sorted({f for f in families if f not in CRUDE_FAMILIES and f != SINGLE})
     live.modes = (["crude"] if crude else []) + (["single"] if SINGLE in families else []) + custom
+    live.guard.learn_tools(live.tools)
     return bool(live.tools)
 
 
 def _introspect_tools(live: Live) -> list[str]:
     """Where to ask introspect: the READ endpoint, the single tool, then every other MCP-AQL tool;
-    never a tool whose name says destructive without --allow-destructive (noted instead)."""
+    never a tool whose name bars the run's level (noted instead)."""
     first = [t for t in (live.tool_for_family("read"), live.tool_for_family(SINGLE)) if t is not None]
     ordered = first + [name for name in live.tools if name not in first]
-    if live.allow_destructive:
-        return ordered
-    skipped = [name for name in ordered if tool_is_destructive(name)]
+    skipped = [name for name in ordered if not live.allows(tool_need(name))]
     if skipped:
         shown = ", ".join(plain(name) for name in skipped)
-        reason = f"introspect was not sent to {shown}: destructive endpoint(s) ({HOW_TO_PROBE})"
-        live.evidence.notes.append(note(None, "introspection", reason, DESTRUCTIVE, len(skipped)))
+        need = strictest([tool_need(name) for name in skipped])
+        what = f"introspect was not sent to {shown}"
+        live.evidence.notes.append(live.withheld(None, "introspection", need, len(skipped), what))
     return [name for name in ordered if name not in skipped]
 
 
@@ -233,6 +232,8 @@ async def describe_operations(live: Live, names: list[str]) -> list[Operation]:
         if found.detail is None or found.readings:  # the answer as sent: the details test fails it
             live.evidence.detail_queries.append({"operation": name, "response": answer})
         operations.append(_operation(live, name, index, declarations, found.detail, alien))
+    for operation in operations:
+        live.guard.learn(operation.name, operation.need)
     return operations
 
 
@@ -249,8 +250,8 @@ def _operation(
     if parameters is not None:
         parameters = [p for p in parameters if isinstance(p, dict) and isinstance(p.get("name"), str)]
         live.redactor.sensitive |= {(name, p["name"]) for p in parameters if p.get("sensitive") is True}
-    destructive = is_destructive(declarations + alien, [tool], (name,))
-    return Operation(name, index, category, tool, parameters, declarations, destructive)
+    need = operation_need(declarations + alien, [tool], (name,), parameters)
+    return Operation(name, index, category, tool, parameters, declarations, need)
 
 
 def _tool_for(live: Live, declaration: JsonObject, category: str | None) -> str:

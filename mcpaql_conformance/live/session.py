@@ -13,21 +13,26 @@ import anyio
 
 from mcpaql_conformance.evidence.reading import Readings, ToolReading
 from mcpaql_conformance.live.connection import Answer, CaptureError, Connection
+from mcpaql_conformance.live.guard import Guard, Withheld
 from mcpaql_conformance.live.plan import Plan
 from mcpaql_conformance.live.records import Exchange, RecordWriter, SortKey
 from mcpaql_conformance.live.redact import Redactor
-from mcpaql_conformance.live.safety import withheld
+from mcpaql_conformance.live.safety import Need, Permission
 
 JsonObject = dict[str, Any]
 
 # Phases of a capture, the first part of every record's sort key.
 (
     PHASE_INTROSPECT, PHASE_TYPES, PHASE_TYPE_DETAILS, PHASE_DETAILS, PHASE_PROBES, PHASE_EXAMPLES, PHASE_CYCLES,
-    PHASE_BATCH,
-) = range(8)  # fmt: skip
+    PHASE_BATCH, PHASE_CLEANUP,
+) = range(9)  # fmt: skip
 
-# Why a probe was not sent (the bundle's capture_notes[].cause).
+# Why a probe was not sent (the bundle's capture_notes[].cause): withheld for safety, the
+# run's level too low (WRITES: --allow-writes would send it; DESTRUCTIVE: --allow-destructive);
+# or another reason.
+WRITES = "writes"
 DESTRUCTIVE = "destructive"
+WITHHELD_CAUSES = {Permission.WRITES: WRITES, Permission.DESTRUCTIVE: DESTRUCTIVE}
 UNKNOWN_PARAMETERS = "unknown-parameters"
 NOT_APPLICABLE = "not-applicable"
 PLAN = "plan"
@@ -95,7 +100,6 @@ class Live:
     writer: RecordWriter
     redactor: Redactor
     plan: Plan
-    allow_destructive: bool
     concurrency: int = 4
     evidence: Evidence = field(default_factory=Evidence)
     readings: Readings = field(default_factory=Readings)
@@ -106,6 +110,22 @@ class Live:
     operations: list[Any] = field(default_factory=list)  # discovery's Operations, in list order
     _slots: anyio.Semaphore | None = None
 
+    @property
+    def guard(self) -> Guard:
+        """The run's guard (the connection's: every call passes it)."""
+        return self.connection.guard
+
+    def allows(self, need: Need) -> bool:
+        """Whether the run's level allows what an operation or call needs."""
+        return self.guard.allows(need)
+
+    def withheld(self, operation: str | None, probe: str, need: Need, count: int = 1, what: str = "") -> JsonObject:
+        """The note of ``count`` probes not sent because the run's level does not allow them."""
+        from mcpaql_conformance.live.guard import withheld_reason
+
+        reason = (f"{what}: " if what else "") + withheld_reason(need, self.guard.permission)
+        return note(operation, probe, reason, WITHHELD_CAUSES[need.level], count)
+
     def tool_for_family(self, family: str) -> str | None:
         """The server's own tool serving an endpoint family (``read``; "" for single), if any."""
         return next((name for name, tool in self.tools.items() if tool.family == family), None)
@@ -115,9 +135,6 @@ class Live:
     ) -> Any:
         """One call, recorded (redacted) under its plan-order key; returns the redacted answer.
         A timeout is recorded before it ends the capture."""
-        refused = withheld(tool, operation, self.allow_destructive)
-        if refused is not None:  # every caller checks first: reaching this line is a fault of ours
-            raise CaptureError(f"a call was withheld by the destructive guard: {refused}")
         if self._slots is None:
             self._slots = anyio.Semaphore(max(1, self.concurrency))
         params = arguments.get("params", arguments)
@@ -129,6 +146,8 @@ class Live:
             started = time.perf_counter()
             try:
                 answer = await self.connection.call(tool, arguments)
+            except Withheld as exc:  # every caller asks first: reaching this line is a fault of ours
+                raise CaptureError(f"a call capture planned was withheld by the guard: {exc}") from None
             except CaptureError as exc:
                 answer = Answer({"_timeout": str(exc)}, "timeout", (time.perf_counter() - started) * 1000)
                 self._record(key, tool, params, operation, probe, description, answer)

@@ -53,6 +53,8 @@ def report_dict(report: Report) -> dict[str, Any]:
         data["captureReadings"] = list(report.readings)
     if report.notes:
         data["captureNotes"] = list(report.notes)
+    if report.changes:
+        data["changes"] = list(report.changes)
     if report.baseline is not None:
         data["baseline"] = {"file": report.baseline, "stale": list(report.stale)}
     if report.provenance is not None:

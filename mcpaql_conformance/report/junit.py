@@ -9,7 +9,19 @@ from mcpaql_conformance.verdict.model import Report
 
 def render_junit(report: Report, color: bool = False, options: RenderOptions = DEFAULT_OPTIONS) -> str:
     template = environment("markup").get_template("junit.xml.j2")
-    return template.render(report=report, summary=report.summary, agent_properties=agent_properties(report))
+    return template.render(
+        report=report,
+        summary=report.summary,
+        agent_properties=agent_properties(report),
+        evidence_properties=evidence_properties(report),
+    )
+
+
+def evidence_properties(report: Report) -> list[tuple[str, str]]:
+    """Where the evidence came from (the run's permission level, what it did not call) and what the
+    run may have changed, as properties of every suite."""
+    pairs = [("evidence", report.provenance)] if report.provenance else []
+    return pairs + [(f"changed.{index}", line) for index, line in enumerate(report.changes, 1)]
 
 
 def agent_properties(report: Report) -> list[tuple[str, str]]:

@@ -103,6 +103,7 @@ def report_from_data(data: Any, source: str = "<report>") -> Report:
         tool_version=data.get("toolVersion"),
         notes=tuple(data.get("captureNotes") or ()),
         readings=tuple(data.get("captureReadings") or ()),
+        changes=tuple(data.get("changes") or ()),
         baseline=(data.get("baseline") or {}).get("file"),
         stale=tuple((data.get("baseline") or {}).get("stale") or ()),
         provenance=data.get("provenance"),

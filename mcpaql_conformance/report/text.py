@@ -61,6 +61,7 @@ def report_lines(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> li
     for title, items in (
         ("Read leniently during capture", report.readings),
         ("Not probed during capture", report.notes),
+        ("Changed during the run", report.changes),
     ):
         if items:
             lines += [[], [(f"{title} ({len(items)}):", "bold yellow")]]

@@ -137,6 +137,7 @@ class Report:
     tool_version: str | None = None
     notes: tuple[str, ...] = ()  # probes a live capture did not send, and why
     readings: tuple[str, ...] = ()  # lenient readings a live capture took of a deviating server
+    changes: tuple[str, ...] = ()  # calls of the run that may have created or changed data
     baseline: str | None = None  # the baseline file applied, if any
     stale: tuple[str, ...] = ()  # baseline entries whose tests no longer fail (they fail the run)
     provenance: str | None = None  # where the evidence came from: "captured ... from ... over ...", or None

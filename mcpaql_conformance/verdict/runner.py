@@ -66,7 +66,10 @@ def evaluate(bundle: Bundle, level: int = 1, tier: str = "both", category: str |
         tool_version=__version__,
         readings=tuple(str(reading) for reading in bundle.capture_readings),
         notes=note_lines(bundle.cases("capture_notes")),
-        provenance=provenance_line(bundle.data.get("provenance"), bundle.data.get("capture_notes")),
+        provenance=provenance_line(
+            bundle.data.get("provenance"), bundle.data.get("capture_notes"), bundle.data.get("changes")
+        ),
+        changes=change_lines(bundle.cases("changes")),
         agent_summary=agent_summary(bundle.cases("agent_runs")),
         agent_incomplete=agent_incomplete(bundle.cases("agent_runs")),
         agent_metrics=agent_metrics(bundle.cases("agent_tests"), functools.partial(run_verdicts, ctx)),
@@ -110,10 +113,10 @@ def agent_incomplete(runs: list[Any]) -> str | None:
     return plain(f"{line}; the missing runs are not judged (agent --resume runs them)", max_len=500)
 
 
-def provenance_line(provenance: Any, notes: Any = None) -> str | None:
+def provenance_line(provenance: Any, notes: Any = None, changes: Any = None) -> str | None:
     """One line on where the evidence came from, from a bundle's ``provenance`` (None when the
-    bundle has none: evidence written by hand or by another tool), and what was withheld: the
-    count capture wrote, else the operations its notes name as withheld for being destructive."""
+    bundle has none: evidence written by hand or by another tool): the run's permission level,
+    the operations it did not call, and the calls that may have changed data."""
     if not isinstance(provenance, dict):
         return None
     server = provenance.get("server")
@@ -128,19 +131,48 @@ def provenance_line(provenance: Any, notes: Any = None) -> str | None:
         parts.append(f"from {named}")
     if provenance.get("transport"):
         parts.append(f"over {provenance['transport']}")
-    line = " ".join(parts)
-    if provenance.get("allow_destructive") is True:
-        line += "; destructive operations called"
-    elif provenance.get("allow_destructive") is False:
-        line += _withheld(provenance, notes)
+    line = " ".join(parts) + _permission(provenance, notes, changes)
     return plain(line, max_len=500)
 
 
+_RUNS = {
+    "read-only": "read-only run",
+    "writes": "run with --allow-writes",
+    "destructive": "run with --allow-destructive",
+}
+
+
+def _permission(provenance: dict[str, Any], notes: Any, changes: Any) -> str:
+    """``; read-only run: 12 operation(s) not called (see Not probed during capture)``, and for
+    a run that could change data, how many of its calls may have; older bundles say only
+    whether destructive operations were allowed."""
+    level = provenance.get("permission")
+    if level not in _RUNS:  # an older bundle
+        if provenance.get("allow_destructive") is True:
+            return "; destructive operations called"
+        return _withheld(provenance, notes) if provenance.get("allow_destructive") is False else ""
+    line = f"; {_RUNS[level]}"
+    count = provenance.get("withheld_operations")
+    if _count(count) and count:
+        line += f": {count} operation(s) not called (see Not probed during capture)"
+    elif _count(count):
+        line += ": every operation called"
+    if level != "read-only":
+        calls = len(changes) if isinstance(changes, list) else 0
+        seen = " (see Changed during the run)" if calls else ""
+        line += f"; {calls} call(s) may have created or changed data{seen}"
+    return line
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
 def _withheld(provenance: dict[str, Any], notes: Any) -> str:
-    """What capture withheld: the count it wrote, else the operations its notes name as withheld
-    for being destructive (older bundles); with neither, only that none was called."""
+    """What an older capture withheld: the count it wrote, else the operations its notes name as
+    withheld for being destructive; with neither, only that none was called."""
     count = provenance.get("destructive_withheld")
-    if not (isinstance(count, int) and not isinstance(count, bool) and count >= 0):
+    if not _count(count):
         if not isinstance(notes, list):
             return "; destructive operations not called"
         named = {
@@ -150,6 +182,28 @@ def _withheld(provenance: dict[str, Any], notes: Any) -> str:
         }
         count = len(named)
     return f"; destructive operations withheld ({count})" if count else "; no destructive operation"
+
+
+MAX_CHANGE_LINES = 200
+
+
+def change_lines(changes: list[Any]) -> tuple[str, ...]:
+    """``create_note at 2026-...: note_id=n1 (capture, needed --allow-writes; answered: success)``,
+    one line per call that may have created or changed data, at most MAX_CHANGE_LINES."""
+    lines = []
+    for change in changes[:MAX_CHANGE_LINES]:
+        identifiers = change.get("identifiers")
+        named = ", ".join(
+            f"{key}={value}" for key, value in (identifiers.items() if isinstance(identifiers, dict) else [])
+        )
+        flag = {"writes": "--allow-writes", "destructive": "--allow-destructive"}.get(str(change.get("needed")), "?")
+        said = f" ({change.get('source') or 'capture'}, needed {flag}; answered: {change.get('answer') or '?'})"
+        lines.append(
+            plain(f"{change.get('operation') or '?'} at {change.get('at') or '?'}: {named or 'no identifier'}{said}")
+        )
+    if len(changes) > MAX_CHANGE_LINES:
+        lines.append(f"... and {len(changes) - MAX_CHANGE_LINES} more (the bundle's changes list them all)")
+    return tuple(lines)
 
 
 def note_lines(notes: list[Any]) -> tuple[str, ...]:

@@ -74,7 +74,8 @@ def dying_read(operation: str, params: dict[str, Any] | None = None) -> str:
 
 EVIL_OPERATIONS = [
     # An oddly labelled DELETE (lower-case category, no permissions), an EXECUTE with no
-    # category, a DELETE whose only parameter is optional, and a READ with a password.
+    # category, a DELETE whose only parameter is optional, and a READ with a password (a lookup:
+    # a login, which starts a session, is not read-only).
     {
         "name": "wipe_note",
         "semantic_category": "delete",
@@ -89,7 +90,7 @@ EVIL_OPERATIONS = [
         "parameters": [{"name": "confirm", "type": "boolean", "required": False}],
     },
     {
-        "name": "login",
+        "name": "lookup_account",
         "semantic_category": "READ",
         "endpoint": "read",
         "parameters": [
@@ -184,7 +185,7 @@ def evil(tool: str, operation: str, params: dict[str, Any] | None) -> str:
                 detail = ALIEN_DETAIL
             return json.dumps({"success": True, "data": {"operation": detail}})
         return json.dumps({"success": True, "data": {"operations": EVIL_LIST}})
-    if operation == "login":
+    if operation == "lookup_account":
         message = f"wrong password '{params.get('password')}' for user '{params.get('user')}'"
         return json.dumps({"success": False, "error": {"code": "PERMISSION_DENIED", "message": message}})
     return json.dumps({"success": True, "data": {"ran": operation}})

@@ -39,7 +39,7 @@ def test_the_shipped_scenarios_pass_against_the_demo_server(tmp_path):
         "--scenario",
         str(SCENARIOS / "demo-rate-limit.yaml"),
     ]
-    result = agent(tmp_path, *scenarios)
+    result = agent(tmp_path, *scenarios, "--allow-writes")  # the note is created; the delete is refused
     assert result.returncode == 0, result.stderr
     assert "agent: Write a note and read it back run 1/1: 5 turn(s), 4 call(s), answered" in result.stderr
     tests = judged(tmp_path / "agent.json")
@@ -53,7 +53,7 @@ def test_the_shipped_scenarios_pass_against_the_demo_server(tmp_path):
         ("introspect", "sent", True),
         ("create_note", "sent", True),
         ("get_note", "sent", True),
-        ("delete_note", "refused", False),  # the runner's guard: no --allow-destructive
+        ("delete_note", "refused", False),  # the runner's guard: --allow-writes, not --allow-destructive
     ]
     assert calls[2]["params"]["note_id"] == calls[1]["response"]["data"]["note_id"]  # ${create_note.data.note_id}
     transcripts = sorted((tmp_path / "transcripts").rglob("*.jsonl"))
@@ -174,7 +174,7 @@ def model_args(fake: FakeLLM, *extra: str, provider: str = "openai") -> list[str
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_a_model_runs_the_builtin_tasks_and_they_are_judged(tmp_path, provider):
     with FakeLLM(replies=[competent] * 40) as fake:
-        result = agent(tmp_path, *model_args(fake, provider=provider))
+        result = agent(tmp_path, *model_args(fake, provider=provider), "--allow-writes")  # the create task
     assert result.returncode == 0, result.stderr
     tests = judged(tmp_path / "agent.json", "--tier", "1")
     assert set(tests) == {
@@ -271,10 +271,11 @@ def test_the_guard_keeps_every_destructive_call_from_the_server(tmp_path):
     calls = json.loads((tmp_path / "agent.json").read_text())["agent_tests"][0]["runs"][0]["tool_calls"]
     assert [c["outcome"] for c in calls] == ["refused"] * 4
     reasons = [c["response"]["error"]["message"] for c in calls]
-    assert "mcp_aql_delete is a destructive endpoint" in reasons[0]
-    assert "sneaky_delete is a destructive operation" in reasons[1]
+    assert "mcp_aql_delete is the DELETE endpoint" in reasons[0]
+    assert "sneaky_delete: declared DELETE" in reasons[1]
     assert "secret_purge is not an operation introspection lists" in reasons[2]
-    assert "twin is a destructive operation" in reasons[3]
+    assert "twin: declared DELETE" in reasons[3]
+    assert all("only with --allow-destructive, against a disposable instance" in reason for reason in reasons)
 
 
 # --- the model cannot be used -----------------------------------------------------------------

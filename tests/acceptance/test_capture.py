@@ -128,8 +128,8 @@ def test_without_allow_destructive_no_call_at_all_reaches_a_destructive_operatio
     report = run_cli("test", str(bundle))
     assert "Not probed during capture" in report.stdout
     assert (
-        "reindex_notes: example: not sent: destructive operation "
-        "(pass --allow-destructive against a disposable instance to probe it)"
+        "reindex_notes: example: not sent: declared EXECUTE: not called in a read-only run "
+        "(pass --allow-destructive, against a disposable instance only)"
     ) in report.stdout
     # What capture withheld is said to be withheld, with how to get it, never "no evidence".
     assert "withheld for safety by capture" in report.stdout
@@ -342,7 +342,7 @@ def test_an_operation_any_declaration_calls_destructive_gets_no_call_at_all(tmp_
     destructive |= {"Refresh_Index", "sweep_items"}
     assert [c for c in calls if c["operation"] in destructive] == []
     assert [c for c in calls if c["tool"] in ("mcp_aql_delete", "mcp_aql_execute", "mcp_aql_delete_v2")] == []
-    assert any(c["operation"] == "login" for c in calls)  # the READ operation is probed
+    assert any(c["operation"] == "lookup_account" for c in calls)  # the READ operation is probed
     notes = json.loads(bundle.read_text())["capture_notes"]
     for name in destructive:
         assert any(n["operation"] == name and "pass --allow-destructive" in n["reason"] for n in notes), name

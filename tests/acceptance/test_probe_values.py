@@ -13,10 +13,12 @@ from typing import Any
 
 import pytest
 
+from mcpaql_conformance.capture.values import made_up
 from tests.acceptance.conftest import DEMO, run_cli
 
 SERVERS = Path(__file__).with_name("servers.py")
 PICKY = (sys.executable, str(SERVERS), "picky")
+MADE_UP = made_up()  # what capture sends where nothing documents a value
 FALSE_BLAME = ("does not name", "documented but not accepted", "does not mention", "Unknown query type")
 
 
@@ -71,8 +73,9 @@ def test_a_refused_value_of_ours_is_replaced_by_one_an_earlier_answer_returned(f
     # list_codes returned X-42
     assert lookup["request"] == {"code": "X-42", "zz_conformance_probe": "zz-conformance-value"}
     assert lookup["value_sources"] == {"code": "earlier answer"}
-    assert lookup["first_try"]["request"] == {"code": "probe", "zz_conformance_probe": "zz-conformance-value"}
-    assert lookup["first_try"]["response"]["error"]["message"] == "Unknown code 'probe'"  # kept: why it was sent again
+    assert lookup["first_try"]["request"] == {"code": MADE_UP, "zz_conformance_probe": "zz-conformance-value"}
+    # the first try is kept: why it was sent again
+    assert lookup["first_try"]["response"]["error"]["message"] == f"Unknown code '{MADE_UP}'"
     assert lookup["response"]["error"]["message"] == "Unknown parameter: zz_conformance_probe"
     records = folder / "picky-records"
     sent = [json.loads(path.read_text()) for path in records.rglob("lookup-*.json")]
@@ -84,16 +87,16 @@ def test_a_value_still_refused_is_inconclusive_and_not_judged(folder: Path) -> N
     bundle, report = captured("picky", folder, *PICKY)
     find = case(bundle, "unknown_parameter", "find")
     assert find["inconclusive"] == {
-        "reason": 'refused our value "probe" for region',
+        "reason": f'refused our value "{MADE_UP}" for region',
         "parameter": "region",
-        "values": ["probe"],
+        "values": [MADE_UP],
         "sources": ["synthesised"],
     }
     assert bundle["accepted_parameters"]["find"] == ["region"]  # refused for its value: the parameter was taken
     tests = by_id(report)
     expected = (
-        'not judged: the server refused the value capture chose for region ("probe", made up); it answered '
-        "VALIDATION_INVALID_VALUE: Invalid region: probe; give one in a plan"
+        f'not judged: the server refused the value capture chose for region ("{MADE_UP}", made up); it answered '
+        f"VALIDATION_INVALID_VALUE: Invalid region: {MADE_UP}; give one in a plan"
     )
     assert f"find.zz_conformance_probe: {expected}" in tests["L1.params.unknown-explicit"]["findings"]
     assert f"unknown-find: {expected}" in tests["L1.errors.actionable"]["findings"]
@@ -104,8 +107,8 @@ def test_a_value_still_refused_is_inconclusive_and_not_judged(folder: Path) -> N
 def test_a_refusal_that_only_names_another_parameter_whatever_its_value_is_judged(folder: Path) -> None:
     bundle, report = captured("picky", folder, *PICKY)
     search = case(bundle, "unknown_parameter", "search")
-    # "cats" first (the description's example), then "probe": the same refusal for both
-    assert search["request"] == {"term": "probe", "zz_conformance_probe": "zz-conformance-value"}
+    # "cats" first (the description's example), then the made-up value: the same refusal for both
+    assert search["request"] == {"term": MADE_UP, "zz_conformance_probe": "zz-conformance-value"}
     assert search["value_sources"] == {"term": "synthesised"} and "inconclusive" not in search
     tests = by_id(report)
     assert tests["L1.params.unknown-explicit"]["result"] == "FAIL"
@@ -116,10 +119,10 @@ def test_a_refusal_that_only_names_another_parameter_whatever_its_value_is_judge
     assert [test_id for test_id, test in tests.items() if test["result"] == "FAIL"] == ["L1.params.unknown-explicit"]
 
 
-def test_the_provenance_says_no_destructive_operation_when_there_is_none(folder: Path) -> None:
+def test_the_provenance_says_every_operation_was_called_when_all_are_read_only(folder: Path) -> None:
     bundle, report = captured("picky", folder, *PICKY)
-    assert bundle["provenance"]["destructive_withheld"] == 0
-    assert report["provenance"].endswith("over stdio; no destructive operation")
+    assert bundle["provenance"]["withheld_operations"] == 0 and bundle["provenance"]["permission"] == "read-only"
+    assert report["provenance"].endswith("over stdio; read-only run: every operation called")
 
 
 @pytest.mark.parametrize("destructive", [False, True], ids=["withheld", "allowed"])
@@ -133,10 +136,14 @@ def test_a_server_that_states_its_values_only_in_prose_is_not_blamed_for_ours(fo
     if export is not None:  # "Export format, one of: text, markdown"; the example says markdown
         assert export["request"]["format"] == "markdown" and export["value_sources"] == {"format": "example"}
     if destructive:
-        assert report["exitCode"] == 0 and report["provenance"].endswith("destructive operations called")
+        assert report["exitCode"] == 0
+        assert "; run with --allow-destructive: every operation called; " in report["provenance"]
     else:
-        withheld = bundle["provenance"]["destructive_withheld"]
-        assert withheld == 6 and report["provenance"].endswith(f"destructive operations withheld ({withheld})")
+        withheld = bundle["provenance"]["withheld_operations"]
+        assert withheld == 8  # 6 UPDATE, DELETE and EXECUTE operations, and 2 CREATE
+        assert report["provenance"].endswith(
+            f"read-only run: {withheld} operation(s) not called (see Not probed during capture)"
+        )
 
 
 def test_a_plan_secret_refused_by_the_server_is_never_written(tmp_path: Path) -> None:

@@ -166,6 +166,7 @@ def test_the_check_command_carries_the_options(tmp_path: Path) -> None:
         server=None,
         url="http://127.0.0.1:9/mcp",
         level="2",
+        allow_writes=True,
         allow_destructive=True,
         plan=tmp_path / "plan.yaml",
         baseline=tmp_path / "baseline.json",
@@ -180,6 +181,7 @@ def test_the_check_command_carries_the_options(tmp_path: Path) -> None:
     for expected in (
         f"-f json -o {tmp_path / 'r.json'}",
         "--level 2",
+        "--allow-writes",
         "--allow-destructive",
         f"--plan {tmp_path / 'plan.yaml'}",
         f"--baseline {tmp_path / 'baseline.json'}",

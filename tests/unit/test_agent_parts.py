@@ -1,4 +1,4 @@
-"""Agent building blocks without a model or a server: the destructive guard, run metrics,
+"""Agent building blocks without a model or a server: the model told of refused calls, run metrics,
 scenarios (loading, substitution, playing, verdicts), built-in and user tasks, the judge's
 verdict, and the strict YAML/JSON loader of hand-written files."""
 
@@ -15,7 +15,7 @@ from bundle_builders import conformant_bundle, report
 
 from mcpaql_conformance.agent.endpoints import AgentError, ModelSpec, ModelTurnFailed
 from mcpaql_conformance.agent.evidence import readable_text, run_entry, scenario_entry
-from mcpaql_conformance.agent.guard import REFUSED_CODE, operations_named, refusal, refused_answer
+from mcpaql_conformance.agent.guard import REFUSED_CODE, refused_answer
 from mcpaql_conformance.agent.judge import fence_token, judge_run, read_verdict, transcript_for_judge
 from mcpaql_conformance.agent.loop import (
     INDUCED,
@@ -48,6 +48,8 @@ from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.files.configio import load_config_file, parse_yaml
 from mcpaql_conformance.files.depth import DEEPER, MAX_DEPTH
 from mcpaql_conformance.files.values import json_safe
+from mcpaql_conformance.live.guard import Guard
+from mcpaql_conformance.live.safety import Need, Permission, operation_need
 from mcpaql_conformance.verdict.metrics import (
     agent_metrics,
     first_call_succeeded,
@@ -58,125 +60,51 @@ from mcpaql_conformance.verdict.metrics import (
 from mcpaql_conformance.verdict.model import Result
 
 AQL_TOOLS = ["mcp_aql_read", "mcp_aql_create", "mcp_aql_update", "mcp_aql_delete", "mcp_aql"]
-DESTRUCTIVE = {"get_note": False, "list_notes": False, "create_note": False, "delete_note": True, "purge": True}
-
-# Guard
+CATEGORIES = {"get_note": "READ", "list_notes": "READ", "create_note": "CREATE", "delete_note": "DELETE"}
 
 
-def test_calls_to_a_tool_that_is_not_an_aql_tool_are_refused() -> None:
-    reason = refusal("shell_exec", {"operation": "get_note"}, AQL_TOOLS, DESTRUCTIVE, False)
-    assert reason == "shell_exec is not an MCP-AQL tool of this server, so what it does is unknown"
+def guard(permission: Permission = Permission.READ_ONLY) -> Guard:
+    """The guard a run at ``permission`` has once it has read the server's introspection."""
+    found = Guard(permission)
+    found.learn_tools(AQL_TOOLS)
+    for name, category in CATEGORIES.items():
+        found.learn(name, operation_need([{"name": name, "semantic_category": category}], []))
+    return found
 
 
-def test_destructive_endpoints_are_refused_whatever_operation_they_name() -> None:
-    for operation in ("delete_note", "get_note"):
-        reason = refusal("mcp_aql_delete", {"operation": operation}, AQL_TOOLS, DESTRUCTIVE, False)
-        assert reason == "mcp_aql_delete is a destructive endpoint"
-
-
-def test_an_endpoint_whose_name_says_execute_anywhere_is_destructive() -> None:
-    tools = [*AQL_TOOLS, "mcp_aql_execute_job"]
-    reason = refusal("mcp_aql_execute_job", {"operation": "get_note"}, tools, DESTRUCTIVE, False)
-    assert reason == "mcp_aql_execute_job is a destructive endpoint"
-
-
-def test_destructive_operations_are_refused_on_any_endpoint() -> None:
-    # The single endpoint and even a READ endpoint: the operation's own declaration decides.
-    for tool in ("mcp_aql", "mcp_aql_read"):
-        reason = refusal(tool, {"operation": "delete_note"}, AQL_TOOLS, DESTRUCTIVE, False)
-        assert reason == "delete_note is a destructive operation"
-
-
-def test_operations_introspection_does_not_list_are_refused() -> None:
-    reason = refusal("mcp_aql_read", {"operation": "drop_tables"}, AQL_TOOLS, DESTRUCTIVE, False)
-    assert reason == "drop_tables is not an operation introspection lists, so whether it is destructive is unknown"
-
-
-def test_batches_are_refused_when_any_of_their_operations_is_destructive_or_unknown() -> None:
-    batch = {"operations": [{"operation": "get_note"}, {"operation": "delete_note"}]}
-    assert refusal("mcp_aql", batch, AQL_TOOLS, DESTRUCTIVE, False) == "delete_note is a destructive operation"
-    batch = {"operations": [{"operation": "list_notes"}, {"operation": "mystery"}]}
-    assert refusal("mcp_aql", batch, AQL_TOOLS, DESTRUCTIVE, False) == (
-        "mystery is not an operation introspection lists, so whether it is destructive is unknown"
-    )
-    # A single operation next to a batch does not hide the batch.
-    mixed = {"operation": "get_note", "operations": [{"operation": "purge"}]}
-    assert refusal("mcp_aql", mixed, AQL_TOOLS, DESTRUCTIVE, False) == "purge is a destructive operation"
-
-
-def test_allowed_calls_pass_the_guard() -> None:
-    assert refusal("mcp_aql_read", {"operation": "get_note", "params": {}}, AQL_TOOLS, DESTRUCTIVE, False) is None
-    assert refusal("mcp_aql_create", {"operation": "create_note"}, AQL_TOOLS, DESTRUCTIVE, False) is None
-    batch = {"operations": [{"operation": "get_note"}, {"operation": "list_notes"}]}
-    assert refusal("mcp_aql", batch, AQL_TOOLS, DESTRUCTIVE, False) is None
-
-
-@pytest.mark.parametrize(
-    ("arguments", "part"),
-    [
-        ({}, "the call"),
-        ({"params": {"note_id": "n1"}}, "the call"),
-        ({"operation": ["get_note"]}, "the call"),
-        ({"op": "delete_note"}, "the call"),
-        ({"operations": []}, "the empty batch"),
-        ({"operations": [{"operation": "get_note"}, {"op": "delete_note"}]}, "item 1 of the batch"),
-        ({"operations": ["delete_note"]}, "item 0 of the batch"),
-    ],
-)
-def test_calls_that_name_no_operation_are_refused_as_unknown(arguments: dict[str, Any], part: str) -> None:
-    reason = refusal("mcp_aql", arguments, AQL_TOOLS, DESTRUCTIVE, False)
-    assert reason == f"{part} names no operation, so what the server would do with it is unknown"
-
-
-def test_introspect_is_a_reserved_read_even_when_introspection_does_not_list_it() -> None:
-    assert "introspect" not in DESTRUCTIVE
-    assert refusal("mcp_aql_read", {"operation": "introspect"}, AQL_TOOLS, DESTRUCTIVE, False) is None
-
-
-def test_allow_destructive_lets_every_call_out() -> None:
-    assert refusal("mcp_aql_delete", {"operation": "delete_note"}, AQL_TOOLS, DESTRUCTIVE, True) is None
-    assert refusal("mcp_aql", {"operations": [{"operation": "purge"}]}, AQL_TOOLS, DESTRUCTIVE, True) is None
-    assert refusal("mcp_aql_read", {"operation": "unknown"}, AQL_TOOLS, DESTRUCTIVE, True) is None
-
-
-def test_hostile_tool_names_are_shown_plain_in_the_refusal() -> None:
-    reason = refusal("evil\x1b[31m\ntool", {}, AQL_TOOLS, DESTRUCTIVE, False)
-    assert reason == "evil tool is not an MCP-AQL tool of this server, so what it does is unknown"
-
-
-def test_operations_named_reads_single_and_batch_calls() -> None:
-    assert operations_named({"operation": "a", "operations": [{"operation": "b"}, {"x": 1}, "c"]}) == ["a", "b"]
-    assert operations_named({"operation": 3}) == []
-    assert operations_named("not an object") == []
-
-
-def test_the_model_is_told_why_a_call_was_refused() -> None:
-    answer = refused_answer("delete_note is a destructive operation")
+def test_the_model_is_told_why_a_call_was_refused_and_what_would_let_it_out() -> None:
+    need = guard().call_need("mcp_aql", {"operation": "delete_note"})
+    answer = refused_answer(need)
     assert answer == {
         "success": False,
         "error": {
             "code": REFUSED_CODE,
-            "message": "Not sent to the server: delete_note is a destructive operation. The conformance runner"
-            " withholds such calls; it sends them only with --allow-destructive, against a disposable instance.",
+            "message": "Not sent to the server: delete_note: declared DELETE. The conformance runner withholds such"
+            " calls in this run; it sends them only with --allow-destructive, against a disposable instance.",
         },
     }
+    need = guard().call_need("mcp_aql", {"operation": "create_note"})
+    assert refused_answer(need)["error"]["message"].endswith("it sends them only with --allow-writes.")
 
 
 class FakeServer:
-    """A connection stub: answers per operation, records what was sent."""
+    """A connection stub: the run's guard first, as ``Connection.call`` has it; then answers per
+    operation, and records what was sent."""
 
-    def __init__(self, answers: dict[str, Any] | None = None) -> None:
+    def __init__(self, answers: dict[str, Any] | None = None, permission: Permission = Permission.READ_ONLY) -> None:
         self.answers = answers or {}
         self.sent: list[tuple[str, Any]] = []
+        self.guard = guard(permission)
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
+        self.guard.check(tool, arguments)
         self.sent.append((tool, arguments))
         default = {"success": True, "data": {}}
         return SimpleNamespace(response=self.answers.get(arguments.get("operation"), default))
 
 
-def caller(server: FakeServer, allow_destructive: bool = False) -> ToolCaller:
-    return ToolCaller(server, AQL_TOOLS, DESTRUCTIVE, allow_destructive)  # type: ignore[arg-type]
+def caller(server: FakeServer) -> ToolCaller:
+    return ToolCaller(server, AQL_TOOLS)  # type: ignore[arg-type]
 
 
 def call(tool_caller: ToolCaller, tool: str, arguments: Any, instead: Any = None, how: str = SIMULATED) -> CallRecord:
@@ -192,12 +120,24 @@ def test_a_refused_call_never_reaches_the_server_and_is_recorded_as_refused() ->
     assert server.sent == []
     assert done.outcome == REFUSED and done.succeeded is False
     assert done.response["error"]["code"] == REFUSED_CODE
-    assert "delete_note is a destructive operation" in done.response["error"]["message"]
+    assert "delete_note: declared DELETE" in done.response["error"]["message"]
+
+
+def test_a_create_is_refused_in_a_read_only_run_and_sent_with_allow_writes() -> None:
+    server = FakeServer()
+    done = call(caller(server), "mcp_aql_create", {"operation": "create_note", "params": {"title": "t"}})
+    assert server.sent == [] and done.outcome == REFUSED
+    assert "--allow-writes" in done.response["error"]["message"]
+    server = FakeServer(permission=Permission.WRITES)
+    done = call(caller(server), "mcp_aql_create", {"operation": "create_note", "params": {"title": "t"}})
+    assert done.outcome == SENT and len(server.sent) == 1
+    done = call(caller(server), "mcp_aql_delete", {"operation": "delete_note"})  # writes are not deletes
+    assert done.outcome == REFUSED and len(server.sent) == 1
 
 
 def test_with_allow_destructive_the_destructive_call_is_sent() -> None:
-    server = FakeServer({"delete_note": {"success": True, "data": {"deleted": True}}})
-    done = call(caller(server, allow_destructive=True), "mcp_aql_delete", {"operation": "delete_note"})
+    server = FakeServer({"delete_note": {"success": True, "data": {"deleted": True}}}, Permission.DESTRUCTIVE)
+    done = call(caller(server), "mcp_aql_delete", {"operation": "delete_note"})
     assert server.sent == [("mcp_aql_delete", {"operation": "delete_note"})]
     assert done.outcome == SENT and done.succeeded is True
 
@@ -220,12 +160,12 @@ def test_an_induced_error_is_not_sent_and_does_not_count_as_success() -> None:
 
 
 @pytest.mark.parametrize(("name", "shown"), [(None, "null"), (7, "7"), ({"a": [1]}, '{"a":[1]}'), (["x"], '["x"]')])
-@pytest.mark.parametrize("allow_destructive", [False, True])
+@pytest.mark.parametrize("permission", list(Permission))
 def test_a_tool_name_that_is_not_text_is_recorded_as_sent_and_never_reaches_the_server(
-    name: Any, shown: str, allow_destructive: bool
+    name: Any, shown: str, permission: Permission
 ) -> None:
-    server = FakeServer()
-    done = call(caller(server, allow_destructive), name, {"operation": "list_notes"})
+    server = FakeServer(permission=permission)
+    done = call(caller(server), name, {"operation": "list_notes"})
     assert server.sent == []
     assert done.tool == shown and done.outcome == REFUSED and done.succeeded is False
     assert done.response["error"]["code"] == REFUSED_CODE
@@ -487,9 +427,9 @@ expect:
 """
 
 
-def play(scenario: Scenario, server: FakeServer, allow_destructive: bool = False) -> RunRecord:
+def play(scenario: Scenario, server: FakeServer) -> RunRecord:
     async def main() -> RunRecord:
-        return await run_scenario(scenario, caller(server, allow_destructive))
+        return await run_scenario(scenario, caller(server))
 
     return anyio.run(main)
 
@@ -508,7 +448,8 @@ def test_a_scenario_is_played_against_the_server_through_the_guard_and_judged(tm
         {
             "create_note": {"success": True, "data": {"note_id": "n-42"}},
             "get_note": {"success": True, "data": {"note_id": "n-42", "title": "Groceries"}},
-        }
+        },
+        Permission.WRITES,  # the create may go out, the delete not
     )
     record = play(scenario, server)
     assert server.sent == [
@@ -712,7 +653,13 @@ def scenario_test(expect: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]
 NOTE_CALLS = [
     tool_call(1, "create_note", response={"success": True, "data": {"note_id": "n1"}}),
     tool_call(2, "get_note", response={"success": True, "data": {"title": "Groceries", "tags": ["x"]}}),
-    tool_call(3, "delete_note", REFUSED, False, response=refused_answer("delete_note is a destructive operation")),
+    tool_call(
+        3,
+        "delete_note",
+        REFUSED,
+        False,
+        response=refused_answer(Need(Permission.DESTRUCTIVE, "delete_note: declared DELETE")),
+    ),
 ]
 
 
@@ -802,9 +749,9 @@ def test_a_model_task_that_did_not_recover_from_the_induced_error_misses_tier1()
 # Tasks
 
 
-def view(name: str, category: str | None, *parameters: tuple[str, bool], destructive: bool = False) -> OperationView:
+def view(name: str, category: str | None, *parameters: tuple[str, bool], allowed: bool = True) -> OperationView:
     documented = [{"name": p, "type": "string", "required": required} for p, required in parameters]
-    return OperationView(name, category, documented, destructive)
+    return OperationView(name, category, documented, allowed)
 
 
 OPERATIONS = [
@@ -813,12 +760,12 @@ OPERATIONS = [
     view("search_notes", "READ", ("query", True), ("fields", False), ("limit", False)),
     view("list_notes", "READ", ("fields", False), ("limit", False)),
     view("create_note", "CREATE", ("title", True), ("body", False)),
-    view("delete_note", "DELETE", ("note_id", True), destructive=True),
+    view("delete_note", "DELETE", ("note_id", True), allowed=False),
 ]
 
 
 def test_builtin_tasks_are_generated_from_the_operations() -> None:
-    tasks, skipped = builtin_tasks(OPERATIONS, allow_destructive=False)
+    tasks, skipped = builtin_tasks(OPERATIONS)
     assert skipped == []
     assert [task.kind for task in tasks] == [DISCOVERY, FIELD_SELECTION, ERROR_RECOVERY, OPERATION_SELECTION]
     discovery, fields, recovery, selection = tasks
@@ -838,7 +785,7 @@ def test_builtin_tasks_are_generated_from_the_operations() -> None:
 
 def test_field_selection_takes_a_read_with_required_parameters_when_it_is_the_only_one() -> None:
     operations = [OPERATIONS[2], OPERATIONS[1]]  # search_notes, get_note: one required parameter each
-    tasks, _ = builtin_tasks(operations, allow_destructive=False)
+    tasks, _ = builtin_tasks(operations)
     assert tasks[1].name == "Select fields with search_notes"  # equal: the first listed
 
 
@@ -846,24 +793,27 @@ def test_builtin_tasks_that_do_not_apply_are_skipped_with_reasons() -> None:
     operations = [
         view("introspect", "READ", ("query", True)),
         view("get_note", "READ", ("note_id", True)),
-        OperationView("list_notes", "READ", None, False),  # parameters unknown: cannot be called blind
-        view("wipe_notes", "READ", ("fields", False), destructive=True),  # destructive by another declaration
-        view("create_note", "CREATE", ("title", True), destructive=True),
+        OperationView("list_notes", "READ", None, True),  # parameters unknown: cannot be called blind
+        view("wipe_notes", "READ", ("fields", False), allowed=False),  # destructive by another declaration
+        view("create_note", "CREATE", ("title", True), allowed=False),  # a read-only run
     ]
-    tasks, skipped = builtin_tasks(operations, allow_destructive=False)
+    tasks, skipped = builtin_tasks(operations)
     assert [task.kind for task in tasks] == [DISCOVERY]
     assert skipped == [
         "field-selection: no READ operation documents a `fields` parameter",
         "error-recovery: every READ operation needs a parameter the runner cannot supply",
-        "operation-selection: no CREATE operation that may be called",
+        "operation-selection: no CREATE operation may be called in this run (pass --allow-writes)",
     ]
-    tasks, skipped = builtin_tasks(operations, allow_destructive=True)
+    operations[-1] = view("create_note", "CREATE", ("title", True))  # a run with --allow-writes
+    tasks, skipped = builtin_tasks(operations)
     assert [task.kind for task in tasks] == [DISCOVERY, OPERATION_SELECTION]
     assert len(skipped) == 2
+    tasks, skipped = builtin_tasks(operations[:-1])
+    assert skipped[-1] == "operation-selection: no CREATE operation that may be called"
 
 
 def test_discovery_applies_even_to_a_server_without_operations() -> None:
-    tasks, skipped = builtin_tasks([], allow_destructive=False)
+    tasks, skipped = builtin_tasks([])
     assert [(task.kind, task.expected_content) for task in tasks] == [(DISCOVERY, ())]
     assert len(skipped) == 3
 

@@ -124,6 +124,7 @@ def test_an_operations_list_keeps_a_hundred_thousand_operations_while_other_answ
             return types.CallToolResult(content=[types.TextContent(type="text", text=__import__("json").dumps(listed))])
 
     connection = Connection(Session(), 30, {})
+    connection.guard.learn_tools(["mcp_aql_read"])  # introspect is read-only wherever the guard knows the tool
 
     async def ask(params: dict[str, object]) -> object:
         return (await connection.call("mcp_aql_read", {"operation": "introspect", "params": params})).response

@@ -15,41 +15,103 @@ from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.live.connection import CaptureError, telling_lines
 from mcpaql_conformance.live.plan import Plan, check_plan_operations, load_plan
 from mcpaql_conformance.live.records import Exchange, RecordWriter
-from mcpaql_conformance.live.safety import danger_word, is_destructive, name_is_destructive, tool_is_destructive
+from mcpaql_conformance.live.safety import Permission, danger_word, name_is_destructive, operation_need, tool_need
 from mcpaql_conformance.live.session import gather
 
-# --- safety: destructive if any declaration says so ---------------------------------------------
+# --- safety: the strictest reading of every declaration ------------------------------------------
+
+RO, W, D = Permission.READ_ONLY, Permission.WRITES, Permission.DESTRUCTIVE
+READ_ONLY_READ = {"semantic_category": "READ", "permissions": {"readOnly": True}}
+
+
+def level(declarations: list[Any], tools: list[str] | None = None, names: tuple[str, ...] = ()) -> Permission:
+    return operation_need(declarations, tools or [], names).level
 
 
 @pytest.mark.parametrize(
-    ("declarations", "tools", "destructive"),
+    ("declarations", "tools", "needed"),
     [
         (
             [{"semantic_category": "READ", "permissions": {"readOnly": True, "destructive": False}}],
             ["mcp_aql_read"],
-            False,
+            RO,
         ),
-        ([{"semantic_category": "CREATE", "permissions": {"readOnly": False, "destructive": False}}], [], False),
-        ([{"semantic_category": "DELETE "}], [], True),  # whitespace
-        ([{"semantic_category": "delete"}], [], True),  # case
-        ([{"semantic_category": "READ"}, {"semantic_category": "DELETE"}], [], True),  # list vs detail, twins
-        ([{"semantic_category": "READ", "permissions": {"destructive": True}}], [], True),
-        ([{"semantic_category": "READ"}], ["mcp_aql_delete"], True),  # the endpoint tool it sits on
-        ([{"semantic_category": "READ", "mcpTool": "mcp_aql_execute"}], [], True),
-        ([{"endpoint": "execute"}], [], True),
-        ([{"name": "mystery"}], [], True),  # no category, not read-only: fail safe
-        ([{"name": "mystery", "permissions": {"readOnly": True}}], [], False),
+        ([{"semantic_category": "CREATE", "permissions": {"readOnly": False, "destructive": False}}], [], W),
+        ([{"semantic_category": "UPDATE"}], [], D),  # core §6.1: UPDATE is destructive
+        ([{"semantic_category": "UPDATE", "permissions": {"readOnly": False, "destructive": False}}], [], D),
+        ([{"semantic_category": "DELETE "}], [], D),  # whitespace
+        ([{"semantic_category": "delete"}], [], D),  # case
+        ([{"semantic_category": "READ"}, {"semantic_category": "DELETE"}], [], D),  # list vs detail, twins
+        ([{"semantic_category": "READ"}, {"semantic_category": "CREATE"}], [], W),  # contested: the stricter
+        ([{"semantic_category": "READ", "permissions": {"destructive": True}}], [], D),
+        ([{"semantic_category": "READ", "permissions": {"readOnly": False}}], [], W),  # not read-only
+        ([{"semantic_category": "READ", "readOnly": "false"}], [], W),  # anything but true
+        ([{"semantic_category": "READ", "danger_level": "reversible"}], [], W),
+        ([{"semantic_category": "READ", "danger": {"level": "dangerous"}}], [], D),
+        ([{"semantic_category": "READ", "danger": {"level": "safe"}}], [], RO),
+        ([{"semantic_category": "READ"}], ["mcp_aql_delete"], D),  # the endpoint tool it sits on
+        ([{"semantic_category": "READ"}], ["mcp_aql_create"], W),
+        ([{"semantic_category": "READ", "mcpTool": "mcp_aql_execute"}], [], D),
+        ([{"endpoint": "execute"}], [], D),
+        ([{"name": "mystery"}], [], D),  # no category: the strictest
+        ([{"name": "mystery", "permissions": {"readOnly": True}}], [], D),  # read-only is no category
     ],
 )
-def test_an_operation_is_destructive_if_any_declaration_says_so(
-    declarations: list[Any], tools: list[str], destructive: bool
+def test_an_operation_needs_the_strictest_level_any_declaration_gives_it(
+    declarations: list[Any], tools: list[str], needed: Permission
 ) -> None:
-    assert is_destructive(declarations, tools) is destructive
+    assert level(declarations, tools) is needed
 
 
-def test_delete_and_execute_tools_are_destructive_others_not() -> None:
-    assert tool_is_destructive("delete") and tool_is_destructive(" Execute")
-    assert not tool_is_destructive("read") and not tool_is_destructive("")
+@pytest.mark.parametrize(
+    ("name", "needed"),
+    [
+        ("set_status", D), ("sync_portfolio", D), ("publish_collection", D), ("block_agent", D), ("portfolio_sync", D),
+        ("github_merge_pull_request", D), ("approveReview", D), ("update_note", D), ("get_or_create_note", W),
+        ("add_tag", W), ("fork_repository", W), ("create_repository", W), ("mark_as_read", D),
+        ("get_block", RO), ("list_posts", RO), ("get_release", RO), ("get_commit", RO), ("get_order", RO),
+        ("search_notes", RO), ("get_settings", RO), ("list_updates", RO), ("get_sync_status", RO),
+    ],
+)  # fmt: skip
+def test_a_read_whose_name_says_it_changes_state_counts_at_the_stricter_level(name: str, needed: Permission) -> None:
+    assert level([{**READ_ONLY_READ, "name": name}]) is needed
+
+
+@pytest.mark.parametrize(
+    ("description", "needed"),
+    [
+        ("Updates the note's title.", D), ("Syncs the portfolio with the remote.", D), ("Deletes a note.", D),
+        ("This operation publishes the collection.", D), ("Blocks the agent until a human answers.", D),
+        ("Use it to create a copy.", W), ("Returns the note. Removed notes are not listed", RO),
+        ("Removing the note for good.", RO), ("Returns the note. Removes it after.", D),
+        ("Lists notes, newest first; deleted ones are left out.", RO), ("Get the updated notes.", RO),
+        ("Reads a setting. This cannot be undone", D), (None, RO), ("x" * 100_000 + ". Deletes", RO),
+    ],
+)  # fmt: skip
+def test_a_description_that_says_it_changes_state_counts(description: Any, needed: Permission) -> None:
+    assert level([{**READ_ONLY_READ, "name": "get_thing", "description": description}]) is needed
+
+
+@pytest.mark.parametrize(
+    ("parameter", "needed"),
+    [
+        ({"name": "dry_run", "type": "boolean"}, D), ({"name": "force"}, D), ({"name": "confirm_deletions"}, D),
+        ({"name": "recursive"}, RO), ({"name": "preview"}, RO), ({"name": "include_deleted"}, RO),
+        ({"name": "note_id"}, RO),
+    ],
+)  # fmt: skip
+def test_a_safety_switch_among_the_parameters_says_the_operation_does_something(
+    parameter: dict[str, Any], needed: Permission
+) -> None:
+    assert operation_need([READ_ONLY_READ], [], ("get_thing",), [parameter]).level is needed
+
+
+def test_update_delete_and_execute_tools_bar_every_call_others_not() -> None:
+    assert (
+        tool_need("mcp_aql_update").level is D and tool_need(" Execute").level is D and tool_need("delete").level is D
+    )
+    assert not tool_need("mcp_aql_read") and not tool_need("mcp_aql_create") and not tool_need("mcp_aql")
+    assert not tool_need("")
 
 
 # --- values for round trips ----------------------------------------------------------------------
@@ -58,18 +120,18 @@ def test_delete_and_execute_tools_are_destructive_others_not() -> None:
 @pytest.mark.parametrize(
     ("parameter", "value"),
     [
-        ({"type": "string", "default": ""}, "probe-x"),
-        ({"type": "array", "default": [], "items": {"type": "string"}}, ["probe-x"]),
+        ({"type": "string", "default": ""}, "mcpaql-conformance-x"),
+        ({"type": "array", "default": [], "items": {"type": "string"}}, ["mcpaql-conformance-x"]),
         ({"type": "integer", "default": 1, "minimum": 1, "maximum": 100}, 2),
         ({"type": "integer", "default": 1, "minimum": 1, "maximum": 1}, 1),
         ({"type": "boolean", "default": False}, True),
         ({"type": "string", "enum": ["a", "b"], "default": "a"}, "b"),
-        ({"type": "string", "maxLength": 3}, "pro"),
+        ({"type": "string", "maxLength": 3}, "mcp"),
         ({"type": "string", "format": "email"}, "probe@example.org"),
     ],
 )
 def test_round_trip_values_differ_from_the_default(parameter: dict[str, Any], value: Any) -> None:
-    assert distinct_value(parameter, "probe-x") == value
+    assert distinct_value(parameter, "x") == value
 
 
 @pytest.mark.parametrize(
@@ -78,9 +140,9 @@ def test_round_trip_values_differ_from_the_default(parameter: dict[str, Any], va
         ("t", "t-updated"),
         (3, 4),
         (True, False),
-        (["a"], ["a", "x-updated"]),
+        (["a"], ["a", "mcpaql-conformance-x-updated"]),
         ({}, {"updated": True}),
-        ("", "x-updated"),
+        ("", "mcpaql-conformance-x-updated"),
     ],
 )
 def test_an_update_changes_a_value_within_its_type(value: Any, changed: Any) -> None:
@@ -243,9 +305,9 @@ def test_the_plan_schema_is_published_and_describes_every_field() -> None:
 
 
 def test_a_tool_whose_name_says_delete_or_execute_anywhere_is_destructive() -> None:
-    assert tool_is_destructive("mcp_aql_delete_v2") and tool_is_destructive("mcp_aql_execute_job")
-    assert tool_is_destructive("notes-purge") and not tool_is_destructive("mcp_aql_read_v2")
-    assert is_destructive([{"semantic_category": "READ", "permissions": {"readOnly": True}}], ["mcp_aql_delete_v2"])
+    assert tool_need("mcp_aql_delete_v2").level is D and tool_need("mcp_aql_execute_job").level is D
+    assert tool_need("notes-purge").level is D and not tool_need("mcp_aql_read_v2")
+    assert level([READ_ONLY_READ], ["mcp_aql_delete_v2"]) is D
 
 
 def test_every_declaration_of_a_grouped_or_twin_listing_counts() -> None:
@@ -262,7 +324,7 @@ def test_every_declaration_of_a_grouped_or_twin_listing_counts() -> None:
         },
     }
     found = declarations_of(answer)
-    assert is_destructive(found["purge"], []) and is_destructive(found["twin"], [])
+    assert level(found["purge"]) is D and level(found["twin"]) is D
     assert len(found["twin"]) == 2 and found["purge"][1] == {"endpoint": "DELETE"}
 
 
@@ -362,9 +424,9 @@ def test_operations_whose_names_collide_once_made_safe_get_a_record_file_each(tm
     ],
 )  # fmt: skip
 def test_danger_words_are_found_in_every_case_style_and_at_any_length(name: str) -> None:
-    assert name_is_destructive(name) and tool_is_destructive(name)
-    assert is_destructive([{"semantic_category": "READ", "permissions": {"readOnly": True}}], [], (name,))
-    assert is_destructive([{"name": name, "semantic_category": "READ", "permissions": {"readOnly": True}}], [])
+    assert name_is_destructive(name) and tool_need(name).level is D
+    assert level([READ_ONLY_READ], [], (name,)) is D
+    assert level([{**READ_ONLY_READ, "name": name}]) is D
 
 
 @pytest.mark.parametrize(
@@ -374,7 +436,9 @@ def test_danger_words_are_found_in_every_case_style_and_at_any_length(name: str)
 )  # fmt: skip
 def test_ordinary_names_that_contain_a_short_danger_word_are_not_destructive(name: str) -> None:
     assert not name_is_destructive(name)
-    assert not is_destructive([{"name": name, "semantic_category": "READ", "permissions": {"readOnly": True}}], [])
+    # mcp_aql_update and mcp_aql_create say what they do all the same: not by a danger word
+    expected = {"mcp_aql_update": D, "mcp_aql_create": W}.get(name, RO)
+    assert level([{**READ_ONLY_READ, "name": name}]) is expected
 
 
 def test_long_names_are_read_whole() -> None:

@@ -25,9 +25,9 @@ from mcpaql_conformance.live.redact import DEEPER, MASK, MAX_DEPTH, Redactor
         ({"type": "array"}, []),
         ({"type": "object"}, {}),
         ({"type": "string", "format": "email"}, "probe@example.org"),
-        ({"type": "string", "minLength": 8}, "probexxx"),
-        ({"type": "string", "maxLength": 3}, "pro"),
-        ({"type": "AdapterType"}, "probe"),
+        ({"type": "string", "minLength": 30}, "mcpaql-conformance-probexxxxxx"),
+        ({"type": "string", "maxLength": 3}, "mcp"),
+        ({"type": "AdapterType"}, "mcpaql-conformance-probe"),
     ],
 )
 def test_values_are_synthesised_from_introspection(parameter, value):

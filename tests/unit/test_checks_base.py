@@ -91,11 +91,21 @@ def test_every_finding_is_kept_and_the_lead_counts_them() -> None:
     assert outcome.findings == (*failures, "w", "no evidence for: u1", "no evidence for: u2")
     assert outcome.lead == "500 failure(s), 1 warning(s), no evidence for 2"
     labelled = judge(MUST, judged=1, failures=[], uncovered=["a"], uncovered_label="operations without detail evidence",
-                     passed="", no_evidence="", withheld=["d"])  # fmt: skip
+                     passed="", no_evidence="", withheld={"d": "--allow-destructive"})  # fmt: skip
     assert labelled.lead == (
-        "1 operations without detail evidence, 1 withheld for safety by capture (destructive;"
-        " run capture with --allow-destructive against a disposable instance to judge them)"
+        "1 operations without detail evidence, 1 withheld for safety by capture (capture again with"
+        " --allow-destructive, against a disposable instance only, to judge them)"
     )
+    assert labelled.findings[-1] == "withheld for safety: d (needs --allow-destructive)"
+    writes = judge(MUST, judged=0, failures=[], passed="", no_evidence="", withheld={"c": "--allow-writes"})
+    assert writes.result is Result.WARN
+    assert (
+        writes.lead
+        == "not judged: capture withheld every probe it needs (capture again with --allow-writes to judge them)"
+    )
+    both = judge(MUST, judged=1, failures=[], passed="", no_evidence="",
+                 withheld={"c": "--allow-writes", "d": "--allow-destructive"})  # fmt: skip
+    assert "--allow-writes (CREATE operations) or --allow-destructive (UPDATE, DELETE and EXECUTE too" in both.lead
     nothing = judge(MUST, judged=0, failures=[], passed="", no_evidence="no missing_required tests", uncovered=["x"])
     assert nothing.lead == "no evidence: no missing_required tests" and nothing.findings == ("no evidence for: x",)
 

@@ -83,8 +83,20 @@ def listing(items: Iterable[str], limit: int = MAX_LISTED) -> str:
     return shown + (f" (+{len(values) - limit} more)" if len(values) > limit else "")
 
 
-WITHHELD_HINT = "run capture with --allow-destructive against a disposable instance to judge them"
-WITHHELD_LABEL = f"withheld for safety by capture (destructive; {WITHHELD_HINT})"
+WITHHELD_LABEL = "withheld for safety by capture"
+
+
+def withheld_hint(flags: Iterable[str]) -> str:
+    """How to judge what capture withheld: the option(s) that let it send them."""
+    found = set(flags)
+    if found == {"--allow-writes"}:
+        return "capture again with --allow-writes to judge them"
+    if found == {"--allow-destructive"}:
+        return "capture again with --allow-destructive, against a disposable instance only, to judge them"
+    return (
+        "capture again with --allow-writes (CREATE operations) or --allow-destructive (UPDATE, DELETE and"
+        " EXECUTE too, against a disposable instance only) to judge them"
+    )
 
 
 def judge(
@@ -97,18 +109,20 @@ def judge(
     passed: str,
     no_evidence: str,
     uncovered_label: str = "no evidence for",
-    withheld: list[str] | None = None,
+    withheld: dict[str, str] | None = None,
     explained: list[str] | None = None,
 ) -> Outcome:
     """The shared verdict: no evidence, failures, partial coverage or warnings, else PASS.
 
     With nothing judged a MUST test fails and a SHOULD test warns: never a vacuous pass.
-    But what capture withheld for safety (``withheld``) or could not build, saying why
-    (``explained``, items with their reason), is not "no evidence": a test with nothing
-    else to judge says it was not judged, and why, and warns.
+    But what capture withheld for safety (``withheld``: items and the option that would let
+    capture send them) or could not build, saying why (``explained``, items with their reason),
+    is not "no evidence": a test with nothing else to judge says it was not judged, and why,
+    and how to judge it, and warns.
     """
     warnings = warnings or []
-    withheld = withheld or []
+    withheld = withheld or {}
+    hint = withheld_hint(withheld.values())
     explained = explained or []
     unexplained = uncovered or []
     uncovered = [*unexplained, *explained]
@@ -116,23 +130,23 @@ def judge(
     if uncovered:
         notes.append(f"{uncovered_label}: {listing(uncovered)}")
     if withheld:
-        notes.append(f"{WITHHELD_LABEL}: {listing(withheld)}")
+        notes.append(f"{WITHHELD_LABEL} ({hint}): {listing(withheld)}")
     findings = (
         *failures,
         *warnings,
         *(f"{uncovered_label}: {item}" for item in uncovered),
-        *(f"withheld for safety: {item}" for item in withheld),
+        *(f"withheld for safety: {item} (needs {flag})" for item, flag in withheld.items()),
     )
     counts = [f"{len(items)} {label}" for items, label in ((failures, "failure(s)"), (warnings, "warning(s)")) if items]
     if uncovered:  # "no evidence for 3", "3 operations without detail evidence"
         label = uncovered_label
         counts.append(f"{label} {len(uncovered)}" if label.startswith("no ") else f"{len(uncovered)} {label}")
     if withheld:
-        counts.append(f"{len(withheld)} {WITHHELD_LABEL}")
+        counts.append(f"{len(withheld)} {WITHHELD_LABEL} ({hint})")
     if judged == 0 and not failures:
         if (withheld or explained) and not unexplained:
             said = "capture withheld every probe it needs" if not explained else "capture could not build its evidence"
-            lead = f"not judged: {said}" + (f" ({WITHHELD_HINT})" if withheld else "")
+            lead = f"not judged: {said}" + (f" ({hint})" if withheld else "")
             return Outcome(Result.WARN, "; ".join([f"not judged: {said}", *notes]), findings, lead)
         result = Result.FAIL if requirement is Requirement.MUST else Result.WARN
         lead = f"no evidence: {no_evidence}"
@@ -145,16 +159,20 @@ def judge(
     return Outcome(Result.PASS, passed, findings)
 
 
-def split_withheld(ctx: Context, items: list[str], probes: tuple[str, ...]) -> tuple[list[str], list[str]]:
+def split_withheld(ctx: Context, items: list[str], probes: tuple[str, ...]) -> tuple[list[str], dict[str, str]]:
     """(uncovered, withheld): items (``operation`` or ``operation.parameter``) whose operation
-    capture withheld for safety are not missing evidence."""
+    capture withheld for safety are not missing evidence; each withheld item with the option
+    that would let capture send its probes."""
     if not ctx.withheld_operations:
-        return items, []
+        return items, {}
     uncovered: list[str] = []
-    withheld: list[str] = []
+    withheld: dict[str, str] = {}
     for item in items:
-        operation = item.split(".", 1)[0]
-        (withheld if ctx.withheld(operation, probes) else uncovered).append(item)
+        flag = ctx.withheld_flag(item.split(".", 1)[0], probes)
+        if flag is None:
+            uncovered.append(item)
+        else:
+            withheld[item] = flag
     return uncovered, withheld
 
 
