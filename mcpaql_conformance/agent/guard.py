@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpaql_conformance.live.safety import Need
+from mcpaql_conformance.live.levels import Need
 
 REFUSED_CODE = "REFUSED_BY_CONFORMANCE_RUNNER"
 

@@ -47,10 +47,10 @@ from mcpaql_conformance.live.changes import change_entries
 from mcpaql_conformance.live.connection import CaptureError, CaptureStopped, Target, connect, server_log
 from mcpaql_conformance.live.discovery import describe_operations, discover_tools, introspect
 from mcpaql_conformance.live.guard import Guard
+from mcpaql_conformance.live.levels import Permission
 from mcpaql_conformance.live.plan import Plan
 from mcpaql_conformance.live.records import RecordWriter
 from mcpaql_conformance.live.redact import Redactor
-from mcpaql_conformance.live.safety import Permission
 from mcpaql_conformance.live.session import Live
 from mcpaql_conformance.live.signals import Stop
 from mcpaql_conformance.sanitize import plain

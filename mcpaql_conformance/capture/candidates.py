@@ -24,7 +24,7 @@ import orjson
 from mcpaql_conformance.capture.values import matches_type, synthesise
 from mcpaql_conformance.evidence.reading import identifier_like, name_words
 from mcpaql_conformance.files.values import json_equal
-from mcpaql_conformance.live.safety import SAFE_ON, harmless_value, safety_switch
+from mcpaql_conformance.live.safety import harmless_value, safe_value
 
 JsonObject = dict[str, Any]
 
@@ -173,30 +173,24 @@ def candidates(
 
 # Words of a parameter's name that make it a direction or mode: a documented harmless value
 # (``pull``, ``check``, ``dry-run``) is the one sent.
-_MODE_WORDS = frozenset({"direction", "mode", "action", "operation", "strategy", "method", "op", "command", "run"})
+_MODE_WORDS = frozenset(
+    {"direction", "dir", "mode", "action", "operation", "strategy", "method", "op", "command", "run", "type", "kind"}
+)
 
 
 def safe_choice(parameter: JsonObject, found: list[Candidate]) -> Candidate | None:
-    """The one value a safety switch or a mode is sent with: true for ``dry_run``/``preview``,
-    false for ``force``/``confirm...``/``overwrite``/``cascade``/``recursive`` (a boolean, or a
-    parameter of no declared type), the harmless value a direction or mode documents (its enum,
-    or the values its description and examples give) for one that has one; None for any other
+    """The one value a safety switch or a mode is sent with, whatever else is documented: true
+    for ``dry_run``/``preview``, false for ``force``/``confirm...``/``overwrite``/``cascade``/
+    ``recursive``, in the parameter's own type (``safety.safe_value``); for a direction or mode,
+    or a parameter whose documented values include one that asks for something done (``push``,
+    ``apply``), the harmless value documented (``pull``, ``check``), if any; None for any other
     parameter (the plan's value still comes first: the caller decides that)."""
-    switch = safety_switch(parameter)
-    kind = str(parameter.get("type", "boolean")).lower()
-    if switch is not None and kind in ("boolean", "bool"):
-        return Candidate(switch == SAFE_ON, SAFE)
-    words = set(name_words(parameter.get("name")))
-    if switch is None and not words & _MODE_WORDS:
-        return None
-    documented = [c.value for c in found if c.source != SYNTHESISED and isinstance(c.value, str)]
-    if switch is not None:  # a switch given as text: "true"/"false", "yes"/"no"
-        texts = {value.strip().lower(): value for value in documented}
-        wanted = ("true", "yes", "on") if switch == SAFE_ON else ("false", "no", "off", "none")
-        said = next((texts[text] for text in wanted if text in texts), None)
-        if said is not None:
-            return Candidate(said, SAFE)
-    harmless = harmless_value({"enum": documented})
+    documented = [c.value for c in found if c.source != SYNTHESISED]
+    switch, value = safe_value(parameter, documented)
+    if switch:
+        return Candidate(value, SAFE)
+    mode = bool(set(name_words(parameter.get("name"))) & _MODE_WORDS)
+    harmless = harmless_value(documented, mode)
     return Candidate(harmless, SAFE) if harmless is not None else None
 
 

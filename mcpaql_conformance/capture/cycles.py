@@ -15,8 +15,8 @@ from mcpaql_conformance.evidence.answers import Kind, classify
 from mcpaql_conformance.evidence.reading import identifier_like
 from mcpaql_conformance.files.values import MISSING, json_equal, resolve_path
 from mcpaql_conformance.live.discovery import Operation
+from mcpaql_conformance.live.levels import strictest
 from mcpaql_conformance.live.plan import substitute
-from mcpaql_conformance.live.safety import strictest
 from mcpaql_conformance.live.session import FAILED, NOT_APPLICABLE, PHASE_CYCLES, PLAN, Live, gather, note
 from mcpaql_conformance.verdict.blame import our_value_refused
 

@@ -14,7 +14,7 @@ from mcpaql_conformance.capture.probes import probes_of, withheld_probes
 from mcpaql_conformance.evidence.reading import SINGLE
 from mcpaql_conformance.live.discovery import Operation
 from mcpaql_conformance.live.guard import withheld_reason
-from mcpaql_conformance.live.safety import Need, strictest
+from mcpaql_conformance.live.levels import Need, strictest
 from mcpaql_conformance.live.session import Live
 
 JsonObject = dict[str, Any]

@@ -34,8 +34,8 @@ from mcpaql_conformance.verdict.textmatch import mentions_identifier
 
 JsonObject = dict[str, Any]
 UNKNOWN_PROBE = "zz_conformance_probe"
-UNKNOWN_VALUE = "zz-conformance-value"  # none of the values capture chooses for a real parameter
-SENSITIVE_PROBE = "conformance-probe-secret-value"
+UNKNOWN_VALUE = "mcpaql-conformance-unknown-value"  # none of the values capture chooses for a real parameter
+SENSITIVE_PROBE = "mcpaql-conformance-secret-value"
 # Parameters adapters commonly accept without documenting them (Introspection Completeness).
 CROSS_CUTTING = ("fields", "limit", "offset", "cursor", "sort", "filter", "query", "include_deleted", "priority")
 MAX_DISCOVERY = 8  # required parameters discovered from refusals, at most, per operation

@@ -39,10 +39,10 @@ from mcpaql_conformance.live.discovery import (
     introspect_types,
 )
 from mcpaql_conformance.live.guard import Guard
+from mcpaql_conformance.live.levels import Permission
 from mcpaql_conformance.live.plan import Plan, check_plan_operations, load_plan
 from mcpaql_conformance.live.records import RecordWriter
 from mcpaql_conformance.live.redact import SHORT_SECRET, Redactor
-from mcpaql_conformance.live.safety import Permission
 from mcpaql_conformance.live.session import NOT_APPLICABLE, Evidence, Live, gather, note
 from mcpaql_conformance.live.signals import Stop
 from mcpaql_conformance.sanitize import plain

@@ -18,9 +18,9 @@ def made_up(label: str = "probe") -> str:
 _FORMATS = {
     "date-time": "2026-01-01T00:00:00Z",
     "date": "2026-01-01",
-    "email": "probe@example.org",
-    "uri": "https://example.org/probe",
-    "url": "https://example.org/probe",
+    "email": "mcpaql-conformance@example.org",
+    "uri": "https://example.org/mcpaql-conformance",
+    "url": "https://example.org/mcpaql-conformance",
     "uuid": "00000000-0000-4000-8000-000000000001",
 }
 

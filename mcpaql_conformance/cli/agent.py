@@ -168,7 +168,7 @@ def agent(
     keep_secrets(url, settings.pop("pass_env"))
     scenarios = [("--scenario", path) for path in settings["scenarios"]]
     refuse_overwriting([("--bundle", bundle_path)], [("--tasks", settings["tasks"]), *scenarios])
-    from mcpaql_conformance.live.safety import permission_of
+    from mcpaql_conformance.live.levels import permission_of
 
     permission = permission_of(allow_writes, allow_destructive)
     options = prepare_agent(bundle_path, target, permission, timeout, settings)

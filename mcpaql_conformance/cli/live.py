@@ -29,10 +29,12 @@ MAX_SHOWN = 2000  # calls listed by a dry run's text (the JSON lists all)
 
 def dry_run_text(planned: dict[str, Any], source: str) -> str:
     """What ``--dry-run`` prints: the calls the run would send and withhold, one a line."""
+    from mcpaql_conformance.live.levels import Permission
+
     sends, withholds = planned["would_send"], planned["would_withhold"]
+    run = {level.label: level.run for level in Permission}[planned["permission"]]
     lines = [
-        f"Dry run: a {planned['permission']} run of {source}; nothing was sent but introspect"
-        f" ({planned['introspect_calls']} call(s)).",
+        f"Dry run of {source}, as {run}: nothing was sent but introspect ({planned['introspect_calls']} call(s)).",
         f"Would send {len(sends)} call(s):",
     ]
     for call in sends[:MAX_SHOWN]:
@@ -55,7 +57,7 @@ def dry_run_text(planned: dict[str, Any], source: str) -> str:
 def prepare_capture(bundle: Path, command: tuple[str, ...], url: str | None, settings: dict[str, Any]) -> Any:
     from mcpaql_conformance.capture.run import CaptureOptions
     from mcpaql_conformance.live.connection import Target
-    from mcpaql_conformance.live.safety import permission_of
+    from mcpaql_conformance.live.levels import permission_of
 
     if bool(url) == bool(command):
         raise click.UsageError("give either --url URL or a server command after --, not both or neither")
@@ -182,6 +184,11 @@ def check(
         target = bundle_path if bundle_path is not None else Path(scratch) / "bundle.json"
         options = prepare_capture(target, command, url, settings)
         agent = None
+        if with_agent and options.dry_run:
+            raise click.UsageError(
+                "--dry-run lists the calls capture would send; a model's calls are not known before it makes them:"
+                " drop --agent (agent runs pass the same guard at the same level)"
+            )
         if with_agent:
             agent = prepare_agent(target, options.target, options.permission, options.timeout, agent_settings)
             # --concurrency: the probes in flight, and the agent runs at once

@@ -27,7 +27,8 @@ from mcpaql_conformance.evidence.reading import (
     type_detail_of,
     types_of,
 )
-from mcpaql_conformance.live.safety import Need, operation_need, strictest, tool_need
+from mcpaql_conformance.live.levels import Need, strictest
+from mcpaql_conformance.live.safety import operation_need, tool_need
 from mcpaql_conformance.live.session import (
     NOT_APPLICABLE,
     PHASE_DETAILS,

@@ -18,7 +18,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcpaql_conformance.live.safety import RESERVED_READS, Need, Permission, strictest, tool_need
+from mcpaql_conformance.live.levels import Need, Permission, strictest
+from mcpaql_conformance.live.safety import RESERVED_READS, tool_need, unsafe_switches
 from mcpaql_conformance.sanitize import plain
 
 UNKNOWN = Permission.DESTRUCTIVE  # what an operation or tool the guard cannot read needs
@@ -64,6 +65,22 @@ def unnamed_part(arguments: Any) -> str | None:
     return None if isinstance(arguments.get("operation"), str) else "the call"
 
 
+def _requests(arguments: dict[str, Any]) -> list[Any]:
+    """The parameters of a call: its own and each batch item's."""
+    batch = arguments.get("operations")
+    items = batch[:10_000] if isinstance(batch, list) else []
+    return [arguments.get("params"), *(item.get("params") for item in items if isinstance(item, dict))]
+
+
+def _switches_need(params: Any) -> Need:
+    """A request that sets a safety switch the unsafe way (``force: true``, ``dry_run: false``)
+    asks for harm, whatever the operation: it needs --allow-destructive."""
+    unsafe = unsafe_switches(params)
+    if not unsafe:
+        return Need(Permission.READ_ONLY)
+    return Need(UNKNOWN, f"the request asks {', '.join(unsafe[:3])}")
+
+
 @dataclass
 class Change:
     """A call that may have created or changed something: let through above read-only, and not
@@ -107,7 +124,7 @@ class Guard:
         unnamed = unnamed_part(arguments)
         if unnamed is not None:
             return Need(UNKNOWN, f"{unnamed} names no operation, so what the server would do with it is unknown")
-        needs = [tool_need(tool)]
+        needs = [tool_need(tool), *map(_switches_need, _requests(arguments))]
         for operation in operations_named(arguments):
             if operation in RESERVED_READS:
                 continue

@@ -1,269 +1,179 @@
 """What calling an operation may do, read from everything the server says of it.
 
-Three permission levels, after the core spec's category table (v1.0.0-draft §6.1): READ is
-read-only; CREATE is additive (not read-only, not destructive); UPDATE, DELETE and EXECUTE are
-destructive. A run is read-only unless the user says ``--allow-writes`` (additive calls too) or
-``--allow-destructive`` (everything). An operation needs the strictest level that any reading
-of any declaration, name or description gives it: its categories (every one any field of any
-declaration or its tool names: contested categories count at the stricter), its permissions and
-danger level, a danger, state-changing or additive word in any of its names or at the head of a
-sentence of its description, a safety switch among its parameters. An operation of no known
-category needs ``--allow-destructive``. A lenient reading can only add restrictions, never lift
-one. ``guard.py`` applies this to every call.
+An operation needs the strictest level (``levels.py``) that any reading of any declaration,
+name or description gives it: the categories its declarations name (contested categories count
+at the stricter; none at all needs ``--allow-destructive``, and the tool an operation happens to
+be served by never stands in for one), its permissions, hints, danger level, side effects and
+HTTP method in any of the spellings servers use, a danger, state-changing or additive word in
+any of its names or said in its description (``words.py``), a safety switch among its
+parameters. A lenient reading can only add restrictions, never lift one. ``guard.py`` applies
+this to every call.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from enum import IntEnum
+from itertools import islice
 from typing import Any
 
-from mcpaql_conformance.evidence.reading import (
-    CATEGORY_KEYS,
-    CRUDE_CATEGORIES,
-    declared_names,
-    name_words,
-    tool_categories,
+from mcpaql_conformance.evidence.reading import CATEGORY_KEYS, CRUDE_CATEGORIES, declared_names, name_words
+from mcpaql_conformance.live.levels import CATEGORY_LEVELS, READ_ONLY, Need, Permission, strictest
+from mcpaql_conformance.live.words import (
+    MAX_DESCRIPTION,
+    description_need,
+    harmful,
+    name_need,
+    unprefixed_words,
 )
 from mcpaql_conformance.sanitize import plain
 
-
-class Permission(IntEnum):
-    """What a run may call: the default reads only."""
-
-    READ_ONLY = 0
-    WRITES = 1
-    DESTRUCTIVE = 2
-
-    @property
-    def flag(self) -> str:
-        """The option that allows this level ("" for read-only)."""
-        return ("", "--allow-writes", "--allow-destructive")[self]
-
-    @property
-    def label(self) -> str:
-        """The run's level as the reports name it."""
-        return ("read-only", "writes", "destructive")[self]
-
-    @property
-    def run(self) -> str:
-        """A run at this level, in a sentence."""
-        return f"a run with {self.flag}" if self else "a read-only run"
-
-    @property
-    def how(self) -> str:
-        """How to allow it, in a sentence's end."""
-        if self is Permission.DESTRUCTIVE:
-            return "pass --allow-destructive, against a disposable instance only"
-        return f"pass {self.flag}" if self else ""
-
-
-def permission_of(allow_writes: bool, allow_destructive: bool) -> Permission:
-    """The level the options ask for (``--allow-destructive`` implies ``--allow-writes``)."""
-    if allow_destructive:
-        return Permission.DESTRUCTIVE
-    return Permission.WRITES if allow_writes else Permission.READ_ONLY
-
-
-@dataclass(frozen=True)
-class Need:
-    """The level a call or operation needs, and the reading that set it."""
-
-    level: Permission
-    reason: str = ""
-
-    def __bool__(self) -> bool:
-        return self.level > Permission.READ_ONLY
-
-
-READ_ONLY = Need(Permission.READ_ONLY)
 RESERVED_READS = frozenset({"introspect"})  # the spec's reserved READ (§7.2, §8.5.4): every server has it
-CATEGORY_LEVELS = {
-    "READ": Permission.READ_ONLY,
-    "CREATE": Permission.WRITES,
-    "UPDATE": Permission.DESTRUCTIVE,
-    "DELETE": Permission.DESTRUCTIVE,
-    "EXECUTE": Permission.DESTRUCTIVE,
-}
-HOW_TO_PROBE = Permission.DESTRUCTIVE.how  # kept for the older notes' wording
+STRICT_CATEGORIES = frozenset(CRUDE_CATEGORIES) - {"READ"}
+_TOOL_KEYS = ("mcpTool", "mcp_tool", "mcptool", "tool", "toolName", "tool_name")
+MAX_KEYS = 200  # fields of one declaration looked at for a stray category
 
 
-def strictest(needs: list[Need]) -> Need:
-    """The need of the highest level (the first such reading gives the reason)."""
-    found = READ_ONLY
-    for need in needs:
-        if need.level > found.level:
-            found = need
-    return found
-
-
-# --- words -------------------------------------------------------------------------------------
-
-# Danger words. A stem is found anywhere inside a word, so run-together names say it too
-# (``softdelete``, ``bulkremove``, ``mcpaqlpurge``); a short verb at the start or end of a
-# word, or as the whole word (``runjob``, ``autorun``, ``killall``); a few only as a whole word,
-# since too many ordinary words end or start with them (``model``, ``platform``).
-DANGER_STEMS = (
-    "delete", "deletion", "remove", "removal", "purge", "destroy", "destruct", "execute", "erase", "wipe", "truncate",
-    "unlink", "obliterate", "shred", "nuke", "terminate", "uninstall", "deprovision", "overwrite", "revoke",
-)  # fmt: skip
-DANGER_VERBS = ("exec", "run", "drop")  # word start or end: execjob, rerun, tabledrop
-DANGER_PREFIXES = ("kill", "clear", "reset", "flush", "rmdir")  # word start only: killall (not skill)
-DANGER_WORDS = frozenset({"del", "rm", "eval", "spawn", "shell", "sudo"})
-# Ordinary words that begin with a short verb but do nothing: never a reason on their own.
-HARMLESS = frozenset(
-    {"runtime", "runtimes", "running", "runner", "runners", "runway", "dropdown", "dropdowns", "droplet",
-     "droplets", "execution", "executions", "executor", "executors", "clearance"}
-)  # fmt: skip
-# Name prefixes that run into the first word of a name (``mcpaqlrun``): read past them.
-_NAME_PREFIXES = ("mcpaql", "mcp", "aql")
-
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-# Verbs that change state (what UPDATE and EXECUTE do, or an effect outside the server) and
-# verbs that add (what CREATE does). Those that are seldom nouns count wherever they stand in
-# a name; those that are often nouns (``get_block``, ``list_post``) only where a name's verb
-# stands: its first word, the word after a namespace (``github_merge_pr``), the last word of a
-# name that does not start with a verb (``portfolio_sync``), a word after ``or``/``and``.
-STATE_VERBS = _words(
-    "update modify rename replace upsert mutate unpublish submit send approve reject accept decline dismiss"
-    " enable disable toggle activate deactivate unarchive unblock unlock unassign assign subscribe unsubscribe"
-    " unfollow unstar unpin unmute mute kick restart reboot migrate configure reconfigure increment decrement"
-    " revert undo redo promote demote provision rotate renew authorize deauthorize buy sell refund cancel abort"
-    " pause save put apply"
-)
-STATE_NOUN_VERBS = _words(
-    "set change edit patch move push write post share email invite block ban lock mark flag star pin like follow"
-    " vote comment reply transfer charge order book reserve schedule trigger start stop close reopen launch"
-    " dispatch release commit import export archive restore grant deny request ask prompt confirm verify login"
-    " logout signup signin upgrade downgrade rollback shutdown transition tag label store sync publish merge"
-    " deploy install notify pay react retry resume"
-)
-ADDITIVE_VERBS = _words("create add insert append generate compose make attach enqueue bookmark clone duplicate fork")
-ADDITIVE_NOUN_VERBS = _words("new register upload copy draft record log")
-READ_VERBS = _words(
-    "get list search find read fetch query lookup describe show view count browse retrieve introspect inspect"
-    " explain check validate preview download discover resolve diff compare summarize summarise stat status"
-)
-_JOINS = frozenset({"or", "and"})
-
-
-def danger_word(name: Any) -> str | None:
-    """The word that makes a tool, endpoint family or operation name destructive, if any, found
-    in every case style (``mcp_aql_delete``, ``mcpAqlDelete``, ``mcp-aql.softDelete``,
-    ``MCP_AQL_SOFTDELETE``) and at any length, in linear time."""
-    for word in name_words(name):
-        if _dangerous(word):
-            return word
-        for prefix in _NAME_PREFIXES:
-            if word.startswith(prefix) and len(word) > len(prefix) and _dangerous(word[len(prefix) :]):
-                return word
-    return None
-
-
-def _dangerous(word: str) -> bool:
-    if word in HARMLESS:
-        return False
-    if word in DANGER_WORDS or any(stem in word for stem in DANGER_STEMS):
-        return True
-    if any(word.startswith(verb) or word.endswith(verb) for verb in DANGER_VERBS):
-        return True
-    return any(word.startswith(prefix) for prefix in DANGER_PREFIXES)
-
-
-def name_is_destructive(name: Any) -> bool:
-    """Whether a name says destructive (see ``danger_word``)."""
-    return danger_word(name) is not None
-
-
-def name_need(name: Any) -> Need:
-    """What a name says calling it may do: a danger or state-changing word (destructive), an
-    additive word (writes), or nothing (read-only as far as the name goes)."""
-    word = danger_word(name)
-    if word is not None:
-        return Need(Permission.DESTRUCTIVE, f"its name {plain(name, max_len=80)} says {word!r}")
-    words = [w for w in name_words(name) if w not in _NAME_PREFIXES]
-    slots = _verb_slots(words)
-    for level, anywhere, at_verb in (
-        (Permission.DESTRUCTIVE, STATE_VERBS, STATE_NOUN_VERBS),
-        (Permission.WRITES, ADDITIVE_VERBS, ADDITIVE_NOUN_VERBS),
-    ):
-        said = next((w for i, w in enumerate(words) if w in anywhere or (i in slots and w in at_verb)), None)
-        if said is not None:
-            return Need(level, f"its name {plain(name, max_len=80)} says {said!r}")
-    return READ_ONLY
-
-
-def _verb_slots(words: list[str]) -> set[int]:
-    """Where a name's verb may stand (see STATE_VERBS)."""
-    if not words:
-        return set()
-    slots = {0}
-    known = READ_VERBS | STATE_VERBS | STATE_NOUN_VERBS | ADDITIVE_VERBS | ADDITIVE_NOUN_VERBS
-    if words[0] not in known:
-        slots |= {1, len(words) - 1}
-    slots |= {i + 1 for i, word in enumerate(words) if word in _JOINS}
-    return slots
-
-
-# --- descriptions ------------------------------------------------------------------------------
-
-MAX_DESCRIPTION = 2000  # characters of a description read (a hostile one may be megabytes)
-_SENTENCE = re.compile(r"[^.!?;:\n]+")
-_DESCRIPTION_WORD = re.compile(r"[A-Za-z]+")
-# Words that may come before a sentence's verb: "This operation updates ...", "Use it to sync ...".
-_LEADING = _words(
-    "this the it its operation tool endpoint will also then first to we you can may be used use simply just"
-    " please that which"
-)
-_IRREVERSIBLE = re.compile(r"cannot be undone|can't be undone|irreversib|permanently", re.IGNORECASE)
-
-
-def description_need(description: Any) -> Need:
-    """What a description says an operation does: the verb that leads each sentence ("Deletes",
-    "Syncs the portfolio", "This operation updates"), and words of no return ("permanently",
-    "cannot be undone"); read in linear time over its first MAX_DESCRIPTION characters."""
-    if not isinstance(description, str):
-        return READ_ONLY
-    text = description[:MAX_DESCRIPTION]
-    irreversible = _IRREVERSIBLE.search(text)
-    if irreversible is not None:
-        return Need(Permission.DESTRUCTIVE, f"its description says {irreversible.group(0).lower()!r}")
-    needs = []
-    for sentence in _SENTENCE.findall(text):
-        verb = _leading_verb(sentence)
-        if verb is None:
-            continue
-        need = name_need(verb)
-        if need:
-            needs.append(Need(need.level, f"its description says {verb!r}"))
+def operation_need(
+    declarations: list[Any], tools: list[str], names: tuple[str, ...] = (), parameters: list[Any] | None = None
+) -> Need:
+    """The level calling an operation needs: the strictest reading of every declaration, every
+    name it goes by (``names``, and every name a declaration gives it), the tools it is served
+    by (they add restrictions, never a category), its descriptions and its parameters;
+    destructive when no declaration names a category."""
+    entries = [entry for entry in declarations if isinstance(entry, dict)]
+    needs = [_category_need(entries, tools)]
+    needs += [_declared_need(entry) for entry in entries]
+    needs += [name_need(name) for name in (*tools, *names, *declared_names(*entries))]
+    needs += [description_need(text) for entry in entries for text in _descriptions(entry)]
+    needs += [_parameter_need(parameter) for parameter in (parameters or [])[:1000]]
     return strictest(needs)
 
 
-def _leading_verb(sentence: str) -> str | None:
-    """The verb a sentence starts with, in its base form; None when it starts with another word
-    (a participle, "Deleted notes are kept", describes what is read, not what is done)."""
-    for count, match in enumerate(_DESCRIPTION_WORD.finditer(sentence)):
-        word = match.group(0).lower()
-        if word not in _LEADING:
-            return None if word.endswith(("ed", "ing")) else _base_form(word)
-        if count >= 5:
-            break
+def _category_need(entries: list[dict[str, Any]], tools: list[str]) -> Need:
+    """Every category the declarations name, where they name it (the category keys, the
+    endpoint, the tool they name) or anywhere else as a stricter word (``"type": "DELETE"``);
+    the operation's tools add theirs. No category declared: destructive."""
+    declared: dict[str, str] = {}
+    for entry in entries:
+        for key in (*CATEGORY_KEYS, "endpoint"):
+            category = _category_word(entry.get(key))
+            if category is not None:
+                declared.setdefault(category, f"declared {category}")
+        for key in _TOOL_KEYS:
+            for category in tool_categories(entry.get(key)):
+                declared.setdefault(category, f"declared on {plain(entry[key], max_len=80)}")
+        for key, value in islice(entry.items(), MAX_KEYS):
+            for category in _stray_categories(value):
+                declared.setdefault(category, f"declared {category} (as {plain(key, max_len=40)})")
+    if not declared:
+        return Need(Permission.DESTRUCTIVE, "no semantic category is declared")
+    found = dict(declared)
+    for tool in tools:
+        for category in tool_categories(tool):
+            found.setdefault(category, f"served by {plain(tool, max_len=80)}")
+    need = strictest([Need(CATEGORY_LEVELS[category], reason) for category, reason in found.items()])
+    if len(found) > 1 and need:
+        return Need(need.level, f"{need.reason} (its declarations name {', '.join(sorted(found))})")
+    return need
+
+
+def _category_word(value: Any) -> str | None:
+    """A CRUDE category in any case or spacing (``"delete "``), if that is what ``value`` is."""
+    if isinstance(value, str) and value.strip().upper() in CRUDE_CATEGORIES:
+        return value.strip().upper()
     return None
 
 
-def _base_form(word: str) -> str:
-    """``updates`` update, ``syncs`` sync, ``copies`` copy, ``pushes`` push."""
-    for suffix, replacement in (("ies", "y"), ("sses", "ss"), ("shes", "sh"), ("ches", "ch"), ("xes", "x")):
-        if word.endswith(suffix) and len(word) > len(suffix) + 1:
-            return word[: -len(suffix)] + replacement
-    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
-        return word[:-1]
-    return word
+def _stray_categories(value: Any) -> list[str]:
+    """The stricter categories a field of another name holds (``"crud": "DELETE"``,
+    ``"categories": ["UPDATE"]``): they add restrictions; a stray READ declares nothing."""
+    values = value[:20] if isinstance(value, list) else [value]
+    return [c for c in map(_category_word, values) if c is not None and c in STRICT_CATEGORIES]
+
+
+def tool_categories(tool: Any) -> set[str]:
+    """Every CRUDE category a tool name says, a prefix run into it too (``mcp_aql_delete_v2``,
+    ``MCPAQLUPDATE``)."""
+    return {word.upper() for word in unprefixed_words(tool) if word.upper() in CRUDE_CATEGORIES}
+
+
+_READ_ONLY_KEYS = ("readOnly", "read_only", "readonly", "readOnlyHint", "read_only_hint", "is_read_only")
+_DESTRUCTIVE_KEYS = ("destructive", "destructiveHint", "destructive_hint", "is_destructive", "dangerous")
+_DANGER_KEYS = ("danger_level", "dangerLevel", "danger", "risk", "risk_level", "riskLevel", "safety_level")
+_EFFECT_KEYS = ("sideEffects", "side_effects", "has_side_effects", "mutates", "mutating", "modifies", "writes")
+_METHOD_KEYS = ("method", "http_method", "httpMethod", "verb")
+_SAFE_DANGER = frozenset({"safe", "none", "read", "readonly", "read-only", "0"})
+_ADDITIVE_DANGER = frozenset({"reversible", "low", "1"})
+_METHODS = {"GET": Permission.READ_ONLY, "HEAD": Permission.READ_ONLY, "OPTIONS": Permission.READ_ONLY}
+_METHODS |= {"POST": Permission.WRITES}
+_DESCRIPTION_KEYS = ("description", "summary", "desc", "help", "doc", "docs", "notes")
+
+
+def _declared_need(entry: dict[str, Any]) -> Need:
+    """What a declaration's permissions, hints (MCP's ``annotations`` too), danger level, side
+    effects and HTTP method say: ``readOnly`` anything but true (writes), ``destructive``
+    anything but false or null (destructive), a danger level above ``safe`` (``reversible``:
+    writes; any other: destructive), side effects (destructive), POST (writes) or another
+    method than GET (destructive); permissions given as words are read as names."""
+    needs = []
+    permissions = entry.get("permissions")
+    sources = [entry, *(source for source in (permissions, entry.get("annotations")) if isinstance(source, dict))]
+    for source in sources:
+        needs += _flag_needs(source)
+    if isinstance(permissions, str | list):  # ["read", "write"], "read-write"
+        words = permissions[:20] if isinstance(permissions, list) else [permissions]
+        needs += [Need(n.level, f"declared permissions {plain(repr(permissions), max_len=60)}") for n in
+                  map(name_need, words) if n]  # fmt: skip
+    return strictest(needs)
+
+
+def _flag_needs(source: dict[str, Any]) -> list[Need]:
+    needs = []
+    for key in _READ_ONLY_KEYS:
+        if key in source and source[key] is not True:
+            needs.append(Need(Permission.WRITES, f"declared {key}: {_shown(source[key])}"))
+    for key in (*_DESTRUCTIVE_KEYS, *_EFFECT_KEYS):
+        if key in source and source[key] not in (False, None, 0, "", [], {}, "false", "none", "no"):
+            needs.append(Need(Permission.DESTRUCTIVE, f"declared {key}: {_shown(source[key])}"))
+    for key in _DANGER_KEYS:
+        danger = source.get(key)
+        danger = danger.get("level") if isinstance(danger, dict) else danger
+        if isinstance(danger, str | int) and not isinstance(danger, bool):
+            level = str(danger).strip().lower()
+            if level not in _SAFE_DANGER:
+                strength = Permission.WRITES if level in _ADDITIVE_DANGER else Permission.DESTRUCTIVE
+                needs.append(Need(strength, f"declared {key} {plain(str(danger), max_len=40)!r}"))
+    for key in _METHOD_KEYS:
+        method = source.get(key)
+        if isinstance(method, str) and method.strip():
+            said = _METHODS.get(method.strip().upper(), Permission.DESTRUCTIVE)
+            if said:
+                needs.append(Need(said, f"declared {key} {plain(method, max_len=20)!r}"))
+    return needs
+
+
+def _descriptions(entry: dict[str, Any]) -> list[Any]:
+    return [entry[key] for key in _DESCRIPTION_KEYS if key in entry]
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, bool) or value is None:
+        return "null" if value is None else str(value).lower()
+    return plain(repr(value), max_len=40)
+
+
+def tool_need(tool: Any) -> Need:
+    """What a tool's name bars on its own: destructive when it says UPDATE, DELETE or EXECUTE or a
+    danger or state-changing word (no request of any kind goes there below --allow-destructive);
+    else nothing, for the operation a call names decides what a server runs (a read-only
+    operation sent to the CREATE endpoint is refused, as the spec requires, or read)."""
+    categories = tool_categories(tool) - {"READ", "CREATE"}
+    if categories:
+        return Need(Permission.DESTRUCTIVE, f"{plain(tool, max_len=80)} is the {sorted(categories)[0]} endpoint")
+    need = name_need(tool)
+    if need.level is Permission.DESTRUCTIVE:
+        return Need(need.level, f"{plain(tool, max_len=80)} is a destructive endpoint ({need.reason})")
+    return READ_ONLY
 
 
 # --- safety switches ---------------------------------------------------------------------------
@@ -286,6 +196,7 @@ HARMLESS_VALUES = (
     "dry-run", "dry_run", "dryrun", "preview", "check", "validate", "simulate", "plan", "read", "read-only",
     "readonly", "pull", "fetch", "download", "get", "list", "status", "diff", "test", "none", "off",
 )  # fmt: skip
+_SWITCH_TEXTS = {SAFE_ON: ("true", "yes", "on", "1"), SAFE_OFF: ("false", "no", "off", "0", "none")}
 
 
 def safety_switch(parameter: Any) -> str | None:
@@ -305,89 +216,50 @@ def _switch(parameter: Any, on: frozenset[str], off: frozenset[str]) -> str | No
         return SAFE_ON
     description = parameter.get("description")
     described = isinstance(description, str) and _DRY_RUN_TEXT.search(description[:MAX_DESCRIPTION].lower())
-    if described and parameter.get("type") in ("boolean", None):
+    if described and _type_words(parameter) <= {"boolean", "bool", "null"}:
         return SAFE_ON
     if joined in off or any(word in off for word in words) or joined.startswith(_OFF_PREFIXES):
         return SAFE_OFF
     return None
 
 
-def harmless_value(parameter: Any) -> Any:
-    """The value of a direction or mode parameter its ``enum`` documents as harmless (``pull``,
-    ``check``, ``dry-run``), if any."""
-    enum = parameter.get("enum") if isinstance(parameter, dict) else None
-    if not isinstance(enum, list):
+def _type_words(parameter: dict[str, Any]) -> set[str]:
+    """The declared type's words: ``"boolean"``, ``["boolean", "null"]``, ``"boolean | null"``."""
+    kind = parameter.get("type")
+    kinds = kind[:10] if isinstance(kind, list) else [kind] if kind is not None else []
+    return {word for k in kinds if isinstance(k, str) for word in re.findall(r"[a-z]+", k.lower()[:100])}
+
+
+def safe_value(parameter: Any, documented: list[Any]) -> tuple[bool, Any]:
+    """(True, the value a safety switch is sent with) in the parameter's own type: a boolean
+    (declared boolean, or of no declared type), a documented text ("true"/"false", "yes"/"no"),
+    else that text as the type allows it (a string, a 1/0 for a number); (False, None) for a
+    parameter that is no switch."""
+    switch = safety_switch(parameter)
+    if switch is None:
+        return False, None
+    types = _type_words(parameter)
+    texts = {str(v).strip().lower(): v for v in documented[:100] if isinstance(v, str | int)}
+    texts = {text: value for text, value in texts.items() if not isinstance(value, bool)}
+    said = next((texts[text] for text in _SWITCH_TEXTS[switch] if text in texts), None)
+    if said is not None:
+        return True, said
+    if not types or types & {"boolean", "bool"}:
+        return True, switch == SAFE_ON
+    if types & {"integer", "number", "int", "float"}:
+        return True, 1 if switch == SAFE_ON else 0
+    return True, "true" if switch == SAFE_ON else "false"
+
+
+def harmless_value(documented: list[Any], mode: bool) -> Any:
+    """The harmless value (``pull``, ``check``, ``dry-run``) among a parameter's documented values,
+    when it is a direction or mode (``mode``) or its values include one that asks for something
+    done (``push``, ``apply``): that one is never sent while a harmless one is documented."""
+    texts = {value.strip().lower(): value for value in documented[:100] if isinstance(value, str)}
+    found = next((texts[value] for value in HARMLESS_VALUES if value in texts), None)
+    if found is None or not (mode or any(harmful(value) for value in texts)):
         return None
-    texts = {value.strip().lower(): value for value in enum[:100] if isinstance(value, str)}
-    return next((texts[value] for value in HARMLESS_VALUES if value in texts), None)
-
-
-# --- operations and tools ----------------------------------------------------------------------
-
-
-def operation_need(
-    declarations: list[Any], tools: list[str], names: tuple[str, ...] = (), parameters: list[Any] | None = None
-) -> Need:
-    """The level calling an operation needs: the strictest reading of every declaration, every
-    name it goes by (``names``, and every name a declaration gives it), the tools it is served
-    by, its descriptions and its parameters; destructive when no category is known."""
-    needs = [_category_need(declarations, tools)]
-    needs += [_declared_need(entry) for entry in declarations if isinstance(entry, dict)]
-    needs += [name_need(name) for name in (*tools, *names, *declared_names(*declarations))]
-    needs += [description_need(entry.get("description")) for entry in declarations if isinstance(entry, dict)]
-    needs += [_parameter_need(parameter) for parameter in (parameters or [])[:1000]]
-    return strictest(needs)
-
-
-def _category_need(declarations: list[Any], tools: list[str]) -> Need:
-    found: dict[str, str] = {}
-    for entry in declarations:
-        if not isinstance(entry, dict):
-            continue
-        for key in (*CATEGORY_KEYS, "endpoint"):
-            value = entry.get(key)
-            if isinstance(value, str) and value.strip().upper() in CRUDE_CATEGORIES:
-                found.setdefault(value.strip().upper(), f"declared {value.strip().upper()}")
-        for category in tool_categories(entry.get("mcpTool")):
-            found.setdefault(category, f"declared on {plain(entry['mcpTool'], max_len=80)}")
-    for tool in tools:
-        for category in tool_categories(tool):
-            found.setdefault(category, f"served by {plain(tool, max_len=80)}")
-    if not found:
-        return Need(Permission.DESTRUCTIVE, "no semantic category is declared")
-    needs = [Need(CATEGORY_LEVELS[category], reason) for category, reason in found.items()]
-    need = strictest(needs)
-    if len(found) > 1 and need:
-        return Need(need.level, f"{need.reason} (its declarations name {', '.join(sorted(found))})")
-    return need
-
-
-_DESTRUCTIVE_KEYS = ("destructive", "destructiveHint", "is_destructive", "dangerous")
-_SAFE_DANGER = frozenset({"safe", "none", "read", "readonly", "read-only", "0"})
-_ADDITIVE_DANGER = frozenset({"reversible", "low", "1"})
-
-
-def _declared_need(entry: dict[str, Any]) -> Need:
-    """What a declaration's permissions and danger level say: ``readOnly`` anything but true
-    (writes), ``destructive`` anything but false or null (destructive), a danger level above
-    ``safe`` (``reversible``: writes; any other: destructive)."""
-    permissions = entry.get("permissions")
-    needs = []
-    for source in (entry, permissions if isinstance(permissions, dict) else {}):
-        if "readOnly" in source and source["readOnly"] is not True:
-            needs.append(Need(Permission.WRITES, f"declared readOnly: {_shown(source['readOnly'])}"))
-        for key in _DESTRUCTIVE_KEYS:
-            if key in source and source[key] is not False and source[key] is not None:
-                needs.append(Need(Permission.DESTRUCTIVE, f"declared {key}: {_shown(source[key])}"))
-    danger = entry.get("danger_level", entry.get("danger"))
-    if isinstance(danger, dict):
-        danger = danger.get("level")
-    if isinstance(danger, str | int) and not isinstance(danger, bool):
-        level = str(danger).strip().lower()
-        if level not in _SAFE_DANGER:
-            strength = Permission.WRITES if level in _ADDITIVE_DANGER else Permission.DESTRUCTIVE
-            needs.append(Need(strength, f"declared danger level {plain(str(danger), max_len=40)!r}"))
-    return strictest(needs)
+    return found
 
 
 def _parameter_need(parameter: Any) -> Need:
@@ -398,21 +270,18 @@ def _parameter_need(parameter: Any) -> Need:
     return Need(Permission.DESTRUCTIVE, f"it takes a {plain(parameter['name'], max_len=60)!r} parameter")
 
 
-def _shown(value: Any) -> str:
-    if isinstance(value, bool) or value is None:
-        return "null" if value is None else str(value).lower()
-    return plain(repr(value), max_len=40)
-
-
-def tool_need(tool: Any) -> Need:
-    """What a tool's name bars on its own: destructive when it says UPDATE, DELETE or EXECUTE or a
-    danger or state-changing word (no request of any kind goes there below --allow-destructive);
-    else nothing, for the operation a call names decides what a server runs (a read-only
-    operation sent to the CREATE endpoint is refused, as the spec requires, or read)."""
-    categories = tool_categories(tool) - {"READ", "CREATE"}
-    if categories:
-        return Need(Permission.DESTRUCTIVE, f"{plain(tool, max_len=80)} is the {sorted(categories)[0]} endpoint")
-    need = name_need(tool)
-    if need.level is Permission.DESTRUCTIVE:
-        return Need(need.level, f"{plain(tool, max_len=80)} is a destructive endpoint ({need.reason})")
-    return READ_ONLY
+def unsafe_switches(params: Any) -> list[str]:
+    """The safety switches a request sets the unsafe way (``force: true``, ``dry_run: false``),
+    read from the parameter names alone, as ``name: value``."""
+    if not isinstance(params, dict):
+        return []
+    found = []
+    for name, value in islice(params.items(), 1000):
+        switch = safety_switch({"name": name}) if isinstance(name, str) else None
+        if switch is None:
+            continue
+        on = value is True or (isinstance(value, str | int) and str(value).strip().lower() in _SWITCH_TEXTS[SAFE_ON])
+        off = value is False or (isinstance(value, str | int) and str(value).strip().lower() in _SWITCH_TEXTS[SAFE_OFF])
+        if (switch == SAFE_ON and off) or (switch == SAFE_OFF and on):
+            found.append(f"{plain(name, max_len=40)}: {_shown(value)}")
+    return found

@@ -13,11 +13,11 @@ import anyio
 
 from mcpaql_conformance.evidence.reading import Readings, ToolReading
 from mcpaql_conformance.live.connection import Answer, CaptureError, Connection
-from mcpaql_conformance.live.guard import Guard, Withheld
+from mcpaql_conformance.live.guard import Guard, Withheld, withheld_reason
+from mcpaql_conformance.live.levels import Need, Permission
 from mcpaql_conformance.live.plan import Plan
 from mcpaql_conformance.live.records import Exchange, RecordWriter, SortKey
 from mcpaql_conformance.live.redact import Redactor
-from mcpaql_conformance.live.safety import Need, Permission
 
 JsonObject = dict[str, Any]
 
@@ -121,8 +121,6 @@ class Live:
 
     def withheld(self, operation: str | None, probe: str, need: Need, count: int = 1, what: str = "") -> JsonObject:
         """The note of ``count`` probes not sent because the run's level does not allow them."""
-        from mcpaql_conformance.live.guard import withheld_reason
-
         reason = (f"{what}: " if what else "") + withheld_reason(need, self.guard.permission)
         return note(operation, probe, reason, WITHHELD_CAUSES[need.level], count)
 

@@ -347,7 +347,7 @@ def test_an_operation_any_declaration_calls_destructive_gets_no_call_at_all(tmp_
     for name in destructive:
         assert any(n["operation"] == name and "pass --allow-destructive" in n["reason"] for n in notes), name
     texts = [bundle.read_text()] + [p.read_text() for p in (tmp_path / "r").rglob("*.json")]
-    assert all("conformance-probe-secret-value" not in text for text in texts)  # the echoed password
+    assert all("mcpaql-conformance-secret-value" not in text for text in texts)  # the echoed password
     assert all("user 'abc'" not in text for text in texts)  # a short environment secret, as a word
 
 

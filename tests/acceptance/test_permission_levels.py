@@ -176,7 +176,7 @@ def test_a_dry_run_sends_only_introspect_and_lists_what_it_would_send_and_withho
     assert operations(calls) == {"introspect"} and calls
     assert not bundle.exists() and not (tmp_path / "records").exists()
     out = result.stdout
-    assert out.startswith("Dry run: a writes run of ")
+    assert out.startswith(f"Dry run of {shlex.join(LEVELS)}, as a run with --allow-writes: nothing was sent but")
     assert "create_item via mcp_aql_create: omit required title {}" in out
     assert "inferred create-read: create (then a READ by the identifier it returns: get_item)" in out
     assert (
@@ -312,6 +312,8 @@ def test_a_default_check_of_the_demo_calls_only_its_read_operations(tmp_path: Pa
 SERVER_READS = {
     "odd": {"introspect", "get_thing"},
     "banner": {"introspect", "get_thing"},
+    "deep": {"introspect", "get_thing"},
+    "leaky": {"introspect", "get_account"},
     "many": {"introspect", "get_item_0", "get_item_1", "get_item_2"},
     "picky": {"introspect", "list_codes", "lookup", "find", "search"},
     "trap": {"introspect", "get_item"},
@@ -322,6 +324,7 @@ SERVER_READS = {
 @pytest.mark.parametrize("kind", sorted(SERVER_READS))
 def test_a_default_capture_of_every_test_server_calls_only_read_operations(tmp_path: Path, kind: str) -> None:
     env = {"EVIL_LOG": str(tmp_path / "evil.log"), "TRAP_LOG": str(tmp_path / "trap.log")}
+    env |= {"LEAKY_TOKEN": "tok-7f3a9c2e", "LEAKY_PIN": "482193"}
     args = ["capture", "--bundle", str(tmp_path / "b.json"), "--capture-dir", str(tmp_path / "r")]
     result = run_cli(*args, "--", sys.executable, str(SERVERS), kind, env=env)
     assert result.returncode == 0, result.stderr

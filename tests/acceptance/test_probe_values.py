@@ -19,6 +19,7 @@ from tests.acceptance.conftest import DEMO, run_cli
 SERVERS = Path(__file__).with_name("servers.py")
 PICKY = (sys.executable, str(SERVERS), "picky")
 MADE_UP = made_up()  # what capture sends where nothing documents a value
+UNKNOWN_VALUE = "mcpaql-conformance-unknown-value"  # what the unknown parameter is sent with
 FALSE_BLAME = ("does not name", "documented but not accepted", "does not mention", "Unknown query type")
 
 
@@ -61,7 +62,7 @@ def false_blame(report: dict[str, Any]) -> list[str]:
 def test_a_described_value_is_sent_first_and_its_source_recorded(folder: Path) -> None:
     bundle, _ = captured("picky", folder, *PICKY)
     introspect = case(bundle, "unknown_parameter", "introspect")
-    assert introspect["request"] == {"query": "operations", "zz_conformance_probe": "zz-conformance-value"}
+    assert introspect["request"] == {"query": "operations", "zz_conformance_probe": UNKNOWN_VALUE}
     assert introspect["value_sources"] == {"query": "description"}  # "Query type: 'operations' or 'types'"
     assert "inconclusive" not in introspect
     assert bundle["accepted_parameters"]["introspect"] == ["query", "name"]
@@ -71,9 +72,9 @@ def test_a_refused_value_of_ours_is_replaced_by_one_an_earlier_answer_returned(f
     bundle, report = captured("picky", folder, *PICKY)
     lookup = case(bundle, "unknown_parameter", "lookup")
     # list_codes returned X-42
-    assert lookup["request"] == {"code": "X-42", "zz_conformance_probe": "zz-conformance-value"}
+    assert lookup["request"] == {"code": "X-42", "zz_conformance_probe": UNKNOWN_VALUE}
     assert lookup["value_sources"] == {"code": "earlier answer"}
-    assert lookup["first_try"]["request"] == {"code": MADE_UP, "zz_conformance_probe": "zz-conformance-value"}
+    assert lookup["first_try"]["request"] == {"code": MADE_UP, "zz_conformance_probe": UNKNOWN_VALUE}
     # the first try is kept: why it was sent again
     assert lookup["first_try"]["response"]["error"]["message"] == f"Unknown code '{MADE_UP}'"
     assert lookup["response"]["error"]["message"] == "Unknown parameter: zz_conformance_probe"
@@ -108,7 +109,7 @@ def test_a_refusal_that_only_names_another_parameter_whatever_its_value_is_judge
     bundle, report = captured("picky", folder, *PICKY)
     search = case(bundle, "unknown_parameter", "search")
     # "cats" first (the description's example), then the made-up value: the same refusal for both
-    assert search["request"] == {"term": MADE_UP, "zz_conformance_probe": "zz-conformance-value"}
+    assert search["request"] == {"term": MADE_UP, "zz_conformance_probe": UNKNOWN_VALUE}
     assert search["value_sources"] == {"term": "synthesised"} and "inconclusive" not in search
     tests = by_id(report)
     assert tests["L1.params.unknown-explicit"]["result"] == "FAIL"

@@ -49,7 +49,8 @@ from mcpaql_conformance.files.configio import load_config_file, parse_yaml
 from mcpaql_conformance.files.depth import DEEPER, MAX_DEPTH
 from mcpaql_conformance.files.values import json_safe
 from mcpaql_conformance.live.guard import Guard
-from mcpaql_conformance.live.safety import Need, Permission, operation_need
+from mcpaql_conformance.live.levels import Need, Permission
+from mcpaql_conformance.live.safety import operation_need
 from mcpaql_conformance.verdict.metrics import (
     agent_metrics,
     first_call_succeeded,

@@ -25,7 +25,7 @@ def refusal(message: str, code: str = "VALIDATION_ERROR", details: Any = None) -
 
 
 def test_the_issue_s_refusal_is_about_our_query_not_the_unknown_parameter() -> None:
-    request = {"query": "probe", UNKNOWN: "zz-conformance-value"}
+    request = {"query": "probe", UNKNOWN: "mcpaql-conformance-unknown-value"}
     assert our_value_refused(request, UNKNOWN, STRING_REFUSAL) == Blame("query", "probe")
     assert value_quoted(request, UNKNOWN, STRING_REFUSAL) == Blame("query", "probe")
     assert Blame("query", "probe").reason() == 'refused our value "probe" for query'
@@ -46,7 +46,7 @@ def test_the_issue_s_refusal_is_about_our_query_not_the_unknown_parameter() -> N
 
 
 def test_a_refusal_that_says_a_parameter_is_unknown_or_echoes_the_request_blames_no_value() -> None:
-    request = {"query": "operations", "name": "get_note", UNKNOWN: "zz-conformance-value"}
+    request = {"query": "operations", "name": "get_note", UNKNOWN: "mcpaql-conformance-unknown-value"}
     for message in ("Invalid params: unexpected key in params", "Parameter not allowed here (query and name are)"):
         assert our_value_refused(request, UNKNOWN, refusal(message)) is None, message
     echoed = refusal("Invalid request", details={"received": request})
@@ -102,7 +102,7 @@ def test_a_case_marked_by_capture_or_quoting_its_request_is_not_judged() -> None
     assert case_blame({**marked, "inconclusive": mark}, UNKNOWN) == Blame(
         "q", "a1", ("a1", "b2"), ("description", "synthesised")
     )
-    request = {"query": "probe", UNKNOWN: "zz-conformance-value"}
+    request = {"query": "probe", UNKNOWN: "mcpaql-conformance-unknown-value"}
     quoted = {"parameter": UNKNOWN, "response": STRING_REFUSAL, "request": request}
     assert case_blame(quoted, UNKNOWN) == Blame("query", "probe")
     sourced = {**quoted, "value_sources": {"query": "synthesised"}}
@@ -117,7 +117,7 @@ def context(**sections: Any) -> Context:
 
 def test_a_hand_written_bundle_quoting_another_value_warns_instead_of_failing() -> None:
     case = {"operation": "introspect", "parameter": UNKNOWN, "response": STRING_REFUSAL}
-    quoting = {**case, "request": {"query": "probe", UNKNOWN: "zz-conformance-value"}}
+    quoting = {**case, "request": {"query": "probe", UNKNOWN: "mcpaql-conformance-unknown-value"}}
     outcome = unknown_explicit(context(parameter_tests={"unknown_parameter": [quoting]}))
     assert outcome.result is Result.WARN
     assert outcome.findings == (

@@ -13,10 +13,12 @@ from mcpaql_conformance.capture.probes import _accepted, _named_parameters, _rej
 from mcpaql_conformance.capture.values import changed_value, distinct_value
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.live.connection import CaptureError, telling_lines
+from mcpaql_conformance.live.levels import Permission
 from mcpaql_conformance.live.plan import Plan, check_plan_operations, load_plan
 from mcpaql_conformance.live.records import Exchange, RecordWriter
-from mcpaql_conformance.live.safety import Permission, danger_word, name_is_destructive, operation_need, tool_need
+from mcpaql_conformance.live.safety import operation_need, tool_need
 from mcpaql_conformance.live.session import gather
+from mcpaql_conformance.live.words import danger_word
 
 # --- safety: the strictest reading of every declaration ------------------------------------------
 
@@ -55,6 +57,29 @@ def level(declarations: list[Any], tools: list[str] | None = None, names: tuple[
         ([{"endpoint": "execute"}], [], D),
         ([{"name": "mystery"}], [], D),  # no category: the strictest
         ([{"name": "mystery", "permissions": {"readOnly": True}}], [], D),  # read-only is no category
+        # the tool an operation is served by never stands in for a category it does not declare
+        ([{"name": "cleanup_sessions"}], ["mcp_aql_read"], D),
+        ([{"name": "x", "type": "READ"}], ["mcp_aql_read"], D),  # a stray READ declares nothing
+        ([{"name": "x", "type": "DELETE"}], ["mcp_aql_read"], D),  # a stray stricter word counts
+        ([{"name": "x", "tool": "mcp_aql_delete"}], [], D),
+        ([{"name": "x", "mcp_tool": "mcp_aql_update"}], [], D),
+        ([{"name": "x", "mcpTool": "MCPAQLCREATE"}], [], W),
+        # permissions, hints, danger, side effects and methods in the spellings servers use
+        ([{**READ_ONLY_READ, "annotations": {"destructiveHint": True}}], [], D),
+        ([{**READ_ONLY_READ, "annotations": {"readOnlyHint": False}}], [], W),
+        ([{"semantic_category": "READ", "permissions": {"read_only": False}}], [], W),
+        ([{"semantic_category": "READ", "permissions": ["read", "write"]}], [], D),
+        ([{"semantic_category": "READ", "permissions": "read"}], [], RO),
+        ([{**READ_ONLY_READ, "dangerLevel": "high"}], [], D),
+        ([{**READ_ONLY_READ, "risk": "low"}], [], W),
+        ([{**READ_ONLY_READ, "sideEffects": True}], [], D),
+        ([{**READ_ONLY_READ, "mutates": "false"}], [], RO),
+        ([{**READ_ONLY_READ, "method": "DELETE"}], [], D),
+        ([{**READ_ONLY_READ, "http_method": "POST"}], [], W),
+        ([{**READ_ONLY_READ, "method": "GET"}], [], RO),
+        ([{**READ_ONLY_READ, "categories": ["DELETE"]}], [], D),
+        ([{**READ_ONLY_READ, "crud": "UPDATE"}], [], D),
+        ([{**READ_ONLY_READ, "summary": "Deletes it."}], [], D),
     ],
 )
 def test_an_operation_needs_the_strictest_level_any_declaration_gives_it(
@@ -71,6 +96,17 @@ def test_an_operation_needs_the_strictest_level_any_declaration_gives_it(
         ("add_tag", W), ("fork_repository", W), ("create_repository", W), ("mark_as_read", D),
         ("get_block", RO), ("list_posts", RO), ("get_release", RO), ("get_commit", RO), ("get_order", RO),
         ("search_notes", RO), ("get_settings", RO), ("list_updates", RO), ("get_sync_status", RO),
+        # verbs of real servers, run together, after a namespace, after a read verb, past a run-in prefix
+        ("cleanup", D), ("prune_branches", D), ("invalidate_cache", D), ("expunge_mailbox", D), ("empty_trash", D),
+        ("evict_keys", D), ("void_invoice", D), ("vacuum_db", D), ("detach_volume", D), ("unregister_webhook", D),
+        ("suspend_user", D), ("resolve_incident", D), ("acknowledge_alert", D), ("snooze_alert", D),
+        ("escalate_incident", D), ("invoke_lambda", D), ("call_webhook", D), ("process_queue", D), ("index_docs", D),
+        ("train_model", D), ("withdraw_funds", D), ("resync_repo", D), ("redeploy", D), ("reassign-ticket", D),
+        ("checkoutBranch", D), ("sendmessage", D), ("SENDEMAIL", D), ("bulkupdate", D), ("list_then_archive", D),
+        ("get_then_publish", D), ("MCPAQLUPDATE_note", D), ("snapshot_report", W),
+        # words made from those verbs are not the verbs
+        ("list_enabled_features", RO), ("get_acceptance_rate", RO), ("list_sellers", RO), ("get_marketplace", RO),
+        ("get_cancellation_policy", RO), ("get_address", RO), ("list_attachments", RO), ("get_creator", RO),
     ],
 )  # fmt: skip
 def test_a_read_whose_name_says_it_changes_state_counts_at_the_stricter_level(name: str, needed: Permission) -> None:
@@ -83,9 +119,15 @@ def test_a_read_whose_name_says_it_changes_state_counts_at_the_stricter_level(na
         ("Updates the note's title.", D), ("Syncs the portfolio with the remote.", D), ("Deletes a note.", D),
         ("This operation publishes the collection.", D), ("Blocks the agent until a human answers.", D),
         ("Use it to create a copy.", W), ("Returns the note. Removed notes are not listed", RO),
-        ("Removing the note for good.", RO), ("Returns the note. Removes it after.", D),
+        ("Removing the note for good.", D), ("Returns the note. Removes it after.", D),
         ("Lists notes, newest first; deleted ones are left out.", RO), ("Get the updated notes.", RO),
         ("Reads a setting. This cannot be undone", D), (None, RO), ("x" * 100_000 + ". Deletes", RO),
+        ("Lists notes, then deletes the old ones", D), ("Returns notes and removes expired ones", D),
+        ("Warning - wipes the table", D), ("Shred the old documents", D), ("Syncing the portfolio", D),
+        ("Submits the form for review", D), (["Reads it.", "Then wipes it."], D),
+        ("Lists the latest updates", RO), ("Never modifies anything.", RO), ("Read-only: does not delete anything", RO),
+        ("Lists synced repositories", RO), ("Stopped jobs are listed", RO), ("Lists posts and tags", RO),
+        ("Use include_deleted to list deleted notes too", RO), ("Embed a text and return its vector", RO),
     ],
 )  # fmt: skip
 def test_a_description_that_says_it_changes_state_counts(description: Any, needed: Permission) -> None:
@@ -104,6 +146,11 @@ def test_a_safety_switch_among_the_parameters_says_the_operation_does_something(
     parameter: dict[str, Any], needed: Permission
 ) -> None:
     assert operation_need([READ_ONLY_READ], [], ("get_thing",), [parameter]).level is needed
+
+
+def test_a_prefix_run_into_a_tool_name_is_read_past() -> None:
+    assert tool_need("MCPAQLUPDATE").level is D and tool_need("mcpaqldelete").level is D
+    assert not tool_need("MCPAQLREAD") and not tool_need("mcpaqlcreate")
 
 
 def test_update_delete_and_execute_tools_bar_every_call_others_not() -> None:
@@ -127,7 +174,7 @@ def test_update_delete_and_execute_tools_bar_every_call_others_not() -> None:
         ({"type": "boolean", "default": False}, True),
         ({"type": "string", "enum": ["a", "b"], "default": "a"}, "b"),
         ({"type": "string", "maxLength": 3}, "mcp"),
-        ({"type": "string", "format": "email"}, "probe@example.org"),
+        ({"type": "string", "format": "email"}, "mcpaql-conformance@example.org"),
     ],
 )
 def test_round_trip_values_differ_from_the_default(parameter: dict[str, Any], value: Any) -> None:
@@ -424,7 +471,7 @@ def test_operations_whose_names_collide_once_made_safe_get_a_record_file_each(tm
     ],
 )  # fmt: skip
 def test_danger_words_are_found_in_every_case_style_and_at_any_length(name: str) -> None:
-    assert name_is_destructive(name) and tool_need(name).level is D
+    assert danger_word(name) is not None and tool_need(name).level is D
     assert level([READ_ONLY_READ], [], (name,)) is D
     assert level([{**READ_ONLY_READ, "name": name}]) is D
 
@@ -435,7 +482,7 @@ def test_danger_words_are_found_in_every_case_style_and_at_any_length(name: str)
      "get_model", "platform_info", "list_droplets", "search_notes", "get_execution_state", "introspect"],
 )  # fmt: skip
 def test_ordinary_names_that_contain_a_short_danger_word_are_not_destructive(name: str) -> None:
-    assert not name_is_destructive(name)
+    assert danger_word(name) is None
     # mcp_aql_update and mcp_aql_create say what they do all the same: not by a danger word
     expected = {"mcp_aql_update": D, "mcp_aql_create": W}.get(name, RO)
     assert level([{**READ_ONLY_READ, "name": name}]) is expected

@@ -24,7 +24,7 @@ from mcpaql_conformance.live.redact import DEEPER, MASK, MAX_DEPTH, Redactor
         ({"type": "boolean"}, False),
         ({"type": "array"}, []),
         ({"type": "object"}, {}),
-        ({"type": "string", "format": "email"}, "probe@example.org"),
+        ({"type": "string", "format": "email"}, "mcpaql-conformance@example.org"),
         ({"type": "string", "minLength": 30}, "mcpaql-conformance-probexxxxxx"),
         ({"type": "string", "maxLength": 3}, "mcp"),
         ({"type": "AdapterType"}, "mcpaql-conformance-probe"),

@@ -12,17 +12,9 @@ import pytest
 from mcpaql_conformance.capture.candidates import SAFE, candidates
 from mcpaql_conformance.live.changes import answer_identifiers, change_entries
 from mcpaql_conformance.live.guard import Guard, Withheld, operations_named
+from mcpaql_conformance.live.levels import Need, Permission, permission_of
 from mcpaql_conformance.live.redact import Redactor
-from mcpaql_conformance.live.safety import (
-    SAFE_OFF,
-    SAFE_ON,
-    Need,
-    Permission,
-    harmless_value,
-    operation_need,
-    permission_of,
-    safety_switch,
-)
+from mcpaql_conformance.live.safety import SAFE_OFF, SAFE_ON, harmless_value, operation_need, safety_switch
 from mcpaql_conformance.verdict.runner import change_lines, provenance_line
 
 TOOLS = ["mcp_aql_read", "mcp_aql_create", "mcp_aql_update", "mcp_aql_delete", "mcp_aql"]
@@ -101,6 +93,19 @@ def test_a_guard_that_knows_nothing_lets_only_introspect_through_a_known_tool() 
     assert not blank.check("mcp_aql_read", {"operation": "introspect"})
     with pytest.raises(Withheld):
         blank.check("mcp_aql_read", {"operation": "get_note"})
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{"force": True}, {"dry_run": False}, {"confirmDeletions": "yes"}, {"dryRun": "false"}, {"overwrite": 1}],
+)
+def test_a_request_that_sets_a_switch_the_unsafe_way_needs_allow_destructive(params: dict[str, Any]) -> None:
+    need = needed("mcp_aql_read", {"operation": "get_note", "params": params})
+    assert need.level is D and need.reason.startswith("the request asks ")
+    batch = {"operations": [{"operation": "get_note"}, {"operation": "get_note", "params": params}]}
+    assert needed("mcp_aql", batch).level is D
+    safe = {"force": False, "dry_run": True, "confirm_deletions": "no", "preview": 1, "title": "force"}
+    assert not needed("mcp_aql_read", {"operation": "get_note", "params": safe})
 
 
 def test_a_dry_run_sends_nothing_but_introspect_whatever_the_level() -> None:
@@ -222,6 +227,15 @@ def test_safety_switches_are_read_from_names_and_descriptions(parameter: Any, sw
 @pytest.mark.parametrize(
     ("parameter", "value"),
     [
+        # in the parameter's own type, whatever its default or enum
+        ({"name": "publish", "type": ["boolean", "null"], "default": True}, False),
+        ({"name": "preview", "type": "string", "default": "false"}, "true"),
+        ({"name": "force", "type": "integer", "default": 1}, 0),
+        ({"name": "dry_run", "type": "string"}, "true"),
+        ({"name": "cascade", "type": "boolean | null"}, False),
+        ({"name": "recursive", "type": "string", "default": "true"}, "false"),
+        ({"name": "dir", "type": "string", "enum": ["push", "pull"]}, "pull"),
+        ({"name": "target", "type": "string", "enum": ["apply", "plan"]}, "plan"),  # apply asks for something done
         ({"name": "dry_run", "type": "boolean", "default": False}, True),
         ({"name": "force", "type": "boolean", "default": True}, False),
         ({"name": "confirm_deletions", "type": "boolean"}, False),
@@ -240,8 +254,10 @@ def test_a_switch_or_mode_is_sent_with_its_safe_value_alone(parameter: Any, valu
 
 def test_a_mode_without_a_harmless_value_and_other_parameters_keep_their_candidates() -> None:
     assert [c.value for c in candidates("sync", {"name": "direction", "enum": ["up", "down"]})] == ["up", "down"]
-    assert harmless_value({"enum": ["push", "pull"]}) == "pull" and harmless_value({"enum": ["a"]}) is None
-    assert harmless_value({"enum": None}) is None and harmless_value("x") is None
+    assert harmless_value(["push", "pull"], mode=False) == "pull"  # push asks for something done
+    assert harmless_value(["pull", "json"], mode=False) is None
+    assert harmless_value(["pull", "json"], mode=True) == "pull"
+    assert harmless_value(["a"], mode=True) is None and harmless_value([None, 3], mode=True) is None
     assert [c.value for c in candidates("list", {"name": "order", "enum": ["asc", "desc"]})] == ["asc", "desc"]
 
 
