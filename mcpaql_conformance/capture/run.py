@@ -40,7 +40,7 @@ from mcpaql_conformance.live.discovery import (
 )
 from mcpaql_conformance.live.guard import Guard
 from mcpaql_conformance.live.levels import Permission
-from mcpaql_conformance.live.plan import Plan, check_plan_operations, load_plan
+from mcpaql_conformance.live.plan import Plan, check_plan_operations, check_plan_switches, load_plan
 from mcpaql_conformance.live.records import RecordWriter
 from mcpaql_conformance.live.redact import SHORT_SECRET, Redactor
 from mcpaql_conformance.live.session import NOT_APPLICABLE, Evidence, Live, gather, note
@@ -138,6 +138,7 @@ def capture(options: CaptureOptions) -> CaptureResult:
     if options.cleanup and options.permission is not Permission.DESTRUCTIVE:
         raise CaptureError("--cleanup deletes what the run created, which needs --allow-destructive")
     plan = load_plan(options.plan)
+    check_plan_switches(plan, options.permission)
     if not options.dry_run:
         _check_outputs(options)
     result: list[CaptureResult] = []

@@ -22,6 +22,8 @@ from mcpaql_conformance.files.configio import check_document, load_config_file
 from mcpaql_conformance.files.kinds import PLAN, refuse_other_kinds
 from mcpaql_conformance.files.schemas import did_you_mean
 from mcpaql_conformance.files.values import MISSING, resolve_path
+from mcpaql_conformance.live.levels import Permission
+from mcpaql_conformance.live.safety import unsafe_switches
 from mcpaql_conformance.sanitize import plain
 
 JsonObject = dict[str, Any]
@@ -79,6 +81,31 @@ def check_plan_operations(plan: Plan, operations: list[str]) -> None:
         if name not in known:
             raise ConfigError(
                 f"{plan.source}: {where}: the server lists no operation {plain(name)!r}{did_you_mean(name, known)}"
+            )
+
+
+def check_plan_switches(plan: Plan, permission: Permission) -> None:
+    """A plan that sets a safety switch the unsafe way (``force: true``, ``dry_run: false``) asks
+    for harm: below --allow-destructive that is a ConfigError, before any server is started."""
+    if permission is Permission.DESTRUCTIVE:
+        return
+    values = {key.rsplit(".", 1)[-1]: value for key, value in plan.values.items()}
+    requests = [("$.values", values)] + [
+        (f"$.examples[{i}].params", e.get("params")) for i, e in enumerate(plan.examples)
+    ]
+    for key in CYCLES:
+        for index, cycle in enumerate(getattr(plan, key)):
+            requests += [
+                (f"$.{key}[{index}].{step}.params", spec.get("params"))
+                for step, spec in cycle.items()
+                if isinstance(spec, dict)
+            ]
+    for where, params in requests:
+        unsafe = unsafe_switches(params)
+        if unsafe:
+            raise ConfigError(
+                f"{plan.source}: {where}: {', '.join(unsafe)} sets a safety switch the unsafe way, which asks for"
+                f" harm: {Permission.DESTRUCTIVE.how} (or give it its safe value)"
             )
 
 

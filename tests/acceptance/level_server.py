@@ -39,7 +39,7 @@ OPERATIONS = [
     _operation("list_items", "READ", "List items.", _parameter("limit", "integer", default=10, minimum=1)),
     _operation("create_item", "CREATE", "Add an item.", _parameter("title", required=True), _parameter("body")),
     # Declared READ and additive by its permissions: not read-only, not destructive.
-    _operation("refresh_cache", "READ", "Refresh the cache.", permissions={"readOnly": False, "destructive": False}),
+    _operation("warm_cache", "READ", "The cache.", permissions={"readOnly": False, "destructive": False}),
     # The list says READ, the detail CREATE (see LIST below): contested, the stricter counts.
     _operation("fetch_feed", "CREATE", "Fetch a feed into the store.", _parameter("url")),
     # UPDATE that declares nothing else, and one that declares itself destructive: the same level.
@@ -82,7 +82,7 @@ LIST[[entry["name"] for entry in LIST].index("fetch_feed")] |= {"semantic_catego
 
 # What each operation truly does (the ground truth the tests count against, not our reading).
 READ_ONLY = frozenset({"introspect", "get_item", "list_items"})
-WRITES = frozenset({"create_item", "refresh_cache", "fetch_feed"})
+WRITES = frozenset({"create_item", "warm_cache", "fetch_feed"})
 DESTRUCTIVE = frozenset(op["name"] for op in OPERATIONS) - READ_ONLY - WRITES
 
 

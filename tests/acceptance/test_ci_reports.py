@@ -445,3 +445,43 @@ def test_a_baseline_may_be_yaml_and_is_checked_as_strictly(cli, write_bundle, tm
     result = cli("test", str(write_bundle(failing_bundle())), "--baseline", str(baseline))
     assert result.returncode == 3
     assert "baseline.yaml: $.entries[0]: unknown key 'reasn' (did you mean 'reason'?)" in result.stderr
+
+
+def captured_bundle_of_a_run_with_writes() -> dict[str, Any]:
+    bundle = captured_bundle_withholding_a_delete()
+    bundle["provenance"] |= {"permission": "writes", "allow_writes": True, "withheld_operations": 1}
+    bundle["changes"] = [
+        {
+            "operation": "create_note", "tool": "mcp_aql_create", "at": "2026-11-23T08:00:01.000+00:00",
+            "needed": "writes", "source": "capture", "identifiers": {"note_id": "n-" + "7" * 60},
+            "request": {"title": "mcpaql-conformance-title"}, "answer": "succeeded",
+        }
+    ]  # fmt: skip
+    return bundle
+
+
+@pytest.mark.skipif(
+    chromium() is None, reason="headless Chromium is not installed (.ci/run installs Debian's chromium)"
+)
+@pytest.mark.parametrize("width", [390, 1280])
+def test_html_report_of_a_run_that_could_change_data_lists_what_it_changed(cli, write_bundle, tmp_path, width):
+    page = tmp_path / "report.html"
+    result = cli("test", str(write_bundle(captured_bundle_of_a_run_with_writes())), "-f", "html", "-o", str(page))
+    assert result.returncode == 0, result.stderr
+    metrics = layout(page, width)
+    assert metrics["viewport"] == width and metrics["scrollWidth"] <= width  # a long identifier wraps
+    assert metrics["footer"].endswith(
+        "over stdio; run with --allow-writes: 1 operation(s) not called (see Not probed during capture); 1 call(s)"
+        " may have created or changed data (see Changed during the run)"
+    )
+    dom = in_chromium(page, width, "--dump-dom").stdout
+    changed = re.search(r'<ul id="changes"><li>(.*?)</li></ul>', dom, re.S)
+    assert changed is not None
+    assert '<span class="nw">--allow-writes</span>' in changed.group(1)  # an option name never wraps
+    assert re.sub(r"<[^>]+>", "", changed.group(1)) == (
+        f"create_note at 2026-11-23T08:00:01.000+00:00: note_id=n-{'7' * 60} (capture, needed --allow-writes;"
+        " answered: succeeded)"
+    )
+    shot = tmp_path / f"changes-{width}.png"
+    in_chromium(page, width, f"--screenshot={shot}")
+    assert int.from_bytes(shot.read_bytes()[16:20], "big") == width

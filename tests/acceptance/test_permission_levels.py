@@ -78,7 +78,7 @@ def test_each_level_reaches_exactly_the_operations_it_allows(tmp_path: Path, fla
     ("operation", "reason"),
     [
         ("create_item", "declared CREATE"),
-        ("refresh_cache", "declared readOnly: false"),
+        ("warm_cache", "declared readOnly: false"),
         ("fetch_feed", "declared CREATE (its declarations name CREATE, READ)"),
         ("update_item", "declared UPDATE"),
         ("update_declared", "declared UPDATE"),

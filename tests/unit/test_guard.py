@@ -287,3 +287,32 @@ def test_change_lines_name_the_record_and_how_it_was_answered() -> None:
     assert lines[0] == "create_note at T: note_id=n1 (capture, needed --allow-writes; answered: succeeded)"
     assert lines[1].startswith("create_note at T: no identifier")
     assert len(lines) == 201 and lines[-1] == "... and 100 more (the bundle's changes list them all)"
+
+
+@pytest.mark.parametrize(
+    ("plan", "where"),
+    [
+        ({"values": {"sync.force": True}}, "$.values: force: true"),
+        ({"values": {"dry_run": False}}, "$.values: dry_run: false"),
+        ({"examples": [{"operation": "sync", "params": {"confirm_deletions": "yes"}}]}, "$.examples[0].params"),
+        (
+            {"create_read": [{"name": "c", "create": {"operation": "a", "params": {"overwrite": 1}}, "read": {}}]},
+            "$.create_read[0].create.params: overwrite: 1",
+        ),
+    ],
+)
+def test_a_plan_that_asks_for_harm_needs_allow_destructive(tmp_path: Any, plan: dict[str, Any], where: str) -> None:
+    import json
+
+    from mcpaql_conformance.errors import ConfigError
+    from mcpaql_conformance.live.plan import Plan, check_plan_switches
+
+    loaded = Plan(values=plan.get("values", {}), examples=plan.get("examples", []), source="plan.json")
+    loaded.create_read = plan.get("create_read", [])
+    for permission in (RO, W):
+        with pytest.raises(ConfigError) as refused:
+            check_plan_switches(loaded, permission)
+        assert str(refused.value).startswith(f"plan.json: {where}") and "pass --allow-destructive" in str(refused.value)
+    check_plan_switches(loaded, D)  # asked for, on a disposable instance
+    safe = Plan(values={"force": False, "dry_run": True}, source=json.dumps("x"))
+    check_plan_switches(safe, RO)
