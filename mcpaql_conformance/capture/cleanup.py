@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpaql_conformance.capture.cycles import shared_suffix
+from mcpaql_conformance.capture.cycles import filled, shared_suffix
 from mcpaql_conformance.evidence.answers import classify
 from mcpaql_conformance.live.changes import answer_identifiers
 from mcpaql_conformance.live.discovery import Operation
@@ -79,15 +79,9 @@ def _deleter(created: Operation, identifiers: JsonObject, deleters: list[Operati
     shares the most with the create's, ``create_note``/``delete_note``), and its parameters."""
     found = []
     for op in deleters:
-        params = {}
-        for name in op.required_names:
-            value = _identifier_for(name, identifiers)
-            if value is None:
-                break
-            params[name] = value
-        else:
-            if params:
-                found.append((-shared_suffix(created.name, op.name), op.index, op, params))
+        params = filled(op.required_names, lambda name: _identifier_for(name, identifiers))
+        if params:
+            found.append((-shared_suffix(created.name, op.name), op.index, op, params))
     if not found:
         return None
     _, _, op, params = min(found, key=lambda item: item[:2])

@@ -5,6 +5,7 @@ Every cycle runs its steps one after another, each within the run's permission l
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -283,13 +284,8 @@ def _reader_for(create: Operation, answer: Any, readers: list[Operation]) -> tup
     value sits in the answer."""
     ranked = []
     for reader in readers:
-        ids = {}
-        for parameter in reader.required_names:
-            path = _locate(answer, parameter)
-            if path is None:
-                break
-            ids[parameter] = path
-        else:
+        ids = filled(reader.required_names, lambda parameter: _locate(answer, parameter))
+        if ids is not None:
             identifying = sum(1 for name in ids if identifier_like(name))
             rank = (-identifying, len(ids) - identifying, -shared_suffix(create.name, reader.name), reader.index)
             ranked.append((rank, reader, ids))
@@ -297,6 +293,17 @@ def _reader_for(create: Operation, answer: Any, readers: list[Operation]) -> tup
         return None
     _, reader, ids = min(ranked, key=lambda c: c[0])
     return reader, ids
+
+
+def filled(names: list[str], lookup: Callable[[str], Any]) -> dict[str, Any] | None:
+    """Each of ``names`` with what ``lookup`` finds for it; None when it finds nothing for one."""
+    found = {}
+    for name in names:
+        value = lookup(name)
+        if value is None:
+            return None
+        found[name] = value
+    return found
 
 
 def shared_suffix(left: str, right: str) -> int:

@@ -77,6 +77,18 @@ def chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 
 
+NEEDS_CHROMIUM = pytest.mark.skipif(
+    chromium() is None, reason="headless Chromium is not installed (.ci/run installs Debian's chromium)"
+)
+
+
+def html_report(cli: Any, bundle: Path, page: Path) -> Path:
+    """``test BUNDLE -f html -o PAGE`` of a conformant bundle: the page."""
+    result = cli("test", str(bundle), "-f", "html", "-o", str(page))
+    assert result.returncode == 0, result.stderr
+    return page
+
+
 def rendered_dom(html: Path, fragment: str = "") -> str:
     browser = chromium()
     assert browser is not None
@@ -105,9 +117,7 @@ def rendered_dom(html: Path, fragment: str = "") -> str:
     return result.stdout
 
 
-@pytest.mark.skipif(
-    chromium() is None, reason="headless Chromium is not installed (.ci/run installs Debian's chromium)"
-)
+@NEEDS_CHROMIUM
 def test_html_report_renders_hostile_text_as_text_and_filters_by_result(cli, write_bundle, tmp_path):
     page = tmp_path / "report.html"
     bundle = hostile_bundle()
@@ -369,6 +379,14 @@ def in_chromium(page: Path, width: int, action: str) -> subprocess.CompletedProc
     return result
 
 
+def screenshot_width(page: Path, width: int, shot: Path) -> int:
+    """The width of a PNG screenshot of ``page`` taken at ``width`` (kept at ``shot`` to be looked at)."""
+    in_chromium(page, width, f"--screenshot={shot}")
+    png = shot.read_bytes()
+    assert png.startswith(b"\x89PNG")
+    return int.from_bytes(png[16:20], "big")
+
+
 def layout(page: Path, width: int) -> dict[str, Any]:
     """The report's layout at ``width`` CSS pixels, measured inside Chromium. Headless windows
     are at least 500 px wide, so the report is laid out in a frame of exactly ``width``."""
@@ -398,14 +416,10 @@ def captured_bundle_withholding_a_delete() -> dict[str, Any]:
     return bundle
 
 
-@pytest.mark.skipif(
-    chromium() is None, reason="headless Chromium is not installed (.ci/run installs Debian's chromium)"
-)
+@NEEDS_CHROMIUM
 @pytest.mark.parametrize("width", [390, 1280])
 def test_html_report_layout_at_phone_and_desktop_widths(cli, write_bundle, tmp_path, width):
-    page = tmp_path / "report.html"
-    result = cli("test", str(write_bundle(captured_bundle_withholding_a_delete())), "-f", "html", "-o", str(page))
-    assert result.returncode == 0, result.stderr
+    page = html_report(cli, write_bundle(captured_bundle_withholding_a_delete()), tmp_path / "report.html")
     metrics = layout(page, width)
     assert metrics["viewport"] == width and metrics["scrollWidth"] <= width  # nothing runs off the page
     assert metrics["banner"] == "rgb(68, 204, 17)"  # the badge's green (#4c1)
@@ -417,15 +431,10 @@ def test_html_report_layout_at_phone_and_desktop_widths(cli, write_bundle, tmp_p
         "Made by mcpaql-conformance 0.1.0 · MCP-AQL spec 1.0.0-draft · tier both · evidence: captured at 2026-11-23T08"
         ":00:00+00:00 by mcpaql-conformance 0.1.0 from notes 2 over stdio; destructive operations withheld (1)"
     )
-    shot = tmp_path / f"report-{width}.png"
-    in_chromium(page, width, f"--screenshot={shot}")
-    png = shot.read_bytes()
-    assert png.startswith(b"\x89PNG") and int.from_bytes(png[16:20], "big") == width  # the screenshot's width
+    assert screenshot_width(page, width, tmp_path / f"report-{width}.png") == width
 
 
-@pytest.mark.skipif(
-    chromium() is None, reason="headless Chromium is not installed (.ci/run installs Debian's chromium)"
-)
+@NEEDS_CHROMIUM
 def test_html_banner_takes_the_badges_colour(cli, tmp_path):
     page = tmp_path / "report.html"
     failing = FIXTURES / "diff-02-leak-stack-frame-notes.json"
@@ -460,14 +469,10 @@ def captured_bundle_of_a_run_with_writes() -> dict[str, Any]:
     return bundle
 
 
-@pytest.mark.skipif(
-    chromium() is None, reason="headless Chromium is not installed (.ci/run installs Debian's chromium)"
-)
+@NEEDS_CHROMIUM
 @pytest.mark.parametrize("width", [390, 1280])
 def test_html_report_of_a_run_that_could_change_data_lists_what_it_changed(cli, write_bundle, tmp_path, width):
-    page = tmp_path / "report.html"
-    result = cli("test", str(write_bundle(captured_bundle_of_a_run_with_writes())), "-f", "html", "-o", str(page))
-    assert result.returncode == 0, result.stderr
+    page = html_report(cli, write_bundle(captured_bundle_of_a_run_with_writes()), tmp_path / "report.html")
     metrics = layout(page, width)
     assert metrics["viewport"] == width and metrics["scrollWidth"] <= width  # a long identifier wraps
     assert metrics["footer"].endswith(
@@ -482,6 +487,4 @@ def test_html_report_of_a_run_that_could_change_data_lists_what_it_changed(cli, 
         f"create_note at 2026-11-23T08:00:01.000+00:00: note_id=n-{'7' * 60} (capture, needed --allow-writes;"
         " answered: succeeded)"
     )
-    shot = tmp_path / f"changes-{width}.png"
-    in_chromium(page, width, f"--screenshot={shot}")
-    assert int.from_bytes(shot.read_bytes()[16:20], "big") == width
+    assert screenshot_width(page, width, tmp_path / f"changes-{width}.png") == width
