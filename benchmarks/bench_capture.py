@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from mcpaql_conformance.capture.run import CaptureOptions, capture  # noqa: E402
 from mcpaql_conformance.live.connection import Target  # noqa: E402
+from mcpaql_conformance.live.levels import Permission  # noqa: E402
 from tests.acceptance.conftest import demo_over_http  # noqa: E402
 
 SCRIPT = Path(sys.executable).parent / "mcpaql-conformance"
@@ -40,8 +41,9 @@ TARGET = 0.35
 def in_process(url: str, concurrency: int, folder: Path) -> tuple[float, int]:
     """(seconds, calls) of one capture() against the running demo."""
     options = CaptureOptions(
-        Target(url=url), folder / f"bundle-{concurrency}.json", None, folder / "records", 20.0, True, concurrency
-    )
+        Target(url=url), folder / f"bundle-{concurrency}.json", None, folder / "records", 20.0,
+        Permission.DESTRUCTIVE, concurrency,
+    )  # fmt: skip
     start = time.perf_counter()
     result = capture(options)
     return time.perf_counter() - start, int(result.metrics["calls"])

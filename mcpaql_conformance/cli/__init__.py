@@ -1,6 +1,6 @@
 """The command line: the group, how errors become exit codes, and the commands, one module per
 command group (`judge`: test, verify-fixtures, report, badge, validate, schema; `live`: capture,
-check; `agent`; `shapes`: schemas, diff). Options several commands share are in `options`.
+check; `agent`; `shapes`: schemas, diff; `spec`: rules). Options several commands share are in `options`.
 
 No check logic lives here. Heavy modules are imported inside the commands so that
 ``mcpaql-conformance version`` starts fast.
@@ -20,6 +20,7 @@ from mcpaql_conformance.cli.judge import badge, report, schema_command, test, va
 from mcpaql_conformance.cli.live import capture, check
 from mcpaql_conformance.cli.output import EXIT_CONFIG, silence_stdout
 from mcpaql_conformance.cli.shapes import diff_command, schemas_command
+from mcpaql_conformance.cli.spec import rules_command
 from mcpaql_conformance.errors import ConfigError
 
 
@@ -93,7 +94,7 @@ def cli() -> None:
 
 for command in (
     test, verify_fixtures, report, validate_command, schemas_command, diff_command, schema_command, badge,
-    capture, agent, check,
+    capture, agent, check, rules_command,
 ):  # fmt: skip
     cli.add_command(command)
 

@@ -19,6 +19,8 @@ def test_dict(test: TestResult) -> dict[str, Any]:
         entry["tier"] = test.tier
     if test.findings:
         entry["findings"] = list(test.findings)
+        if any(test.cited):
+            entry["findingRules"] = list(test.cited)  # per finding, the rule it is about (`rules` lists them)
         if test.lead:
             entry["lead"] = test.lead
     if test.baselined is not None:

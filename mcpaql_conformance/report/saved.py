@@ -113,6 +113,13 @@ def report_from_data(data: Any, source: str = "<report>") -> Report:
     )
 
 
+def _cited(rules: Any, count: int) -> tuple[str, ...]:
+    """A saved report's rule per finding, when it has one for each (else none)."""
+    if not isinstance(rules, list) or len(rules) != count:
+        return ()
+    return tuple(rule if isinstance(rule, str) else "" for rule in rules)
+
+
 def _text_or_none(value: Any) -> str | None:
     return plain(value, max_len=500) if isinstance(value, str) else None
 
@@ -171,6 +178,7 @@ def _test(entry: dict[str, Any]) -> TestResult:
         detail=entry.get("detail") or "",
         spec_ref=entry.get("specRef", ""),
         findings=tuple(entry.get("findings") or ()),
+        cited=_cited(entry.get("findingRules"), len(entry.get("findings") or ())),
         tier=entry.get("tier"),
         baselined=entry.get("baselined"),
         lead=entry.get("lead") or "",

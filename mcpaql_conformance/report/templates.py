@@ -44,8 +44,12 @@ def environment(kind: str) -> jinja2.Environment:
         "keep_trailing_newline": True,
         "undefined": jinja2.StrictUndefined,
     }
+    from mcpaql_conformance.report.cited import shown_findings
+
     if kind == "markdown":
-        return jinja2.Environment(autoescape=False, finalize=markdown, **options)
-    markup = jinja2.Environment(autoescape=True, finalize=_markup_safe, **options)
-    markup.filters["words"] = _words
-    return markup
+        environment = jinja2.Environment(autoescape=False, finalize=markdown, **options)
+    else:
+        environment = jinja2.Environment(autoescape=True, finalize=_markup_safe, **options)
+        environment.filters["words"] = _words
+    environment.filters["shown"] = shown_findings  # each finding with the rule it is about
+    return environment

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from mcpaql_conformance.report.cited import shown_findings
 from mcpaql_conformance.report.common import (
     DEFAULT_OPTIONS,
     METRIC_HEADINGS,
@@ -119,7 +120,7 @@ def test_lines(test: TestResult, safe: Sanitised, options: RenderOptions, prefix
     lead = test.lead or f"{len(test.findings)} finding(s)"
     lines += wrap([(f"{body}{safe[lead]}:", None)], width, body)
     cap = options.max_findings or len(test.findings)
-    for finding in test.findings[:cap]:
+    for finding in shown_findings(test)[:cap]:
         lines += wrap([(f"{prefix}{BULLET}{safe[finding]}", None)], width, prefix + " " * len(BULLET))
     if len(test.findings) > cap:
         left = len(test.findings) - cap

@@ -40,6 +40,7 @@ class TestResult:
     tier: str | None = None
     baselined: str | None = None  # the baseline's reason, when this failure is an expected one
     lead: str = ""  # what heads the findings when each is shown on its own line (their counts)
+    cited: tuple[str, ...] = ()  # per finding, the id of the rule it is about ("" where none)
 
     @property
     def failed(self) -> bool:

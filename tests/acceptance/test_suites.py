@@ -183,7 +183,7 @@ def test_the_suite_tree_lists_failing_tests_with_findings_and_calls_invalid_memb
         "|           FAIL Error messages do not leak implementation internals  [L1.errors.no-leakage]",
         "|                1 failure(s):",
         "|                - $.error_tests[0].response.error.message: stack frame 'at handler"
-        " (/srv/app/src/notes.ts:41:9)'",
+        " (/srv/app/src/notes.ts:41:9)' [introspection §8.1.3 MUST NOT]",
         "|       PASS Round-Trip Integrity [MUST]",
     ]
     assert lines[-1] == "2/4 bundles conformant (exit 3)"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from mcpaql_conformance.evidence.bundle import JsonObject
@@ -31,24 +32,57 @@ class Outcome:
 CheckFunction = Callable[["Context"], Outcome]
 
 
+class Finding(str):
+    """A finding that names the rule of the registry it is about (``cite``)."""
+
+    rule: str
+
+    def __new__(cls, text: str, rule: str) -> Finding:
+        finding = super().__new__(cls, text)
+        finding.rule = rule
+        return finding
+
+
+def cite(rule: str, text: str) -> Finding:
+    """A finding about ``rule`` (an id of verdict/rules): its keyword decides what it costs."""
+    return Finding(text, rule)
+
+
+# The rules the running check judges (``Check.rules``): what a finding that names none is about.
+_JUDGING: ContextVar[tuple[str, ...]] = ContextVar("judging", default=())
+
+
 @dataclass(frozen=True)
 class Check:
     id: str
     name: str
     spec_ref: str
     function: CheckFunction
+    rules: tuple[str, ...] = ()  # the registry's rules this test judges
+    primary: str = ""  # the rule a finding that names none is about
 
     def run(self, ctx: Context) -> TestResult:
-        outcome = self.function(ctx)
+        judging = _JUDGING.set((self.primary, *self.rules) if self.primary else self.rules)
+        try:
+            outcome = self.function(ctx)
+        finally:
+            _JUDGING.reset(judging)
         return TestResult(
             id=self.id,
             name=self.name,
             result=outcome.result,
             detail=outcome.detail,
             spec_ref=self.spec_ref,
-            findings=outcome.findings,
+            findings=tuple(map(str, outcome.findings)),  # plain text: the rules go to ``cited``
             lead=outcome.lead,
+            cited=_citations(outcome.findings),
         )
+
+
+def _citations(findings: tuple[str, ...]) -> tuple[str, ...]:
+    """Per finding, the rule it is about ("" for none); none at all when no finding names one."""
+    cited = tuple(getattr(finding, "rule", "") for finding in findings)
+    return cited if any(cited) else ()
 
 
 @dataclass
@@ -61,11 +95,14 @@ class Category:
     checks: list[Check] = field(default_factory=list)
     expand: Callable[[Context], list[TestResult]] | None = None
 
-    def check(self, check_id: str, name: str, spec_ref: str) -> Callable[[CheckFunction], CheckFunction]:
-        """Register a check function under a stable id."""
+    def check(
+        self, check_id: str, name: str, spec_ref: str, rules: tuple[str, ...] = (), primary: str = ""
+    ) -> Callable[[CheckFunction], CheckFunction]:
+        """Register a check function under a stable id, with the registry's rules it judges and
+        the one (``primary``, among them) that a finding naming no rule is about."""
 
         def register(function: CheckFunction) -> CheckFunction:
-            self.checks.append(Check(check_id, name, spec_ref, function))
+            self.checks.append(Check(check_id, name, spec_ref, function, rules, primary))
             return function
 
         return register
@@ -120,7 +157,9 @@ def judge(
     is not "no evidence": a test with nothing else to judge says it was not judged, and why,
     and how to judge it, and warns.
     """
-    warnings = warnings or []
+    default = _default_rule(requirement)
+    failures, demoted = _by_strength([_cited(item, default) for item in failures], default)
+    warnings = [*demoted, *(_cited(item, default) for item in warnings or [])]
     withheld = withheld or {}
     hint = withheld_hint(withheld.values())
     explained = explained or []
@@ -134,8 +173,8 @@ def judge(
     findings = (
         *failures,
         *warnings,
-        *(f"{uncovered_label}: {item}" for item in uncovered),
-        *(f"withheld for safety: {item} (needs {flag})" for item, flag in withheld.items()),
+        *(_cited(f"{uncovered_label}: {item}", default) for item in uncovered),
+        *(_cited(f"withheld for safety: {item} (needs {flag})", default) for item, flag in withheld.items()),
     )
     counts = [f"{len(items)} {label}" for items, label in ((failures, "failure(s)"), (warnings, "warning(s)")) if items]
     if uncovered:  # "no evidence for 3", "3 operations without detail evidence"
@@ -157,6 +196,39 @@ def judge(
         parts = [listing(warnings, 5)] if warnings else []
         return Outcome(Result.WARN, "; ".join([*parts, *notes]), findings, ", ".join(counts))
     return Outcome(Result.PASS, passed, findings)
+
+
+def _default_rule(requirement: Requirement) -> str:
+    """What a finding that names no rule is about: the running check's primary rule, else its first
+    rule of the test's own strength, else its first ("" when it declares none)."""
+    from mcpaql_conformance.verdict.rules import BY_ID
+
+    rules = _JUDGING.get()
+    same = [rule for rule in rules if rule in BY_ID and BY_ID[rule].strength is requirement]
+    return rules[0] if rules and rules[0] in BY_ID else same[0] if same else (rules[0] if rules else "")
+
+
+def _cited(item: str, default: str) -> str:
+    """``item`` naming its rule: its own, else ``default`` (none when that is "")."""
+    if isinstance(item, Finding) or not default:
+        return item
+    return Finding(item, default)
+
+
+def _by_strength(failures: list[str], default: str) -> tuple[list[str], list[str]]:
+    """(failures, warnings): a violation of a SHOULD (or of a MUST found only in an informative
+    document) warns, never fails; what a MAY allows is no violation at all (dropped)."""
+    from mcpaql_conformance.verdict.rules import BY_ID
+
+    kept: list[str] = []
+    demoted: list[str] = []
+    for item in failures:
+        rule = BY_ID.get(getattr(item, "rule", default))
+        if rule is None or rule.strength is Requirement.MUST:
+            kept.append(item)
+        elif rule.strength is Requirement.SHOULD:
+            demoted.append(item)
+    return kept, demoted
 
 
 def split_withheld(ctx: Context, items: list[str], probes: tuple[str, ...]) -> tuple[list[str], dict[str, str]]:

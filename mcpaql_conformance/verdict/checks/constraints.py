@@ -11,10 +11,17 @@ CONSTRAINTS = Category("Constraint Documentation", required=False, level=2)
 SHOULD = Requirement.SHOULD
 
 
+_CONSTRAINTS_ENFORCED_RULES = (
+    "core:10.1:l2-passes-suite", "conformance:2.2:constraint-documentation", "conformance:4.2:level2-categories",
+)  # fmt: skip
+
+
 @CONSTRAINTS.check(
     "L2.constraints.enforced",
     "Constraints are enforced with structured errors",
     f"{CONFORMANCE} §3.5",
+    rules=_CONSTRAINTS_ENFORCED_RULES,
+    primary="conformance:2.2:constraint-documentation",
 )
 def enforced(ctx: Context) -> Outcome:
     cases = ctx.bundle.cases("constraint_tests")
@@ -38,10 +45,18 @@ def enforced(ctx: Context) -> Outcome:
     )
 
 
+_CONSTRAINTS_DOCUMENTED_RULES = (
+    "core:10.1:l2-passes-suite", "conformance:2.2:constraint-documentation", "conformance:4.2:level2-categories",
+    "introspection:8.2.2:constraints", "introspection:8.2.2:read-only-append-only",
+)  # fmt: skip
+
+
 @CONSTRAINTS.check(
     "L2.constraints.documented",
     "Constraints are disclosed in introspection",
     f"{CONFORMANCE} §3.5",
+    rules=_CONSTRAINTS_DOCUMENTED_RULES,
+    primary="introspection:8.2.2:read-only-append-only",
 )
 def documented(ctx: Context) -> Outcome:
     cases = ctx.bundle.cases("constraint_tests")

@@ -126,10 +126,27 @@ def _discovery_failures(ctx: Context, query: str) -> list[str]:
     return failures
 
 
+_INTROSPECTION_OPERATIONS_QUERY_RULES = (
+    "core:3.3:one-mode", "core:4.7.5:limits-in-protocol", "core:6.2:one-category", "core:7.2:introspect",
+    "core:10.1:l1-one-mode", "core:10.1:l1-introspect", "core:10.1:l1-classify", "core:10.1:l1-document-routing",
+    "core:10.1:l2-meets-l1", "core:10.1:l2-passes-suite", "core:10.2:claiming",
+    "conformance:2.1:introspection-fidelity", "conformance:4.1:level1-categories",
+    "introspection:3.1:discriminated-union", "introspection:4.1.1:protocol-version",
+    "introspection:4.1.1:protocol-conformance", "introspection:4.1.1:protocol-mode",
+    "introspection:4.1.1:mode-semantic", "introspection:8.1:must-list", "introspection:8.2:should-list",
+    "operations:2.1:input-structure", "operations:2.4:snake-case", "operations:5.1:semantic-category",
+    "operations:5.1:endpoint", "operations:5.1:description", "operations:9.1:introspect",
+    "endpoint-modes:4.4:one-category-each", "endpoint-modes:8.1:conformance-musts", "crude:4.3:one-mode",
+    "crude:6.6:document-classification", "crude:6.6:endpoint-discoverable", "crude:7.1:profile-musts",
+)  # fmt: skip
+
+
 @INTROSPECTION.check(
     "L1.introspection.operations-query",
     "Operations query is implemented",
     f"{CONFORMANCE} §2.1; {CORE} §7.2-7.3",
+    rules=_INTROSPECTION_OPERATIONS_QUERY_RULES,
+    primary="core:7.2:introspect",
 )
 def operations_query(ctx: Context) -> Outcome:
     failures = _discovery_failures(ctx, "operations")
@@ -153,10 +170,19 @@ def operations_query(ctx: Context) -> Outcome:
     return single(MUST, failures, passed)
 
 
+_INTROSPECTION_TYPES_QUERY_RULES = (
+    "core:7.2:introspect", "core:9.2:types-discoverable", "core:10.1:l1-introspect", "core:10.1:l2-meets-l1",
+    "core:10.1:l2-passes-suite", "conformance:2.1:introspection-fidelity", "conformance:4.1:level1-categories",
+    "introspection:3.1:discriminated-union", "introspection:8.1:must-list",
+)  # fmt: skip
+
+
 @INTROSPECTION.check(
     "L1.introspection.types-query",
     "Types query is implemented",
     f"{CONFORMANCE} §2.1; {CORE} §7.3",
+    rules=_INTROSPECTION_TYPES_QUERY_RULES,
+    primary="core:9.2:types-discoverable",
 )
 def types_query(ctx: Context) -> Outcome:
     failures = _discovery_failures(ctx, "types")
@@ -168,10 +194,34 @@ def types_query(ctx: Context) -> Outcome:
     return single(MUST, failures, f"introspect {{query: types}} answered {count} type(s) in the documented shape.")
 
 
+_INTROSPECTION_OPERATION_DETAILS_RULES = (
+    "core:3.3:one-mode", "core:6.2:one-category", "core:6.2:one-family", "core:6.2:wrong-endpoint-rejected",
+    "core:10.1:l1-one-mode", "core:10.1:l1-classify", "core:10.1:l1-document-routing",
+    "core:10.1:l1-wrong-endpoint", "core:10.1:l2-meets-l1", "core:10.1:l2-passes-suite", "core:10.2:claiming",
+    "core:8.5.2:snake-case-names", "core:8.5.4:reserved-names", "core:8.5.4:no-custom-reserved",
+    "conformance:2.1:introspection-fidelity", "conformance:4.1:level1-categories",
+    "introspection:4.1:endpoint-family-name", "introspection:8.1:must-list",
+    "introspection:8.1.2:feature-parameters", "operations:2.4:snake-case", "operations:4.3:required-or-optional",
+    "operations:4.4.5:expand-inline", "operations:5.1:operation-schema", "operations:5.1:semantic-category",
+    "operations:5.1:endpoint", "operations:5.1:description", "operations:5.2:parameter-fields",
+    "operations:5.2:type", "operations:6.1:by-semantics", "operations:6.3:validate-endpoint",
+    "operations:6.3:no-cross-execution", "operations:6.3:mismatch-error", "operations:9.1:introspect",
+    "endpoint-modes:4.2:wrong-tool-rejected", "endpoint-modes:4.4:one-category-each",
+    "endpoint-modes:4.5:wrong-family-rejected", "endpoint-modes:4.6:route-validated",
+    "endpoint-modes:8.1:conformance-musts", "endpoint-modes:8.2:conformance-shoulds", "crude:5.1:one-endpoint",
+    "crude:5.1:reject-wrong-endpoint", "crude:6.6:document-classification", "crude:6.6:endpoint-discoverable",
+    "crude:7.1:profile-musts", "mcp:2.2.1:standard-names", "mcp:2.2.1:names-introspected", "mcp:6.4:prefix-charset",
+    "mcp:6.4:prefix-underscore", "mcp:7.2:conformance-shoulds",
+    "features/collection-querying:4.2:input-type-introspected",
+)  # fmt: skip
+
+
 @INTROSPECTION.check(
     "L1.introspection.operation-details",
     "Operation details are valid, named, routed and classified correctly",
     f"{CONFORMANCE} §3.1; {CORE} §6.1-6.2, §8.5.2, §8.5.4, §10.1",
+    rules=_INTROSPECTION_OPERATION_DETAILS_RULES,
+    primary="core:10.1:l1-document-routing",
 )
 def operation_details(ctx: Context) -> Outcome:
     details = ctx.details
@@ -425,10 +475,23 @@ def _refused_valid_requests(ctx: Context) -> list[str]:
     return failures
 
 
+_INTROSPECTION_COMPLETENESS_RULES = (
+    "core:10.1:l2-passes-suite", "core:10.2:claiming", "core:10.3:extensions-documented",
+    "conformance:2.1:introspection-fidelity", "conformance:4.1:level1-categories", "introspection:8.1:must-list",
+    "introspection:8.1.1:accurate", "introspection:8.1.1:names-match", "introspection:8.1.1:types-match",
+    "introspection:8.1.1:required-match", "introspection:8.1.2:complete", "introspection:8.1.2:accepted-documented",
+    "introspection:8.1.2:required-true", "introspection:8.1.2:feature-parameters", "operations:2.1:input-structure",
+    "features/collection-querying:2.6:style-documented", "features/collection-querying:4.2:input-type-introspected",
+    "features/collection-querying:6:expose-list",
+)  # fmt: skip
+
+
 @INTROSPECTION.check(
     "L1.introspection.completeness",
     "Introspection is complete and accurate",
     f"{CONFORMANCE} §3.1 (Introspection Completeness)",
+    rules=_INTROSPECTION_COMPLETENESS_RULES,
+    primary="introspection:8.1.1:accurate",
 )
 def completeness(ctx: Context) -> Outcome:
     accepted = ctx.bundle.accepted_parameters or {}

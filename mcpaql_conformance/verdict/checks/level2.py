@@ -13,10 +13,19 @@ LEVEL2 = Category(LEVEL2_FEATURES, required=False, level=2)
 SHOULD = Requirement.SHOULD
 
 
+_FEATURES_ENDPOINT_MODES_RULES = (
+    "core:3.3:both-modes", "core:10.1:l2-both-modes", "core:10.1:l2-passes-suite",
+    "conformance:2.2:level2-features", "conformance:4.2:level2-categories",
+    "endpoint-modes:8.2:conformance-shoulds", "crude:4.3:both-modes", "crude:7.2:profile-shoulds",
+)  # fmt: skip
+
+
 @LEVEL2.check(
     "L2.features.endpoint-modes",
     "Semantic and single endpoint modes are both supported",
     f"{CONFORMANCE} §2.2; {CORE} §3.3, §10.1",
+    rules=_FEATURES_ENDPOINT_MODES_RULES,
+    primary="core:10.1:l2-both-modes",
 )
 def endpoint_modes(ctx: Context) -> Outcome:
     modes = ctx.modes
@@ -31,10 +40,20 @@ def endpoint_modes(ctx: Context) -> Outcome:
     return single(SHOULD, failures, f"Single mode and semantic mode ({', '.join(semantic)}) are both supported.")
 
 
+_FEATURES_FIELD_SELECTION_RULES = (
+    "core:10.1:l2-passes-suite", "core:10.1:l2-field-selection", "conformance:2.2:level2-features",
+    "conformance:4.2:level2-categories", "operations:4.2:common-patterns",
+    "features/field-selection:2.2:prefer-fields", "features/field-selection:5.1:must-list",
+    "features/field-selection:5.3:discoverable", "features/collection-querying:6:expose-list",
+)  # fmt: skip
+
+
 @LEVEL2.check(
     "L2.features.field-selection",
     "Field selection is supported on READ operations",
     f"{CONFORMANCE} §2.2",
+    rules=_FEATURES_FIELD_SELECTION_RULES,
+    primary="core:10.1:l2-field-selection",
 )
 def field_selection(ctx: Context) -> Outcome:
     advertised = ctx.bundle.capabilities.get("field_selection")
@@ -48,10 +67,19 @@ def field_selection(ctx: Context) -> Outcome:
     return single(SHOULD, failures, f"Field selection is advertised and documented on {', '.join(with_fields[:5])}.")
 
 
+_FEATURES_BATCH_RULES = (
+    "core:10.1:l2-passes-suite", "core:10.1:l2-batch", "conformance:2.2:level2-features",
+    "conformance:4.2:level2-categories", "operations:7.1:batch-format", "operations:7.2:batch-results",
+    "operations:7.3:batch-semantics",
+)  # fmt: skip
+
+
 @LEVEL2.check(
     "L2.features.batch",
     "Batch operations return individual results",
     f"{CONFORMANCE} §2.2",
+    rules=_FEATURES_BATCH_RULES,
+    primary="core:10.1:l2-batch",
 )
 def batch(ctx: Context) -> Outcome:
     example = ctx.bundle.batch_example

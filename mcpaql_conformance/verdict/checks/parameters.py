@@ -30,10 +30,22 @@ MUST = Requirement.MUST
 MISSING_PARAM_CODE = "VALIDATION_MISSING_PARAM"
 
 
+_PARAMS_REQUIRED_ENFORCED_RULES = (
+    "core:4.5.3:validate-input", "core:4.5.3:missing-input-rejected", "core:10.1:l2-passes-suite",
+    "conformance:2.1:parameter-handling", "conformance:4.1:level1-categories", "introspection:8.1.1:accurate",
+    "introspection:8.1.1:required-match", "introspection:8.1.2:optional-false", "operations:5.1:validate-first",
+    "operations:5.4:validation-steps", "operations:5.4:validation-errors", "operations:8.1:structured-codes",
+    "operations:8.2:code", "operations:8.3:standard-codes", "error-codes:7.1:must-list",
+    "endpoint-modes:6.4:common-enforcement",
+)  # fmt: skip
+
+
 @PARAMETERS.check(
     "L1.params.required-enforced",
     "Required parameters are enforced",
     f"{CONFORMANCE} §3.2; {CORE} §4.5.3",
+    rules=_PARAMS_REQUIRED_ENFORCED_RULES,
+    primary="conformance:2.1:parameter-handling",
 )
 def required_enforced(ctx: Context) -> Outcome:
     cases = ctx.bundle.parameter_cases("missing_required")
@@ -108,10 +120,20 @@ def _judge_missing(operation: str, parameter: str, response: Any) -> tuple[list[
     return [], []
 
 
+_PARAMS_UNKNOWN_EXPLICIT_RULES = (
+    "core:4.6:unknown-rejected", "core:4.6:unknown-param-code", "core:4.6.2:default-rejects",
+    "core:10.1:l2-passes-suite", "conformance:2.1:parameter-handling", "conformance:4.1:level1-categories",
+    "introspection:8.2.1:explicit-unknown", "introspection:8.2.1:not-silent", "operations:5.1:validate-first",
+    "operations:5.4:validation-steps", "operations:5.4:validation-errors", "endpoint-modes:6.4:common-enforcement",
+)  # fmt: skip
+
+
 @PARAMETERS.check(
     "L1.params.unknown-explicit",
     "Unknown parameters are handled explicitly",
     f"{CONFORMANCE} §3.2; {CORE} §4.6",
+    rules=_PARAMS_UNKNOWN_EXPLICIT_RULES,
+    primary="core:4.6:unknown-rejected",
 )
 def unknown_explicit(ctx: Context) -> Outcome:
     cases = ctx.bundle.parameter_cases("unknown_parameter")
@@ -180,10 +202,18 @@ def _details_name(details: Any, parameter: str) -> bool:
     )
 
 
+_PARAMS_DEFAULTS_RULES = (
+    "core:10.1:l2-passes-suite", "conformance:2.1:parameter-handling", "conformance:4.1:level1-categories",
+    "operations:5.4:validation-steps",
+)  # fmt: skip
+
+
 @PARAMETERS.check(
     "L1.params.defaults",
     "Documented defaults are observable",
     f"{CONFORMANCE} §3.2 (Optional Parameter Defaults)",
+    rules=_PARAMS_DEFAULTS_RULES,
+    primary="conformance:2.1:parameter-handling",
 )
 def defaults(ctx: Context) -> Outcome:
     cases = ctx.bundle.parameter_cases("optional_defaults")
@@ -249,10 +279,18 @@ def _default_mismatch(case: JsonObject) -> str | None:
     return None
 
 
+_PARAMS_SNAKE_CASE_RULES = (
+    "core:4.3:snake-case", "core:10.1:l2-passes-suite", "conformance:2.1:parameter-handling",
+    "conformance:4.1:level1-categories", "operations:4.1:snake-case", "operations:4.1:canonical-snake-case",
+)  # fmt: skip
+
+
 @PARAMETERS.check(
     "L1.params.snake-case",
     "Canonical parameter names use snake_case",
     f"{CORE} §4.3",
+    rules=_PARAMS_SNAKE_CASE_RULES,
+    primary="core:4.3:snake-case",
 )
 def snake_case(ctx: Context) -> Outcome:
     by_operation = ctx.parameter_index.by_operation

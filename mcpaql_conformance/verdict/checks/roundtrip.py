@@ -76,19 +76,34 @@ def _uncovered(cases: list[JsonObject], operations: list[str]) -> list[str]:
     return [name for name in operations if name not in covered]
 
 
+_ROUNDTRIP_CREATE_READ_RULES = (
+    "core:10.1:l2-passes-suite", "conformance:2.1:round-trip-integrity", "conformance:4.1:level1-categories",
+)  # fmt: skip
+
+
 @ROUND_TRIP.check(
     "L1.roundtrip.create-read",
     "Create-read cycles preserve submitted fields",
     f"{CONFORMANCE} §3.4 (Create-Read Consistency)",
+    rules=_ROUNDTRIP_CREATE_READ_RULES,
+    primary="conformance:2.1:round-trip-integrity",
 )
 def create_read(ctx: Context) -> Outcome:
     return _judge_cycles(ctx, "round_trip_tests", "expected_fields", "CREATE", "create-read")
+
+
+_ROUNDTRIP_UPDATE_PRESERVATION_RULES = (
+    "core:4.5.1:deep-merge", "core:10.1:l2-passes-suite", "conformance:2.1:round-trip-integrity",
+    "conformance:4.1:level1-categories",
+)  # fmt: skip
 
 
 @ROUND_TRIP.check(
     "L1.roundtrip.update-preservation",
     "Updates preserve non-targeted fields",
     f"{CONFORMANCE} §3.4 (Update Preservation)",
+    rules=_ROUNDTRIP_UPDATE_PRESERVATION_RULES,
+    primary="conformance:2.1:round-trip-integrity",
 )
 def update_preservation(ctx: Context) -> Outcome:
     return _judge_cycles(ctx, "update_preservation_tests", "preserved_fields", "UPDATE", "update-read")

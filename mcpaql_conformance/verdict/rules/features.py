@@ -1,0 +1,231 @@
+"""The requirement registry: rules of one document (see model.py).
+
+Four informative feature documents: pagination, field selection, warnings and computed fields.
+Their absolute keywords count as SHOULD unless a core rule or a conformance test binds them
+(``anchored_by``); most rules bind only a server that offers the feature at all.
+"""
+
+from __future__ import annotations
+
+from mcpaql_conformance.verdict.rules.model import (
+    CLIENT,
+    MAY,
+    MUST,
+    RECOMMENDED,
+    SHOULD,
+    SHOULD_NOT,
+    Rule,
+)
+
+_PROBE = "needs a probe capture does not send yet: "
+_HIDDEN = "not observable from evidence: "
+_UNRECORDED = "needs evidence no bundle records yet: "
+_MAY = "a MAY: allowed either way"
+_CLIENT = "about the client"
+
+_PG = "features/pagination"
+_FS = "features/field-selection"
+_WN = "features/warnings"
+_CF = "features/computed-fields"
+
+PAGINATION: tuple[Rule, ...] = (
+    Rule(f"{_PG}:2.3:invalid-combinations", MUST, "2.3", "combinations MUST return a validation error",
+         "A server that paginates refuses contradictory cursor parameters (first with last, after without "
+         "first, first with before...) with a validation error.",
+         not_judged=_PROBE + "a list call with first and last together, or after without first"),
+    Rule(f"{_PG}:3.1:page-info", MUST, "3.1", "responses MUST include a pageInfo object",
+         "A server that pages with cursors puts a pageInfo object in every paginated answer.",
+         not_judged=_PROBE + "a list call with first: 1, to read the pageInfo of its answer"),
+    Rule(f"{_PG}:4.1:connection-shape", SHOULD, "4.1", "return a connection-style response",
+         "A server that pages with cursors answers in the connection shape: items (or edges) beside pageInfo.",
+         not_judged=_PROBE + "a list call with first: 1, to read the shape of its data"),
+    Rule(f"{_PG}:4.5:compat-metadata", MAY, "4.5", "MAY return pagination metadata",
+         "A server paging by page or offset may report its window in a pagination object, not pageInfo.",
+         not_judged=_MAY),
+    Rule(f"{_PG}:5.1:list-search-paginate", SHOULD, "5.1", "operation types SHOULD support pagination",
+         "A server's list_* and search_* operations (and query_elements) offer pagination.",
+         not_judged="the spec says otherwise in features/pagination §5.1 (table): its Required column says "
+         "Yes for every listed operation",
+         reading="The §5.1 table marks pagination Required for each list and search operation, the sentence "
+         "above it says SHOULD; we take SHOULD: the document is informative and the core asks for no pagination."),
+    Rule(f"{_PG}:5.2:default-page-size", RECOMMENDED, "5.2", "Implementation-defined (RECOMMENDED: 20)",
+         "A server that paginates, asked for no page size, is advised to return pages of 20 items.",
+         not_judged=_PROBE + "a list call without pagination parameters over a collection of more than 20"),
+    Rule(f"{_PG}:5.3:max-page-size", SHOULD, "5.3", "enforce a maximum page size",
+         "A server that paginates caps how many items one page may hold.",
+         not_judged=_PROBE + "a list call asking for a page of 1000 items"),
+    Rule(f"{_PG}:5.3:max-100", RECOMMENDED, "5.3", "RECOMMENDED maximum: 100 items",
+         "A paginating server's page cap is advised to be 100 items.",
+         not_judged=_PROBE + "a list call asking for a page of 1000 items, counting what comes back"),
+    Rule(f"{_PG}:5.3:clamp-not-reject", SHOULD, "5.3", "SHOULD be clamped to the maximum",
+         "A page request above the cap is served at the cap instead of being refused.",
+         not_judged=_PROBE + "a list call asking for a page above the documented maximum"),
+    Rule(f"{_PG}:6.1:must-list", MUST, "6.1", "supporting pagination MUST",
+         "A server that paginates takes first/after/last/before, answers pageInfo with both has-page flags "
+         "(and both end cursors when items come back), refuses invalid combinations with an error code, and "
+         "keeps one stable order across the pages of a walk.",
+         not_judged=_PROBE + "calls with first/after and last/before walking a collection page by page"),
+    Rule(f"{_PG}:6.2:should-list", SHOULD, "6.2", "supporting pagination SHOULD",
+         "A server that paginates gives totalCount when cheap, caps the page size, pages both ways, uses "
+         "opaque URL-safe cursors and declares its pagination in introspection.",
+         not_judged=_PROBE + "paging through a list with the cursors its pageInfo gives"),
+    Rule(f"{_PG}:6.3:may-list", MAY, "6.3", "supporting pagination MAY",
+         "A server that paginates may add edges, expiring or cross-session cursors, sorting, and window "
+         "metadata such as returned.",
+         not_judged=_MAY),
+    Rule(f"{_PG}:6.4:cursor-properties", MUST, "6.4", "Cursors MUST be",
+         "A paginating server's cursors are opaque, URL-safe, and stable (one cursor always resumes at the "
+         "same place).",
+         not_judged=_PROBE + "a paginated walk that reuses each endCursor twice and reads its characters",
+         reading="The §6.4 encoding example uses btoa, plain Base64 whose alphabet is not URL-safe in general; "
+         "we take the rule over the example: a cursor holds only URL-safe characters."),
+    Rule(f"{_PG}:6.4:cursor-qualities", SHOULD, "6.4", "Cursors SHOULD be",
+         "A paginating server's cursors resist tampering, stay short, and need no session state on the server.",
+         not_judged=_HIDDEN + "signatures and server-side cursor state are internal to the server"),
+)  # fmt: skip
+
+FIELD_SELECTION: tuple[Rule, ...] = (
+    Rule(f"{_FS}:1.2:optional-feature", MAY, "1.2", "MAY implement it for Level 2",
+         "A server may offer field selection; it is a Level 2 feature.",
+         not_judged="the spec says otherwise in core §10.1: Level 2 SHOULD implement field selection, which "
+         "L2.features.field-selection judges",
+         reading="Core §10.1 asks a Level 2 server to implement field selection (SHOULD) and conformance §2.2 "
+         "lists it among Level 2 requirements; the core wins: a Level 2 server without it is warned."),
+    Rule(f"{_FS}:2.2:preset-alias", MAY, "2.2", "also accept a preset parameter",
+         "A server with field selection may also take a preset parameter as an older alias.",
+         not_judged=_MAY),
+    Rule(f"{_FS}:2.2:prefer-fields", SHOULD, "2.2", "rather than introducing a separate control",
+         "A server with field selection takes presets through fields (fields: \"minimal\"), not its own control.",
+         tests=("L2.features.field-selection",)),
+    Rule(f"{_FS}:3.1:standard-presets", SHOULD, "3.1", "SHOULD support these presets",
+         "A server with field selection offers the minimal, standard and full presets.",
+         not_judged=_PROBE + "a READ with fields set to minimal, standard and full in turn"),
+    Rule(f"{_FS}:3.3:custom-presets", MAY, "3.3", "define additional presets",
+         "A server with field selection may add presets of its own domain.",
+         not_judged=_MAY),
+    Rule(f"{_FS}:3.3:custom-discoverable", SHOULD, "3.3", "Custom presets SHOULD be discoverable",
+         "Any domain-specific preset a server adds is listed in its introspection.",
+         not_judged=_HIDDEN + "an undocumented custom preset cannot be told from an unknown name"),
+    Rule(f"{_FS}:4.4:computed-object", SHOULD, "4.4", "appear under the _computed object",
+         "A server that computes requested derived fields returns them inside a _computed object.",
+         not_judged=_PROBE + "a READ whose fields name a _computed. path"),
+    Rule(f"{_FS}:5.1:must-list", MUST, "5.1", "implementing field selection MUST",
+         "A server with field selection takes fields on READ operations, treats minimal/standard/full given "
+         "there as presets, resolves dotted paths and keeps their nesting in the answer.",
+         tests=("L2.features.field-selection",)),
+    Rule(f"{_FS}:5.2:should-list", SHOULD, "5.2", "implementing field selection SHOULD",
+         "A server with field selection implements the three presets, documents selectable and _computed. "
+         "fields, selects on search results too, checks field names, and takes preset only as a legacy alias.",
+         not_judged=_PROBE + "fields set to each preset, to an unknown field name, and on a search operation",
+         reading="§4.3 has a requested field that an item lacks skipped without error, while this asks for "
+         "names to be validated; we read validation against the type's known fields, skipping for fields a "
+         "given item happens to lack."),
+    Rule(f"{_FS}:5.3:discoverable", SHOULD, "5.3", "Field selection options SHOULD be discoverable",
+         "A server with field selection lets introspection show its selection options.",
+         tests=("L2.features.field-selection",)),
+)  # fmt: skip
+
+_DEDUP = "Server-Side Deduplication"
+_CLIENT_DEDUP = "Client-Side Deduplication"
+_DEDUP_TABLE = "Deduplication Recommendations"
+_SSD = f"{_WN}:server-side-deduplication"  # ids: the title section, in kebab case
+_CSD = f"{_WN}:client-side-deduplication"
+_DRT = f"{_WN}:deduplication-recommendations"
+_RAISE = "a request known to raise a warning (a deprecated operation, a call near a quota)"
+
+WARNINGS: tuple[Rule, ...] = (
+    Rule(f"{_WN}:1.2:clients-may-ignore", MAY, "1.2", "Clients MAY ignore warnings",
+         "A client may disregard warnings and still work.",
+         not_judged=_CLIENT, subject=CLIENT),
+    Rule(f"{_WN}:2.3:not-in-errors", SHOULD_NOT, "2.3", "SHOULD NOT be included in error responses",
+         "A server that raises warnings leaves them out of failure answers.",
+         not_judged="the spec says otherwise in features/warnings:6.1:success-only: there the same point is "
+         "a MUST",
+         reading="§6.1 (features/warnings:6.1:success-only) says MUST for the same point and the core's "
+         "result schema (Appendix D) admits no warnings beside an error; we take the MUST."),
+    Rule(f"{_WN}:3.2:numeric-mapping", SHOULD, "3.2", "SHOULD use this numeric mapping",
+         "A server that ranks warning severities as numbers maps high to 0, medium to 1 and low to 2.",
+         not_judged=_HIDDEN + "answers carry severity words; any numeric ranking stays inside the server"),
+    Rule(f"{_WN}:3.2:severity-optional", MAY, "3.2", "Implementations MAY omit severity",
+         "A server may leave severity out of a warning (medium is then assumed).",
+         not_judged=_MAY),
+    Rule(f"{_WN}:3.2:high-sparingly", SHOULD, "3.2", "use high sparingly",
+         "A server that raises warnings reserves the high severity for rare, urgent conditions.",
+         not_judged=_UNRECORDED + "a tally of warning severities over a long run of real traffic"),
+    Rule(f"{_WN}:3.2:stable-severity", SHOULD_NOT, "3.2", "SHOULD NOT change a warning's severity",
+         "A server gives one condition the same severity on every request that raises it.",
+         not_judged=_PROBE + "the same warning-raising request sent twice"),
+    Rule(f"{_WN}:5.1:clients-must", MUST, "5.1", "Clients MUST",
+         "A client takes answers with warnings as successes and tolerates codes it does not know.",
+         not_judged=_CLIENT, subject=CLIENT),
+    Rule(f"{_WN}:5.1:clients-should", SHOULD, "5.1", "Clients SHOULD",
+         "A client logs warnings, shows them to users and brings quota warnings forward.",
+         not_judged=_CLIENT, subject=CLIENT),
+    Rule(f"{_WN}:5.1:clients-may", MAY, "5.1", "Clients MAY",
+         "A client may act on, filter or group warnings.",
+         not_judged=_CLIENT, subject=CLIENT),
+    Rule(f"{_WN}:6.1:success-only", MUST, "6.1", "supporting warnings MUST",
+         "A server that raises warnings puts them only in successful answers, always as an array of objects "
+         "each with a code and a message, and uses its codes consistently.",
+         tests=("L1.errors.discriminated-union",), anchored_by="L1.errors.discriminated-union",
+         reading="§2.3 (features/warnings:2.3:not-in-errors) says only SHOULD NOT about warnings on failures; "
+         "we take this MUST, which the core's result schema (Appendix D) supports."),
+    Rule(f"{_WN}:6.2:should-list", SHOULD, "6.2", "supporting warnings SHOULD",
+         "A server that raises warnings adds details, uses the standard codes, warns only about actionable "
+         "conditions and merges similar warnings.",
+         not_judged=_PROBE + _RAISE),
+    Rule(f"{_WN}:6.3:may-list", MAY, "6.3", "supporting warnings MAY",
+         "A server that raises warnings may let clients mute codes, keep a history, tune thresholds and audit.",
+         not_judged=_MAY),
+    Rule(f"{_WN}:6.4:at-most-ten", SHOULD, "6.4", "limit warnings to 10 per response",
+         "A server puts no more than ten warnings in one answer.",
+         not_judged=_PROBE + "a request that raises more than ten warnings"),
+    Rule(f"{_WN}:6.4:most-important", SHOULD, "6.4", "implementations SHOULD include the most important",
+         "When more warnings apply than fit, a server keeps the most important ones.",
+         not_judged=_PROBE + "a request that raises more than ten warnings of differing severity"),
+    Rule(f"{_WN}:6.4:meta-warning", MAY, "6.4", "include a meta-warning about suppressed",
+         "A server may add one warning saying that others were left out.",
+         not_judged=_MAY),
+    Rule(f"{_SSD}:deduplicate", SHOULD, _DEDUP, "deduplicate warnings before including them",
+         "A server removes duplicate warnings before answering.",
+         not_judged=_PROBE + "a request or batch that raises the same warning several times"),
+    Rule(f"{_SSD}:exact-duplicates", SHOULD, _DEDUP, "collapsed to a single instance",
+         "A server lists warnings that share code and details only once.",
+         not_judged=_PROBE + "a request or batch that raises the same warning several times"),
+    Rule(f"{_SSD}:semantic-duplicates", MAY, _DEDUP, "Semantic duplicates",
+         "A server may also merge same-code warnings whose details differ only slightly.",
+         not_judged=_MAY),
+    Rule(f"{_SSD}:occurrence-count", MAY, _DEDUP, "add an occurrence_count field",
+         "A server that merges warnings may count the merged occurrences in the warning.",
+         not_judged=_MAY),
+    Rule(f"{_CSD}:client-dedup", MAY, _CLIENT_DEDUP, "Clients MAY implement additional deduplication",
+         "A client may further suppress repeated warnings by session, time window or code.",
+         not_judged=_CLIENT, subject=CLIENT),
+    Rule(f"{_DRT}:single-request", SHOULD, _DEDUP_TABLE, "Server SHOULD deduplicate identical warnings",
+         "Within one answer a server lists identical warnings once.",
+         not_judged=_PROBE + "a request that raises the same warning twice"),
+    Rule(f"{_DRT}:batch-summary", SHOULD, _DEDUP_TABLE, "collapse per-item warnings into summary",
+         "A server merges the warnings of a batch's items into a summary.",
+         not_judged=_PROBE + "a batch whose items each raise the same warning"),
+    Rule(f"{_DRT}:client-session", MAY, _DEDUP_TABLE, "Client MAY deduplicate across requests",
+         "A client may drop warnings it already saw on earlier requests.",
+         not_judged=_CLIENT, subject=CLIENT),
+    Rule(f"{_DRT}:client-expiry", SHOULD, _DEDUP_TABLE, "Client SHOULD use time-based expiration",
+         "A long-running client lets its memory of seen warnings expire over time.",
+         not_judged=_CLIENT, subject=CLIENT),
+)  # fmt: skip
+
+COMPUTED_FIELDS: tuple[Rule, ...] = (
+    Rule(f"{_CF}:3:filter-sort-allowed", MAY, "3", "allow computed fields in other query-language controls",
+         "A server may let filter and sort use computed fields it can evaluate cheaply.",
+         not_judged=_MAY),
+    Rule(f"{_CF}:3:reject-unsupported", SHOULD, "3", "reject those requests clearly",
+         "A server that cannot filter or sort on a computed field refuses such a request instead of "
+         "ignoring the control.",
+         not_judged=_PROBE + "a filter and a sort on a _computed. field not declared filterable or sortable"),
+    Rule(f"{_CF}:4:advertise", SHOULD, "4", "advertise computed fields in operation detail",
+         "A server with computed fields lists them (type, filterable, sortable) in its operation details.",
+         not_judged=_PROBE + "a READ whose fields name _computed. paths, to find ones introspection leaves out"),
+)  # fmt: skip
+
+RULES: tuple[Rule, ...] = (*PAGINATION, *FIELD_SELECTION, *WARNINGS, *COMPUTED_FIELDS)

@@ -1,0 +1,102 @@
+"""What one normative sentence of the spec asks of a server, where it stands, how strong it is,
+and which of our tests judge it (or why none does)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mcpaql_conformance.verdict.model import Requirement
+
+# The keywords of RFC 2119, as a sentence says them.
+MUST, MUST_NOT, SHALL, SHALL_NOT, REQUIRED = "MUST", "MUST NOT", "SHALL", "SHALL NOT", "REQUIRED"
+SHOULD, SHOULD_NOT, RECOMMENDED, NOT_RECOMMENDED = "SHOULD", "SHOULD NOT", "RECOMMENDED", "NOT RECOMMENDED"
+MAY, OPTIONAL = "MAY", "OPTIONAL"
+ABSOLUTE = frozenset({MUST, MUST_NOT, SHALL, SHALL_NOT, REQUIRED})
+ADVISED = frozenset({SHOULD, SHOULD_NOT, RECOMMENDED, NOT_RECOMMENDED})
+ALLOWED = frozenset({MAY, OPTIONAL})
+KEYWORDS = ABSOLUTE | ADVISED | ALLOWED
+
+# Whom a sentence is about: only a server's sentences can be judged from what it answered.
+SERVER, CLIENT, RUNNER, GENERATOR, DEFINITION = "server", "client", "runner", "generator", "definition"
+SUBJECTS = (SERVER, CLIENT, RUNNER, GENERATOR, DEFINITION)
+
+
+@dataclass(frozen=True)
+class Document:
+    key: str  # how a rule id names it: core, conformance, features/pagination
+    path: str  # under the spec repository's docs/
+    title: str
+    normative: bool  # only the core and its schemas are (v1.0.0-draft, "Status of This Document")
+
+
+DOCUMENTS = {
+    document.key: document
+    for document in (
+        Document("core", "versions/v1.0.0-draft.md", "MCP-AQL Specification v1.0.0-draft", True),
+        Document("conformance", "conformance-testing.md", "Conformance Testing", False),
+        Document("introspection", "introspection.md", "Introspection", False),
+        Document("operations", "operations.md", "Operations Reference", False),
+        Document("error-codes", "error-codes.md", "Error Codes", False),
+        Document("endpoint-modes", "endpoint-modes.md", "Endpoint Modes", False),
+        Document("crude", "crude-pattern.md", "CRUDE Pattern", False),
+        Document("mcp", "mcp-integration.md", "MCP Integration", False),
+        Document("features/aggregations", "features/aggregations.md", "Aggregations", False),
+        Document("features/collection-querying", "features/collection-querying.md", "Collection Querying", False),
+        Document("features/computed-fields", "features/computed-fields.md", "Computed Fields", False),
+        Document("features/field-selection", "features/field-selection.md", "Field Selection", False),
+        Document("features/pagination", "features/pagination.md", "Pagination", False),
+        Document("features/relationship-queries", "features/relationship-queries.md", "Relationship Queries", False),
+        Document("features/warnings", "features/warnings.md", "Warnings", False),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One requirement: a sentence of the spec with an RFC 2119 keyword.
+
+    ``anchor`` is a short phrase of the sentence itself (a few words, never more), by which a
+    test finds it in its section; ``summary`` says the rule in our own words. A rule is judged
+    by ``tests`` (our test ids), or not judged, saying why (``not_judged``). ``reading``: where
+    the spec says otherwise elsewhere, the other sentence (a rule id) and the reading we take.
+    ``anchored_by``: for a MUST of an informative document, the normative rule or the
+    conformance test that makes it a MUST all the same.
+    """
+
+    id: str  # "<document>:<section>:<slug>", stable
+    keyword: str  # as the sentence says it (MUST, MUST NOT, SHOULD, MAY, REQUIRED...)
+    section: str  # the section number ("4.6", "6.1") or, for a section without one, its title
+    anchor: str
+    summary: str
+    tests: tuple[str, ...] = ()
+    not_judged: str = ""
+    subject: str = SERVER
+    reading: str = ""
+    anchored_by: str = ""
+
+    @property
+    def document(self) -> Document:
+        return DOCUMENTS[self.id.split(":", 1)[0]]
+
+    @property
+    def strength(self) -> Requirement | None:
+        """What a violation costs: MUST (a FAIL) for an absolute keyword of the core, of the
+        conformance document or anchored in either; SHOULD (a WARN) for an advised keyword, or
+        an absolute one found only in an informative document; None for what a sentence allows
+        (MAY, OPTIONAL), which never fails anything."""
+        if self.keyword in ALLOWED:
+            return None
+        if self.keyword in ABSOLUTE and (
+            self.document.normative or self.document.key == "conformance" or self.anchored_by
+        ):
+            return Requirement.MUST
+        return Requirement.SHOULD
+
+    @property
+    def informative_must(self) -> bool:
+        """An absolute keyword judged as a SHOULD: it stands only in an informative document."""
+        return self.keyword in ABSOLUTE and self.strength is Requirement.SHOULD
+
+    @property
+    def judged(self) -> bool:
+        return bool(self.tests)
