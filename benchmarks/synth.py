@@ -23,6 +23,8 @@ def _operation(index: int) -> tuple[dict[str, Any], dict[str, Any]]:
         {"name": "limit", "type": "integer", "required": False, "description": "Page size.", "default": 20},
         {"name": "label", "type": "string", "required": False, "description": "Optional label."},
     ]
+    if category == "UPDATE":  # the fields an UPDATE changes go in an `input` object (core §4.5)
+        parameters.append({"name": "input", "type": "object", "required": True, "description": "Fields to change."})
     read_only, destructive = PERMISSION_TABLE[category]
     summary = {"name": name, "semantic_category": category, "endpoint": endpoint, "description": f"Operation {index}."}
     detail = {
@@ -33,6 +35,15 @@ def _operation(index: int) -> tuple[dict[str, Any], dict[str, Any]]:
         "returns": {"name": "Record", "kind": "object"},
     }
     return summary, detail
+
+
+# The record type every operation returns, the introspection payload, and the two protocol types.
+TYPES = [
+    {"name": "Record", "kind": "object"},
+    {"name": "IntrospectionData", "kind": "union"},
+    {"name": "SemanticCategory", "kind": "enum"},
+    {"name": "OperationResult", "kind": "union"},
+]
 
 
 def make_bundle(operations: int) -> dict[str, Any]:
@@ -96,8 +107,11 @@ def make_bundle(operations: int) -> dict[str, Any]:
         "expected_exit_code": 0,
         "endpoint_modes": ["crude"],
         "introspection": {
-            "operations_list": {"success": True, "data": {"operations": summaries}},
-            "types_list": {"success": True, "data": {"types": [{"name": "Record", "kind": "object"}]}},
+            "operations_list": {
+                "success": True,
+                "data": {"_protocol": {"version": "1.0.0-draft", "mode": "semantic"}, "operations": summaries},
+            },
+            "types_list": {"success": True, "data": {"types": TYPES}},
             "operation_details": details,
         },
         "accepted_parameters": accepted,

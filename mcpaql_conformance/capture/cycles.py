@@ -73,8 +73,15 @@ async def run_plan_cycles(live: Live, operations: dict[str, Operation]) -> None:
         steps = await _steps(live, operations, cycle, ("create", "attempt"), index)
         index += 1
         if steps is not None:
+            attempt = cycle["attempt"]
+            request = live.redactor.params(attempt["operation"], dict(attempt.get("params") or {}))
             live.evidence.constraint_tests.append(
-                {"name": cycle["name"], "documented": cycle.get("documented") is True, "response": steps[-1]}
+                {
+                    "name": cycle["name"],
+                    "documented": cycle.get("documented") is True,
+                    "request": request,
+                    "response": steps[-1],
+                }
             )
 
 

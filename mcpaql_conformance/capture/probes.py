@@ -45,7 +45,8 @@ MAX_DISCOVERY = 8  # required parameters discovered from refusals, at most, per 
 class Probe:
     """One planned call of an operation."""
 
-    kind: str  # missing_required | unknown_parameter | accepted_parameters | optional_defaults | routing
+    kind: str  # missing_required | unknown_parameter | accepted_parameters | optional_defaults | optional_omitted
+    # | update_input | routing
     description: str
     params: JsonObject
     parameter: str | None = None
@@ -113,15 +114,41 @@ def planned_probes(
         for extra in CROSS_CUTTING
         if extra not in documented
     ]
-    probes += [
+    defaults = [
         Probe("optional_defaults", f"omit optional {p['name']}", dict(base), p["name"])
         for p in op.parameters or []
         if "default" in p and p.get("required") is not True
     ]
+    probes += defaults
+    # A defaults probe sends the same call (its answer shows it); introspect's list calls are that call.
+    if optional_names(op) and not defaults and op.name != "introspect":
+        probes.append(Probe("optional_omitted", "leave every optional parameter out", dict(base)))
+    probes += update_input_probes(op, base)
     wrong = _wrong_tool(live, op)
     if wrong is not None:
         probes.append(Probe("routing", f"send to the wrong endpoint {wrong}", dict(base), tool=wrong))
     return probes
+
+
+def optional_names(op: Operation) -> list[str]:
+    """The documented parameters that are not required (core §4.5.3: `input` of an UPDATE is)."""
+    return [p["name"] for p in op.parameters or [] if p.get("required") is not True]
+
+
+def update_input_probes(op: Operation, base: JsonObject) -> list[Probe]:
+    """An UPDATE with an identifier copied into `input` (core §4.5.3 item 5: it must be refused);
+    the call without `input` is the missing-parameter probe (or, `input` documented optional,
+    the call without optional parameters)."""
+    if op.category != "UPDATE" or "input" not in {p["name"] for p in op.parameters or []}:
+        return []
+    identifiers = [p["name"] for p in op.required if p["name"] != "input"]
+    if not identifiers:
+        return []
+    chosen = base.get("input")
+    given: JsonObject = chosen if isinstance(chosen, dict) else {}
+    name = identifiers[0]
+    params = {**base, "input": {**given, name: base.get(name)}}  # (counting withheld probes: no values)
+    return [Probe("update_input", f"copy the identifier {name} into input", params, name)]
 
 
 def unsafe_to_omit(op: Operation) -> list[str]:
@@ -273,6 +300,9 @@ def _interpret(live: Live, sent: Sent, findings: Findings) -> None:
         context = case_context(live, sent, index)
         if probe.kind == "missing_required" and probe.parameter is not None:
             _missing(findings, op.name, probe.parameter, response, context)
+            if probe.parameter == "input" and op.category == "UPDATE":  # core §4.5.3 item 1
+                case = {"operation": op.name, "kind": "missing_input", "request": context["request"]}
+                findings.update_input_tests.append({**case, "response": response})
         elif probe.kind == "unknown_parameter":
             case = {"operation": op.name, "parameter": UNKNOWN_PROBE, "response": response, **context}
             findings.unknown_parameter.append(case)
@@ -285,6 +315,13 @@ def _interpret(live: Live, sent: Sent, findings: Findings) -> None:
                 accepted.append(probe.parameter)
         elif probe.kind == "optional_defaults" and probe.parameter is not None:
             _default(findings, op, probe.parameter, response, index in sent.inconclusive)
+            if not findings.optional_omitted:  # the call without any optional parameter
+                _omitted(findings, op, response, context)
+        elif probe.kind == "optional_omitted":
+            _omitted(findings, op, response, context)
+        elif probe.kind == "update_input" and probe.parameter is not None:
+            case = {"operation": op.name, "kind": "identifier_in_input", "parameter": probe.parameter}
+            findings.update_input_tests.append({**case, "request": context["request"], "response": response})
         elif probe.kind == "routing" and probe.tool is not None:
             findings.routing_tests.append({"operation": op.name, "tool": probe.tool, "response": response})
     findings.accepted = list(dict.fromkeys(accepted))
@@ -297,6 +334,17 @@ def _missing(
     findings.missing_required.append(case)
     error_test = {"name": f"missing-{operation}-{parameter}", "must_mention": [parameter], "response": response}
     findings.error_tests.append({**error_test, **(context or {})})
+
+
+def _omitted(findings: Findings, op: Operation, response: Any, context: JsonObject) -> None:
+    """The call without any optional parameter: a refusal for one shows it is required in fact."""
+    omitted = optional_names(op)
+    case = {"operation": op.name, "omitted": omitted, "response": response, "request": context["request"]}
+    findings.optional_omitted.append(case)
+    if op.category == "UPDATE" and "input" in omitted:  # `input` documented optional: this call lacks it
+        findings.update_input_tests.append(
+            {"operation": op.name, "kind": "missing_input", "request": context["request"], "response": response}
+        )
 
 
 def _default(findings: Findings, op: Operation, name: str, response: Any, inconclusive: bool = False) -> None:

@@ -32,6 +32,7 @@ from mcpaql_conformance.live.connection import (
 )
 from mcpaql_conformance.live.discovery import (
     Operation,
+    ask_unknown_names,
     describe_operations,
     describe_types,
     discover_tools,
@@ -308,6 +309,7 @@ async def discover(live: Live, limit: OverallLimit | None = None) -> list[Operat
     await introspect_types(live)
     await describe_types(live)
     operations = await describe_operations(live, names)
+    await ask_unknown_names(live, names)
     live.operations = operations
     check_plan_operations(live.plan, [op.name for op in operations])
     return operations
@@ -392,6 +394,8 @@ def assemble(
             "operation_details": evidence.details,
             "type_details": evidence.type_details,
             "detail_queries": evidence.detail_queries,
+            "type_queries": evidence.type_queries,
+            "unknown_name_queries": evidence.unknown_name_queries,
             "query_attempts": evidence.query_attempts,
         },
         "accepted_parameters": evidence.accepted,
@@ -399,12 +403,14 @@ def assemble(
             "missing_required": evidence.missing_required,
             "unknown_parameter": evidence.unknown_parameter,
             "optional_defaults": evidence.optional_defaults,
+            "optional_omitted": evidence.optional_omitted,
         },
         "error_tests": evidence.error_tests,
         "routing_tests": evidence.routing_tests,
         "valid_requests": evidence.valid_requests,
         "round_trip_tests": evidence.round_trip_tests,
         "update_preservation_tests": evidence.update_preservation_tests,
+        "update_input_tests": evidence.update_input_tests,
         "constraint_tests": evidence.constraint_tests,
         "capture_readings": live.readings.lines(""),
         "capture_notes": evidence.notes,

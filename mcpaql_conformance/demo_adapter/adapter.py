@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 JsonObject = dict[str, Any]
+SPEC_VERSION = "1.0.0-draft"  # the MCP-AQL version the demo speaks (its own copy: the demo stands alone)
 
 FAULTS = {
     "leaky-errors": "validation errors leak a stack frame and an exception name (Error Quality)",
@@ -78,6 +79,30 @@ TYPES: dict[str, JsonObject] = {
         "kind": "object",
         "description": "A runtime job and how it ended.",
         "fields": [_field("job", "string", True, "The job"), _field("status", "JobStatus", True, "How it ended")],
+    },
+    # The protocol types (core §9.1, introspection §5.3).
+    "SemanticCategory": {
+        "kind": "enum",
+        "description": "The standard semantic categories.",
+        "values": ["CREATE", "READ", "UPDATE", "DELETE", "EXECUTE"],
+    },
+    "OperationResult": {
+        "kind": "union",
+        "description": "What every operation answers: a success or a failure.",
+        "members": ["OperationSuccess", "OperationFailure"],
+    },
+    "OperationSuccess": {
+        "kind": "object",
+        "description": "A successful result.",
+        "fields": [_field("success", "boolean", True, "Always true"), _field("data", "object", True, "The result")],
+    },
+    "OperationFailure": {
+        "kind": "object",
+        "description": "A failed result.",
+        "fields": [
+            _field("success", "boolean", True, "Always false"),
+            _field("error", "object", True, "The error: code, message, details"),
+        ],
     },
 }
 
@@ -275,9 +300,16 @@ def _introspect(adapter: NotesAdapter, params: JsonObject) -> JsonObject:
             {"name": op.name, "semantic_category": op.category, "endpoint": op.endpoint, "description": op.description}
             for op in adapter.operations.values()
         ]
-        return ok({"operations": summaries})
+        return ok({"_protocol": _protocol(adapter), "operations": summaries})
     spec = adapter.operations.get(name)
     return ok({"operation": spec.details(single_only) if spec else None})
+
+
+def _protocol(adapter: NotesAdapter) -> JsonObject:
+    """Protocol metadata of the operations list (introspection §4.1.1)."""
+    mode = {"single": "single", "crude": "semantic"}.get(adapter.mode, "all")
+    capabilities = {"batch": adapter.mode != "crude", "field_selection": True}
+    return {"version": SPEC_VERSION, "conformance": "level-2", "mode": mode, "capabilities": capabilities}
 
 
 def _drifted(result: JsonObject) -> JsonObject:
@@ -324,15 +356,17 @@ def _list(adapter: NotesAdapter, params: JsonObject) -> JsonObject:
 
 
 def _update(adapter: NotesAdapter, params: JsonObject) -> JsonObject:
-    note = adapter.note(params["note_id"])
-    if note is None:
-        return failure("NOT_FOUND_RESOURCE", f"No note with note_id '{params['note_id']}'.")
     changes = params["input"]
-    for key in changes:
-        if key in ("note_id", "created_at", "updated_at"):
+    for key in changes:  # `input` is validated before the note is looked up (core §4.5.3)
+        if key == "note_id":
+            return failure("VALIDATION_INVALID_PARAM", "The identifier note_id belongs in params, not inside 'input'.")
+        if key in ("created_at", "updated_at"):
             return failure("VALIDATION_READ_ONLY_FIELD", f"Field '{key}' is read-only and cannot be updated.")
         if key not in NOTE_FIELDS:
             return failure("VALIDATION_UNKNOWN_FIELD", f"Unknown field '{key}' in input. Updatable: title, body, tags.")
+    note = adapter.note(params["note_id"])
+    if note is None:
+        return failure("NOT_FOUND_RESOURCE", f"No note with note_id '{params['note_id']}'.")
     note.update(copy.deepcopy(changes))
     note["updated_at"] = adapter.stamp()
     return ok(copy.deepcopy(note))

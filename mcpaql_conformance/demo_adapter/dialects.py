@@ -164,9 +164,10 @@ class OtherShape(Dialect):
 
     def reshape(self, operation: str, result: JsonObject) -> JsonObject:
         data = result.get("data")
-        if operation != "introspect" or not isinstance(data, dict) or len(data) != 1:
+        payload = {k: v for k, v in data.items() if k != "_protocol"} if isinstance(data, dict) else None
+        if operation != "introspect" or payload is None or len(payload) != 1:
             return result
-        (inner,) = data.values()
+        (inner,) = payload.values()  # the list or the detail, bare (and `_protocol` lost with its wrapper)
         return {"success": True, "data": inner} if isinstance(inner, list | dict) else result
 
 

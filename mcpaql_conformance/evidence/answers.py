@@ -271,10 +271,17 @@ def _leading_code(text: str) -> str | None:
 
 
 def texts(response: Any) -> Iterator[tuple[str, str]]:
-    """Every text the server sent a client in this answer, with its JSON sub-path: error
-    messages and details, warnings, batch results, protocol-level and plain-text answers,
-    prose data. (Success data itself is the client's content, not the server's words.)"""
+    """Every text the server sent a client in this answer, with its JSON sub-path: every part of
+    an error object, of each warning and of every other key the server added (a ``stack`` beside
+    the error, a ``debug`` beside the data), batch results, protocol-level and plain-text
+    answers, prose data. Success data is the client's content, not the server's words, and
+    metadata (keys that start with an underscore) is no message."""
     yield from _texts(response, "", 0)
+
+
+# Keys whose strings are not the server's words: the payload, and what a batch echoes of the
+# caller's own request (``pending_operations``); results are read as results.
+_NOT_TEXT = frozenset({"success", "data", "results", "halted_at", "pending_operations"})
 
 
 def _texts(response: Any, path: str, depth: int) -> Iterator[tuple[str, str]]:
@@ -289,23 +296,17 @@ def _texts(response: Any, path: str, depth: int) -> Iterator[tuple[str, str]]:
     if "_raw_text" in response:
         yield from _strings(response["_raw_text"], f"{path}._raw_text", depth)
         return
-    error = response.get("error")
-    if isinstance(error, dict):
-        yield from _strings(error.get("message"), f"{path}.error.message", depth)
-        if "details" in error:
-            yield from _strings(error["details"], f"{path}.error.details", depth)
-    elif isinstance(error, str):
-        yield f"{path}.error", error
     if response.get("success") is True and isinstance(response.get("data"), str):
         yield f"{path}.data", response["data"]
-    for index, warning in enumerate(_list(response.get("warnings"))):
-        if isinstance(warning, dict) and isinstance(warning.get("message"), str):
-            yield f"{path}.warnings[{index}].message", warning["message"]
-        elif isinstance(warning, str):
-            yield f"{path}.warnings[{index}]", warning
+    for key, value in response.items():
+        if isinstance(key, str) and key not in _NOT_TEXT and not key.startswith("_"):
+            yield from _strings(value, _member(path, key), depth)
     for index, item in enumerate(_list(response.get("results"))):
         if isinstance(item, dict):
             yield from _texts(item.get("result"), f"{path}.results[{index}].result", depth + 1)
+    halted = response.get("halted_at")
+    if isinstance(halted, dict):
+        yield from _texts(halted.get("result"), f"{path}.halted_at.result", depth + 1)
 
 
 def _list(value: Any) -> list[Any]:
@@ -319,7 +320,20 @@ def _strings(value: Any, path: str, depth: int) -> Iterator[tuple[str, str]]:
         yield path, value
     elif isinstance(value, dict):
         for key, item in value.items():
-            yield from _strings(item, f"{path}.{key}", depth + 1)
+            yield from _strings(item, _member(path, key), depth + 1)
     elif isinstance(value, list):
         for index, item in enumerate(value):
             yield from _strings(item, f"{path}[{index}]", depth + 1)
+
+
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _member(path: str, key: Any) -> str:
+    """``path.key``, or ``path["a key"]`` for a key that is no identifier."""
+    text = str(key)
+    if _PLAIN_KEY.fullmatch(text):
+        return f"{path}.{text}"
+    import orjson
+
+    return f"{path}[{orjson.dumps(text[:80]).decode()}]"

@@ -16,6 +16,7 @@ from mcpaql_conformance.files.values import json_type
 from mcpaql_conformance.sanitize import plain
 
 JsonObject = dict[str, Any]
+PARAMETER_KINDS = ("missing_required", "unknown_parameter", "optional_defaults", "optional_omitted")
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,8 @@ class Bundle:
         return self.data.get("accepted_parameters")
 
     def parameter_cases(self, kind: str) -> list[JsonObject]:
-        """``missing_required``, ``unknown_parameter`` or ``optional_defaults``."""
+        """One of ``PARAMETER_KINDS``: ``missing_required``, ``unknown_parameter``,
+        ``optional_defaults`` or ``optional_omitted``."""
         return self._list(self._section("parameter_tests"), kind)
 
     def cases(self, key: str) -> list[JsonObject]:
@@ -121,28 +123,44 @@ class Bundle:
         A template with ``{}`` takes the response's index (see ``response_path``);
         grouping avoids one tuple per response in bundles of hundreds of thousands.
         """
-        groups: list[tuple[str, list[JsonObject]]] = []
+        return [(template, responses) for template, responses, _ in self._groups]
+
+    def group_cases(self, template: str) -> list[JsonObject] | None:
+        """The cases whose responses a ``response_groups`` entry holds, in the same order
+        (each names its operation and, from capture, the request it sent); None for an answer
+        that is no case (the introspection lists, the batch example)."""
+        return self._cases_by_template.get(template)
+
+    @cached_property
+    def _cases_by_template(self) -> dict[str, list[JsonObject]]:
+        return {template: cases for template, _, cases in self._groups if cases is not None}
+
+    @cached_property
+    def _groups(self) -> list[tuple[str, list[JsonObject], list[JsonObject] | None]]:
+        groups: list[tuple[str, list[JsonObject], list[JsonObject] | None]] = []
         intro = self.introspection
         for key in ("operations_list", "types_list"):
             if isinstance(intro.get(key), dict):
-                groups.append((f"$.introspection.{key}", [intro[key]]))
-        for key in ("query_attempts", "detail_queries"):
-            responses = [case["response"] for case in self._list(intro, key)]
-            groups.append((f"$.introspection.{key}[{{}}].response", responses))
-        for kind in ("missing_required", "unknown_parameter", "optional_defaults"):
-            responses = [case["response"] for case in self.parameter_cases(kind)]
-            groups.append((f"$.parameter_tests.{kind}[{{}}].response", responses))
+                groups.append((f"$.introspection.{key}", [intro[key]], None))
+        for key in ("query_attempts", "detail_queries", "unknown_name_queries", "type_queries"):
+            cases = self._list(intro, key)
+            groups.append((f"$.introspection.{key}[{{}}].response", [case["response"] for case in cases], cases))
+        for kind in PARAMETER_KINDS:
+            cases = self.parameter_cases(kind)
+            groups.append((f"$.parameter_tests.{kind}[{{}}].response", [case["response"] for case in cases], cases))
         for key, field in (
             ("error_tests", "response"),
             ("routing_tests", "response"),
             ("valid_requests", "response"),
             ("round_trip_tests", "read_response"),
             ("update_preservation_tests", "read_response"),
+            ("update_input_tests", "response"),
             ("constraint_tests", "response"),
         ):
-            groups.append((f"$.{key}[{{}}].{field}", [case[field] for case in self.cases(key)]))
+            cases = self.cases(key)
+            groups.append((f"$.{key}[{{}}].{field}", [case[field] for case in cases], cases))
         if isinstance(self.batch_example, dict):
-            groups.append(("$.batch_example", [self.batch_example]))
+            groups.append(("$.batch_example", [self.batch_example], None))
         return [group for group in groups if group[1]]
 
     @cached_property

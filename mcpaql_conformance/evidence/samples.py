@@ -128,11 +128,12 @@ def _add_bundle(source: Source, bundle: Bundle) -> None:
 
 def successful_candidates(bundle: Bundle) -> Iterator[tuple[Any, str, Any]]:
     """(operation, JSON path, response) of every answer the bundle ties to an operation: plan
-    examples, documented-default probes, the batch's results and agent runs' calls sent."""
+    examples, calls without optional parameters, the batch's results and agent runs' calls sent."""
     for index, case in enumerate(bundle.cases("valid_requests")):
         yield case.get("operation"), f"$.valid_requests[{index}].response", case.get("response")
-    for index, case in enumerate(bundle.parameter_cases("optional_defaults")):
-        yield case.get("operation"), f"$.parameter_tests.optional_defaults[{index}].response", case.get("response")
+    for kind in ("optional_defaults", "optional_omitted"):
+        for index, case in enumerate(bundle.parameter_cases(kind)):
+            yield case.get("operation"), f"$.parameter_tests.{kind}[{index}].response", case.get("response")
     batch = bundle.batch_example
     results = batch.get("results") if isinstance(batch, dict) else None
     for index, item in enumerate(results if isinstance(results, list) else []):

@@ -27,6 +27,7 @@ from mcpaql_conformance.evidence.reading import (
     type_detail_of,
     types_of,
 )
+from mcpaql_conformance.files.schemas import introspection_schema
 from mcpaql_conformance.live.levels import Need, strictest
 from mcpaql_conformance.live.safety import operation_need, tool_need
 from mcpaql_conformance.live.session import (
@@ -196,6 +197,8 @@ async def describe_types(live: Live) -> None:
 
     answers = await gather([ask(index, name) for index, name in enumerate(names)])
     for name, answer in zip(names, answers, strict=True):
+        if not _spec_shaped(answer, "TypeDetailData", "type"):  # as sent: the types-query test fails it
+            live.evidence.type_queries.append({"type": name, "response": answer})
         detail, problem = type_detail_of(answer, name)
         if detail is None and documents_shape(entries[name]):
             detail = read_type(entries[name], Readings())
@@ -204,6 +207,43 @@ async def describe_types(live: Live) -> None:
         else:
             reason = f"type {name}: the detail query {problem}; its declared return shape is not checked"
             live.evidence.notes.append(note(None, "type_details", plain(reason), NOT_APPLICABLE))
+
+
+def _spec_shaped(answer: Any, definition: str, key: str) -> bool:
+    """Whether a detail answer is ``{success: true, data: {<key>: details}}`` as the spec shows it."""
+    data = answer.get("data") if isinstance(answer, dict) and answer.get("success") is True else None
+    if not isinstance(data, dict) or not isinstance(data.get(key), dict):
+        return False
+    return introspection_schema(definition).is_valid(data)
+
+
+# Names no server defines: introspect answers `null` for them (introspection §4.3).
+UNKNOWN_OPERATION = "mcpaql_conformance_no_such_operation"
+UNKNOWN_TYPE = "McpaqlConformanceNoSuchType"
+
+
+async def ask_unknown_names(live: Live, names: list[str]) -> None:
+    """A detail query for an operation and for a type that do not exist, asked as the detail
+    queries were (introspect only: read-only at every level)."""
+    if live.introspect_tool is None:
+        return
+    queries = [("operations", UNKNOWN_OPERATION, (PHASE_DETAILS, len(names)))]
+    listed_types = types_of(live.evidence.types_list)[0]
+    if listed_types is not None and live.introspect_params:  # types are asked for by `query: types`
+        queries.append(("types", UNKNOWN_TYPE, (PHASE_TYPE_DETAILS, len(listed_types))))
+
+    def ask(query: str, name: str, key: tuple[int, ...]) -> Any:
+        params = {**live.introspect_params, "query": query, "name": name}
+        if not live.introspect_params:
+            params = {"name": name}  # the server refused `query`: ask the way that worked
+        return lambda: live.send(
+            key, live.introspect_tool, {"operation": "introspect", "params": params}, "introspect",
+            "introspection", f"describe a {query.rstrip('s')} that does not exist",
+        )  # fmt: skip
+
+    answers = await gather([ask(query, name, key) for query, name, key in queries])
+    for (query, name, _), answer in zip(queries, answers, strict=True):
+        live.evidence.unknown_name_queries.append({"query": query, "name": name, "response": answer})
 
 
 async def describe_operations(live: Live, names: list[str]) -> list[Operation]:

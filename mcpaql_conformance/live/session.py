@@ -47,6 +47,8 @@ class Findings:
     missing_required: list[JsonObject] = field(default_factory=list)
     unknown_parameter: list[JsonObject] = field(default_factory=list)
     optional_defaults: list[JsonObject] = field(default_factory=list)
+    optional_omitted: list[JsonObject] = field(default_factory=list)
+    update_input_tests: list[JsonObject] = field(default_factory=list)
     error_tests: list[JsonObject] = field(default_factory=list)
     routing_tests: list[JsonObject] = field(default_factory=list)
     notes: list[JsonObject] = field(default_factory=list)
@@ -63,10 +65,14 @@ class Evidence:
     details: list[JsonObject] = field(default_factory=list)
     type_details: list[JsonObject] = field(default_factory=list)
     detail_queries: list[JsonObject] = field(default_factory=list)
+    type_queries: list[JsonObject] = field(default_factory=list)
+    unknown_name_queries: list[JsonObject] = field(default_factory=list)
     accepted: dict[str, list[str]] = field(default_factory=dict)
     missing_required: list[JsonObject] = field(default_factory=list)
     unknown_parameter: list[JsonObject] = field(default_factory=list)
     optional_defaults: list[JsonObject] = field(default_factory=list)
+    optional_omitted: list[JsonObject] = field(default_factory=list)
+    update_input_tests: list[JsonObject] = field(default_factory=list)
     error_tests: list[JsonObject] = field(default_factory=list)
     routing_tests: list[JsonObject] = field(default_factory=list)
     valid_requests: list[JsonObject] = field(default_factory=list)
@@ -79,7 +85,10 @@ class Evidence:
     def merge(self, operation: str, findings: Findings) -> None:
         if findings.accepted is not None:
             self.accepted[operation] = findings.accepted
-        for key in ("missing_required", "unknown_parameter", "optional_defaults", "error_tests", "routing_tests"):
+        for key in (
+            "missing_required", "unknown_parameter", "optional_defaults", "optional_omitted", "update_input_tests",
+            "error_tests", "routing_tests",
+        ):  # fmt: skip
             getattr(self, key).extend(getattr(findings, key))
         self.notes.extend(findings.notes)
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
+from mcpaql_conformance import SPEC_VERSION
 from mcpaql_conformance.verdict.model import Report, exit_code_for
 
 if TYPE_CHECKING:
@@ -28,7 +29,8 @@ class BadgeStatus:
 def badge_status(report: Report) -> BadgeStatus:
     """green: requested level achieved without warnings; yellow: with warnings; red: not conformant
     (or not at the requested level)."""
-    label = "MCP-AQL"
+    # The spec version judged against, when it is ours (a saved report's own string never shows).
+    label = SUITE_LABEL if report.spec_version == SPEC_VERSION else "MCP-AQL"
     level = report.conformance_level
     if level is None:
         return BadgeStatus(label, "partial run (category filter)", "lightgrey")
@@ -49,9 +51,12 @@ def suite_badge_status(result: SuiteReport) -> BadgeStatus:
     members = len(result.members)
     message = f"Level {result.suite.level}: {result.conformant}/{members} bundles conformant"
     if result.conformant < members or result.exit_code not in (0, 2):
-        return BadgeStatus("MCP-AQL", message, "red")
+        return BadgeStatus(SUITE_LABEL, message, "red")
     warned = result.exit_code == 2 or any(m.report is not None and m.report.has_warnings for m in result.members)
-    return BadgeStatus("MCP-AQL", message, "yellow" if warned else "brightgreen")
+    return BadgeStatus(SUITE_LABEL, message, "yellow" if warned else "brightgreen")
+
+
+SUITE_LABEL = f"MCP-AQL {SPEC_VERSION}"  # every member is judged against the spec version we implement
 
 
 COLORS = {"brightgreen": "#4c1", "yellow": "#dfb317", "red": "#e05d44", "lightgrey": "#9f9f9f"}

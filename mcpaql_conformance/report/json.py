@@ -33,6 +33,11 @@ def report_dict(report: Report) -> dict[str, Any]:
         "implementation": report.implementation,
         "version": report.version,
         "specVersion": report.spec_version,
+        **(
+            {"evidenceSpecVersion": report.evidence_spec_version}
+            if report.evidence_spec_version not in (None, report.spec_version)
+            else {}
+        ),
         "requestedLevel": report.requested_level,
         "conformanceLevel": report.conformance_level,
         "summary": report.summary.as_dict(),

@@ -20,7 +20,8 @@ def render_junit(report: Report, color: bool = False, options: RenderOptions = D
 def evidence_properties(report: Report) -> list[tuple[str, str]]:
     """Where the evidence came from (the run's permission level, what it did not call) and what the
     run may have changed, as properties of every suite."""
-    pairs = [("evidence", report.provenance)] if report.provenance else []
+    pairs = [("specVersion", report.spec_line)]
+    pairs += [("evidence", report.provenance)] if report.provenance else []
     return pairs + [(f"changed.{index}", line) for index, line in enumerate(report.changes, 1)]
 
 

@@ -93,6 +93,7 @@ def report_from_data(data: Any, source: str = "<report>") -> Report:
         implementation=data.get("implementation"),
         version=data.get("version"),
         spec_version=data.get("specVersion"),
+        evidence_spec_version=data.get("evidenceSpecVersion"),
         requested_level=requested,
         conformance_level=level,
         categories=categories,

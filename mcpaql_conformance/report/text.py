@@ -49,7 +49,7 @@ def report_lines(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> li
     counts = f"{s.passed} passed, {s.warned} warned, {s.failed} failed, {s.skipped} skipped"
     header: list[list[Span]] = [
         [(f"MCP-AQL conformance report: {_field(report.implementation)} {_field(report.version)}", "bold")],
-        [(f"Spec version: {_field(report.spec_version)}", None)],
+        [(f"Spec version: {terminal(report.spec_line)}", None)],
         [(f"Requested level: {_field(report.requested_level)}{tier}", None)],
         [(f"Conformance level: {level}", None)],
         [(f"Summary: {counts} ({s.total} tests)", None)],

@@ -145,6 +145,17 @@ class Report:
     agent_summary: str | None = None  # the latest agent invocation: model, runs, judge, tool list
     agent_metrics: tuple[Any, ...] = ()  # agent.metrics.AgentMetrics rows (tasks, then "all")
     agent_incomplete: str | None = None  # "incomplete agent evidence: N of M runs finished (why)..."
+    evidence_spec_version: str | None = None  # the spec version the bundle says it was recorded against
+
+    @property
+    def spec_line(self) -> str:
+        """The spec version judged against, with the bundle's own claim when it names another
+        (conformance-testing §2.3: a claim names the version it was tested against)."""
+        version = self.spec_version if self.spec_version is not None else "(unknown)"
+        claim = self.evidence_spec_version
+        if claim is None or claim == self.spec_version:
+            return version
+        return f"{version} (the evidence says it was recorded against {claim})"
 
     @cached_property
     def summary(self) -> Summary:

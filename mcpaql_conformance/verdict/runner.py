@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from mcpaql_conformance import __version__
+from mcpaql_conformance import SPEC_VERSION, __version__
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.evidence.bundle import Bundle, incomplete_invocation
 from mcpaql_conformance.files.jsonio import gc_paused
@@ -55,7 +55,8 @@ def evaluate(bundle: Bundle, level: int = 1, tier: str = "both", category: str |
     return Report(
         implementation=bundle.implementation,
         version=bundle.version,
-        spec_version=bundle.spec_version,
+        spec_version=SPEC_VERSION,
+        evidence_spec_version=bundle.spec_version,
         requested_level=level,
         conformance_level=None if category else conformance_level(level, results),
         categories=results,

@@ -96,6 +96,15 @@ def cli() -> Callable[..., subprocess.CompletedProcess[str]]:
     return run_cli
 
 
+def types_with(name: str) -> list[dict[str, Any]]:
+    """A types list naming ``name`` and the two protocol types core §9.1 defines."""
+    return [
+        {"name": name, "kind": "object"},
+        {"name": "SemanticCategory", "kind": "enum"},
+        {"name": "OperationResult", "kind": "union"},
+    ]
+
+
 def minimal_conformant_bundle() -> dict[str, Any]:
     """A small Level 1 bundle (a bookmarks adapter) on which every Level 1 test passes."""
 
@@ -123,6 +132,7 @@ def minimal_conformant_bundle() -> dict[str, Any]:
         for name, category, endpoint, perms, params in operations
     ]
     details[3]["parameters"][0].update(type="integer", default=10)
+    details[4]["parameters"][1].update(type="object")  # an UPDATE's `input` object (core §4.5)
     missing = [
         {
             "operation": d["name"],
@@ -142,12 +152,13 @@ def minimal_conformant_bundle() -> dict[str, Any]:
             "operations_list": {
                 "success": True,
                 "data": {
+                    "_protocol": {"version": "1.0.0-draft", "conformance": "level-1", "mode": "semantic"},
                     "operations": [
                         {k: d[k] for k in ("name", "semantic_category", "endpoint", "description")} for d in details
-                    ]
+                    ],
                 },
             },
-            "types_list": {"success": True, "data": {"types": [{"name": "Bookmark", "kind": "object"}]}},
+            "types_list": {"success": True, "data": {"types": types_with("Bookmark")}},
             "operation_details": details,
         },
         "accepted_parameters": {d["name"]: [p["name"] for p in d["parameters"]] for d in details},

@@ -488,8 +488,8 @@ def picky_answer(operation: Any, params: dict[str, Any]) -> dict[str, Any]:
             return refuse("VALIDATION_ERROR", "Invalid params: expected term")
         if name not in names:
             return refuse("VALIDATION_UNKNOWN_PARAM", f"Unknown parameter: {name}")
-    if operation == "introspect" and params["query"] == "types":
-        return {"success": True, "data": {"types": []}}
+    if operation == "introspect" and params["query"] == "types":  # no types, so no type of that name
+        return {"success": True, "data": {"type": None} if "name" in params else {"types": []}}
     if operation == "introspect" and "name" in params:
         known = params["name"] in (*PICKY_OPERATIONS, "introspect")
         return {"success": True, "data": {"operation": picky_detail(params["name"]) if known else None}}

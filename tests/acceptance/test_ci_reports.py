@@ -175,12 +175,13 @@ def test_badges_in_three_formats_with_the_verdict_colour(cli, tmp_path, fixture,
     saved = tmp_path / "r.json"
     cli("test", str(FIXTURES / fixture), "-l", level, "-f", "json", "-o", str(saved))
     endpoint = json.loads(cli("badge", str(saved), "-f", "json").stdout)
-    assert endpoint == {"schemaVersion": 1, "label": "MCP-AQL", "message": message, "color": color}
+    label = "MCP-AQL 1.0.0-draft"  # the spec version judged against (conformance-testing §2.3)
+    assert endpoint == {"schemaVersion": 1, "label": label, "message": message, "color": color}
     svg = ET.fromstring(cli("badge", str(saved)).stdout)
     assert svg.tag == "{http://www.w3.org/2000/svg}svg"
-    assert [t.text for t in svg.iter("{http://www.w3.org/2000/svg}text")] == ["MCP-AQL", message]
+    assert [t.text for t in svg.iter("{http://www.w3.org/2000/svg}text")] == [label, message]
     markdown = cli("badge", str(saved), "-f", "markdown").stdout.strip()
-    assert markdown.startswith(f"![MCP-AQL: {message}](https://img.shields.io/badge/") and markdown.endswith(
+    assert markdown.startswith(f"![{label}: {message}](https://img.shields.io/badge/") and markdown.endswith(
         f"-{color})"
     )
 

@@ -33,7 +33,9 @@ def captures(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def samples_of(bundle: Path) -> dict[str, list]:
     data = json.loads(bundle.read_text())
     found: dict[str, list] = {}
-    for case in data.get("valid_requests", []) + data["parameter_tests"].get("optional_defaults", []):
+    parameter_tests = data["parameter_tests"]
+    cases = parameter_tests.get("optional_defaults", []) + parameter_tests.get("optional_omitted", [])
+    for case in data.get("valid_requests", []) + cases:
         if case["response"].get("success") is True:
             found.setdefault(case["operation"], []).append(case["response"]["data"])
     return found

@@ -23,7 +23,8 @@ def test_markdown_report_has_a_badge_and_cannot_be_injected(cli, write_bundle):
     assert result.returncode == 0
     out = result.stdout
     assert out.startswith("# MCP-AQL Conformance Report\n")
-    assert re.search(r"^!\[MCP-AQL: Level 1 conformant\]\(https://img\.shields\.io/badge/[^)]+-yellow\)$", out, re.M)
+    badge = r"^!\[MCP-AQL 1\.0\.0-draft: Level 1 conformant\]\(https://img\.shields\.io/badge/[^)]+-yellow\)$"
+    assert re.search(badge, out, re.M)
     headings = [line for line in out.splitlines() if line.startswith("#")]
     assert all(h.startswith(("# MCP-AQL Conformance Report", "## ")) for h in headings)
     assert "# Heading" not in [h.strip() for h in headings]

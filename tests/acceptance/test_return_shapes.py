@@ -29,7 +29,10 @@ def completeness(bundle: dict, tmp_path) -> dict:
 def test_capture_records_every_listed_types_details_and_the_demo_keeps_its_promises(tmp_path):
     bundle = captured(tmp_path)
     details = {t["name"]: t for t in bundle["introspection"]["type_details"]}
-    assert sorted(details) == ["Deletion", "Job", "JobStatus", "Note", "NotePage", "TagRemoval"]
+    assert sorted(details) == [
+        "Deletion", "Job", "JobStatus", "Note", "NotePage", "OperationFailure", "OperationResult", "OperationSuccess",
+        "SemanticCategory", "TagRemoval",
+    ]  # fmt: skip
     assert details["JobStatus"]["values"] == ["completed", "failed"]
     assert [f["name"] for f in details["Note"]["fields"]][:2] == ["note_id", "title"]
     assert completeness(bundle, tmp_path)["result"] == "PASS"
@@ -43,14 +46,27 @@ def test_answers_that_stray_from_the_declared_type_are_warned_about_with_a_path(
         " $.parameter_tests.optional_defaults[0].response.data.created_at, but Note declares string",
         "create_note.updated_at: Note declares it required, but it is missing from every answer"
         " (e.g. $.parameter_tests.optional_defaults[0].response.data)",
+        "get_note.created_at: it is an integer at $.parameter_tests.optional_omitted[1].response.data.created_at,"
+        " but Note declares string",
+        "get_note.updated_at: Note declares it required, but it is missing from every answer"
+        " (e.g. $.parameter_tests.optional_omitted[1].response.data)",
     ]
 
 
-def test_a_type_without_details_is_noted_not_failed(tmp_path):
+def test_a_type_without_details_is_noted_and_its_refused_detail_query_fails_the_types_query(tmp_path):
     bundle = captured(tmp_path, "--dialect", "detail-fails")
     notes = [n["reason"] for n in bundle["capture_notes"] if n["probe"] == "type_details"]
-    assert len(notes) == 6 and "type_details" not in bundle["introspection"]
+    assert len(notes) == 10 and "type_details" not in bundle["introspection"]
     assert notes[0] == (
         "type Note: the detail query refused: NOT_IMPLEMENTED: Details are not available.;"
         " its declared return shape is not checked"
+    )
+    assert [case["type"] for case in bundle["introspection"]["type_queries"]][:2] == ["Note", "NotePage"]
+    path = tmp_path / "judged.json"
+    path.write_text(json.dumps(bundle))
+    report = json.loads(run_cli("test", str(path), "-f", "json").stdout)
+    types = next(t for c in report["categories"] for t in c["tests"] if t["id"] == "L1.introspection.types-query")
+    assert types["result"] == "FAIL"  # introspection §8.1 item 6: a detail query answers TypeDetails
+    assert types["findings"][0] == (
+        "introspect {query: types, name: Note}: refused (NOT_IMPLEMENTED: Details are not available.)"
     )

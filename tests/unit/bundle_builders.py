@@ -90,8 +90,21 @@ def conformant_bundle() -> JsonObject:
         "endpoint_modes": ["crude", "single"],
         "capabilities": {"field_selection": True, "batch_operations": True},
         "introspection": {
-            "operations_list": ok({"operations": [summary_of(d) for d in details]}),
-            "types_list": ok({"types": [{"name": "Widget", "kind": "object", "description": "A widget."}]}),
+            "operations_list": ok(
+                {
+                    "_protocol": {"version": "1.0.0-draft", "conformance": "level-2", "mode": "semantic"},
+                    "operations": [summary_of(d) for d in details],
+                }
+            ),
+            "types_list": ok(
+                {
+                    "types": [
+                        {"name": "Widget", "kind": "object", "description": "A widget."},
+                        {"name": "SemanticCategory", "kind": "enum", "description": "The five categories."},
+                        {"name": "OperationResult", "kind": "union", "description": "A success or a failure."},
+                    ]
+                }
+            ),
             "operation_details": details,
         },
         "accepted_parameters": {d["name"]: [p["name"] for p in d["parameters"]] for d in details},
@@ -181,6 +194,20 @@ def conformant_bundle() -> JsonObject:
             }
         ],
     }
+
+
+def halted_batch(**summary: int) -> JsonObject:
+    """A batch answer that halted at a confirmation-gated delete (operations §7.5.2): one result,
+    the operation it halted at, one pending; ``summary`` overrides the correct counts."""
+    gated = fail("CONFIRMATION_REQUIRED", "This operation requires confirmation")
+    counts = {"total": 3, "succeeded": 1, "failed": 0, "halted": 1, "pending": 1, **summary}
+    return ok(
+        None,
+        results=[{"index": 0, "operation": "get_widget", "result": ok({"id": "w1"})}],
+        halted_at={"index": 1, "operation": "delete_widget", "result": gated},
+        pending_operations=[{"index": 2, "operation": "get_widget", "params": {"id": "w1"}}],
+        summary=counts,
+    )
 
 
 def context(data: JsonObject, tier: str = "both") -> Context:

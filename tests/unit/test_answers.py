@@ -123,8 +123,10 @@ def test_texts_cover_every_text_the_server_sent() -> None:
         ],
     }
     assert list(texts(batch)) == [
+        (".warnings[0].code", "W"),
         (".warnings[0].message", "careful"),
         (".warnings[1]", "plain warning"),
+        (".results[0].result.error.code", "X"),
         (".results[0].result.error.message", "m"),
         (".results[0].result.error.details.a[0]", "d"),
         (".results[1].result.error", "as a string"),
@@ -135,6 +137,33 @@ def test_texts_cover_every_text_the_server_sent() -> None:
     ]
     assert list(texts({"_raw_text": "plain", "_is_error": False})) == [("._raw_text", "plain")]
     assert list(texts({"success": True, "data": {"title": "TypeError"}})) == []  # content, not the server's words
+
+
+def test_texts_cover_every_part_of_an_error_and_every_key_the_server_added_but_not_metadata() -> None:
+    failure = {
+        "success": False,
+        "error": {"code": "INTERNAL_ERROR", "message": "failed", "trace": ["at x (/srv/app.js:1:2)"]},
+        "stack": "Traceback (most recent call last)",
+        "_meta": {"request_id": "at y (/srv/b.js:3:4)"},
+    }
+    assert list(texts(failure)) == [
+        (".error.code", "INTERNAL_ERROR"),
+        (".error.message", "failed"),
+        (".error.trace[0]", "at x (/srv/app.js:1:2)"),
+        (".stack", "Traceback (most recent call last)"),
+    ]
+    halted = {
+        "success": True,
+        "data": None,
+        "debug": {"a key": "why"},
+        "halted_at": {"index": 1, "result": {"success": False, "error": {"code": "C", "message": "confirm"}}},
+        "pending_operations": [{"index": 2, "operation": "x", "params": {"path": "/src/echoed/"}}],
+    }
+    assert list(texts(halted)) == [
+        ('.debug["a key"]', "why"),
+        (".halted_at.result.error.code", "C"),
+        (".halted_at.result.error.message", "confirm"),
+    ]
 
 
 def test_texts_of_a_deeply_nested_batch_stop_at_a_bound() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from bundle_builders import fail, ok, parameter_case, report, run
+from bundle_builders import fail, halted_batch, ok, parameter_case, report, run
 
 from mcpaql_conformance.verdict.checks.errors import actionable, discriminated_union, no_leakage
 from mcpaql_conformance.verdict.model import Result
@@ -50,7 +50,9 @@ def test_a_success_without_data_anywhere_in_the_bundle_fails_with_its_path(bundl
     bundle["round_trip_tests"][0]["read_response"] = {"success": True}
     outcome = run(discriminated_union, bundle)
     assert outcome.result is Result.FAIL
-    assert outcome.detail == "$.round_trip_tests[0].read_response: $: missing required property 'data'"
+    assert outcome.detail == (
+        "$.round_trip_tests[0].read_response (the read-back after create_widget): $: missing required property 'data'"
+    )
 
 
 def test_a_lowercase_error_code_fails_with_its_path(bundle: Bundle) -> None:
@@ -58,7 +60,8 @@ def test_a_lowercase_error_code_fails_with_its_path(bundle: Bundle) -> None:
     outcome = run(discriminated_union, bundle)
     assert outcome.result is Result.FAIL
     assert outcome.detail == (
-        "$.parameter_tests.missing_required[2].response: $.error.code: does not match the pattern ^[A-Z][A-Z0-9_]*$"
+        "$.parameter_tests.missing_required[2].response (operation get_widget): $.error.code: does not match the"
+        " pattern ^[A-Z][A-Z0-9_]*$"
     )
 
 
@@ -66,7 +69,9 @@ def test_a_success_that_carries_an_error_fails(bundle: Bundle) -> None:
     bundle["introspection"]["types_list"]["error"] = {"code": "X", "message": "m"}
     outcome = run(discriminated_union, bundle)
     assert outcome.result is Result.FAIL
-    assert outcome.detail == "$.introspection.types_list: $: must not have property 'error' here"
+    assert outcome.detail == (
+        "$.introspection.types_list: $: 'error' is not part of a success result: a success carries data, not error"
+    )
 
 
 def test_an_invalid_batch_item_fails(bundle: Bundle) -> None:
@@ -181,7 +186,7 @@ def test_a_malformed_response_fails_the_union_test_in_a_full_run(bundle: Bundle,
     result = report(bundle)
     union = result.categories[2].tests[0]
     assert union.result is Result.FAIL
-    assert union.detail == f"$.round_trip_tests[0].read_response: {reason}"
+    assert union.detail == f"$.round_trip_tests[0].read_response (the read-back after create_widget): {reason}"
     assert result.exit_code == 1
 
 
@@ -190,7 +195,7 @@ def test_a_malformed_response_fails_the_union_test(bundle: Bundle, response: Bun
     bundle["round_trip_tests"][0]["read_response"] = response
     outcome = run(discriminated_union, bundle)
     assert outcome.result is Result.FAIL
-    assert outcome.detail == f"$.round_trip_tests[0].read_response: {reason}"
+    assert outcome.detail == f"$.round_trip_tests[0].read_response (the read-back after create_widget): {reason}"
 
 
 def test_a_string_error_is_scanned_for_leaks(bundle: Bundle) -> None:
@@ -284,3 +289,87 @@ def test_an_unactionable_message_only_warns_the_must_category(bundle: Bundle) ->
     result = report(bundle, level=1)
     assert result.categories[2].result is Result.WARN
     assert result.exit_code == 0
+
+
+# The closed result shape (issue 26, point 3): no key the spec does not define, except metadata
+
+
+def test_a_key_beside_the_error_fails_the_union_naming_the_operation_and_the_key(bundle: Bundle) -> None:
+    case = parameter_case(bundle, "missing_required", "get_widget", "id")
+    case["response"] = {**fail("VALIDATION_MISSING_PARAM", "Missing id."), "stack": "at run (/srv/app.js:3:9)"}
+    union = run(discriminated_union, bundle)
+    assert union.result is Result.FAIL
+    assert union.detail == (
+        "$.parameter_tests.missing_required[2].response (operation get_widget): $: 'stack' is not part of a"
+        " failure result (the spec defines confirmation, deprecated, deprecatedSince, deprecationMessage, error,"
+        " removalVersion, success; metadata keys start with an underscore)"
+    )
+    leak = run(no_leakage, bundle)
+    assert leak.result is Result.FAIL
+    assert leak.detail == (
+        "$.parameter_tests.missing_required[2].response.stack: stack frame 'at run (/srv/app.js:3:9)'"
+    )
+
+
+def test_a_key_inside_the_error_object_fails_and_is_scanned_for_leaks(bundle: Bundle) -> None:
+    bundle["error_tests"][0]["response"] = {
+        "success": False,
+        "error": {"code": "INTERNAL_ERROR", "message": "Something failed.", "trace": "KeyError: 'w9'"},
+    }
+    union = run(discriminated_union, bundle)
+    assert union.result is Result.FAIL
+    assert "$.error: 'trace' is not part of an error object" in union.detail
+    leak = run(no_leakage, bundle)
+    assert leak.result is Result.FAIL
+    assert leak.detail == "$.error_tests[0].response.error.trace: exception class name 'KeyError'"
+
+
+def test_warnings_in_a_failure_fail_the_union(bundle: Bundle) -> None:
+    response = fail("VALIDATION_OUT_OF_RANGE", "Parameter size must be at least 1.")
+    bundle["error_tests"][0]["response"] = {**response, "warnings": [{"code": "W", "message": "m"}]}
+    union = run(discriminated_union, bundle)
+    assert union.result is Result.FAIL
+    assert union.detail == (
+        "$.error_tests[0].response: $: 'warnings' is not part of a failure result: warnings go only in"
+        " successful answers"
+    )
+
+
+def test_underscore_metadata_on_either_side_passes(bundle: Bundle) -> None:
+    bundle["error_tests"][0]["response"]["_meta"] = {"request_id": "r1", "duration_ms": 3}
+    bundle["error_tests"][0]["response"]["error"]["_trace_id"] = "t1"
+    bundle["round_trip_tests"][0]["read_response"]["_meta"] = {"request_id": "r2"}
+    assert run(discriminated_union, bundle).result is Result.PASS
+    assert run(no_leakage, bundle).result is Result.PASS
+
+
+def test_a_batch_halted_on_a_confirmation_is_a_valid_result(bundle: Bundle) -> None:
+    bundle["batch_example"] = halted_batch()
+    assert run(discriminated_union, bundle).result is Result.PASS
+
+
+# Leaks: text that quotes the caller's own input back is not the server's (issue 26, point 5)
+
+
+def test_a_leak_pattern_only_in_the_echoed_input_is_not_a_leak(bundle: Bundle) -> None:
+    case = parameter_case(bundle, "unknown_parameter", "get_widget", "bogus")
+    case["request"] = {"id": "w1", "bogus": "../src/TypeError.py:12"}
+    case["response"] = fail("VALIDATION_UNKNOWN_PARAM", "Unknown parameter 'bogus' (value '../src/TypeError.py:12').")
+    outcome = run(no_leakage, bundle)
+    assert outcome.result is Result.PASS
+    assert outcome.detail.endswith("(1 only quote back what the caller sent).")
+
+
+def test_a_leak_beside_the_echoed_input_is_still_a_leak(bundle: Bundle) -> None:
+    case = parameter_case(bundle, "unknown_parameter", "get_widget", "bogus")
+    case["request"] = {"id": "w1", "bogus": "x-value"}
+    case["response"] = fail("VALIDATION_UNKNOWN_PARAM", "Unknown 'x-value': KeyError at validate (/srv/src/v.js:3:1)")
+    outcome = run(no_leakage, bundle)
+    assert outcome.result is Result.FAIL
+    assert "exception class name 'KeyError'" in outcome.detail
+
+
+def test_without_a_recorded_request_the_same_text_is_a_leak(bundle: Bundle) -> None:
+    case = parameter_case(bundle, "unknown_parameter", "get_widget", "bogus")
+    case["response"] = fail("VALIDATION_UNKNOWN_PARAM", "Unknown parameter 'bogus' (value '../src/TypeError.py:12').")
+    assert run(no_leakage, bundle).result is Result.FAIL

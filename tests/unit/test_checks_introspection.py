@@ -101,14 +101,103 @@ def test_an_empty_operations_list_fails(bundle: Bundle) -> None:
 def test_types_query_passes_and_counts_types(bundle: Bundle) -> None:
     outcome = run(types_query, bundle)
     assert outcome.result is Result.PASS
-    assert outcome.detail == "introspect {query: types} answered 1 type(s) in the documented shape."
+    assert outcome.detail == (
+        "introspect {query: types} answered 3 type(s) in the documented shape; every type an operation returns"
+        " is listed."
+    )
 
 
-def test_types_query_may_answer_no_types(bundle: Bundle) -> None:
+def test_types_query_may_answer_no_types_when_no_operation_returns_one_but_warns(bundle: Bundle) -> None:
     bundle["introspection"]["types_list"] = ok({"types": []})
+    for entry in bundle["introspection"]["operation_details"]:
+        entry["returns"] = {"name": "object", "kind": "scalar"}
+    outcome = run(types_query, bundle)
+    assert outcome.result is Result.WARN  # introspection §5.3 (SHOULD): the protocol types are listed
+    assert outcome.detail == (
+        "the types list lacks the protocol type(s) SemanticCategory, OperationResult (core §9.1 defines them)"
+    )
+
+
+def test_a_returned_domain_type_the_types_list_does_not_name_fails(bundle: Bundle) -> None:
+    details = bundle["introspection"]["operation_details"]
+    next(d for d in details if d["name"] == "get_widget")["returns"] = {"name": "Gadget[]", "kind": "object"}
+    outcome = run(types_query, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "get_widget: returns 'Gadget', which introspect {query: types} does not list"
+    assert report(bundle).categories[0].tests[1].cited == ("core:9.2:types-discoverable",)
+
+
+def test_a_returned_protocol_type_the_list_does_not_name_only_warns(bundle: Bundle) -> None:
+    details = bundle["introspection"]["operation_details"]
+    next(d for d in details if d["name"] == "get_widget")["returns"] = {"name": "OperationFailure", "kind": "object"}
+    outcome = run(types_query, bundle)
+    assert outcome.result is Result.WARN
+    assert outcome.detail == "get_widget: returns 'OperationFailure', which introspect {query: types} does not list"
+
+
+@pytest.mark.parametrize(
+    ("entry", "reason"),
+    [
+        ({"name": "Color", "kind": "enum"}, "$: missing required property 'values'"),
+        ({"name": "Widget", "kind": "object", "fields": [{"name": "id"}]}, "$.fields[0]: missing required property"),
+        ({"name": "Shape", "kind": "union", "members": "Circle"}, "$.members: expected an array, got string"),
+        ({"name": "Widget", "kind": "class", "fields": []}, "$.kind: must be one of"),
+    ],
+)
+def test_invalid_type_details_fail_the_types_query(bundle: Bundle, entry: Bundle, reason: str) -> None:
+    bundle["introspection"]["type_details"] = [entry]
+    outcome = run(types_query, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail.startswith(f"type {entry['name']}: not valid TypeDetails ({reason}")
+
+
+def test_valid_type_details_of_every_kind_pass(bundle: Bundle) -> None:
+    bundle["introspection"]["type_details"] = [
+        {"name": "Widget", "kind": "object", "fields": [{"name": "id", "type": "string", "required": True}]},
+        {"name": "Color", "kind": "enum", "values": ["blue", "red"]},
+        {"name": "Shape", "kind": "union", "members": ["Widget", "Color"]},
+        {"name": "Stamp", "kind": "scalar", "description": "An ISO 8601 date-time."},
+    ]
     outcome = run(types_query, bundle)
     assert outcome.result is Result.PASS
-    assert "answered 0 type(s)" in outcome.detail
+    assert "4 type detail(s) valid" in outcome.detail
+
+
+def test_a_type_detail_query_that_answered_no_details_fails(bundle: Bundle) -> None:
+    refused = fail("VALIDATION_INVALID_PARAM", "Unknown query: types with name")
+    bundle["introspection"]["type_queries"] = [{"type": "Widget", "response": refused}]
+    outcome = run(types_query, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == (
+        "introspect {query: types, name: Widget}: refused (VALIDATION_INVALID_PARAM: Unknown query: types with name)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("response", "result", "detail"),
+    [
+        (ok({"type": None}), Result.PASS, "a made-up name answered with `type: null`"),
+        (
+            fail("NOT_FOUND_TYPE", "No type Zz."),
+            Result.FAIL,
+            "introspect {query: types, name: Zz} (no such type): refused where it should succeed with `type: null`"
+            " (NOT_FOUND_TYPE: No type Zz.)",
+        ),
+        (
+            ok({"type": {"name": "Widget", "kind": "object", "fields": []}}),
+            Result.FAIL,
+            "introspect {query: types, name: Zz} (no such type): answered the details of 'Widget' instead of"
+            " `type: null`",
+        ),
+    ],
+)
+def test_a_type_detail_query_for_a_made_up_name_answers_null(
+    bundle: Bundle, response: Bundle, result: Result, detail: str
+) -> None:
+    bundle["introspection"]["unknown_name_queries"] = [{"query": "types", "name": "Zz", "response": response}]
+    outcome = run(types_query, bundle)
+    assert outcome.result is result
+    assert detail in outcome.detail
 
 
 def test_types_query_without_evidence_fails(bundle: Bundle) -> None:
@@ -287,8 +376,9 @@ def test_a_custom_endpoint_family_is_not_held_to_crude_routing(bundle: Bundle) -
     ],
 )
 def test_a_reserved_operation_in_the_wrong_category_fails(bundle: Bundle, name: str, wrong: str, expected: str) -> None:
-    bundle["introspection"]["operation_details"].append(detail(name, wrong, []))
-    operations(bundle).append(summary_of(detail(name, wrong, [])))
+    parameters = [param("input", required=True, type="object")] if wrong == "UPDATE" else []
+    bundle["introspection"]["operation_details"].append(detail(name, wrong, parameters))
+    operations(bundle).append(summary_of(detail(name, wrong, parameters)))
     outcome = run(operation_details, bundle)
     assert outcome.result is Result.FAIL
     assert outcome.detail == f"{name}: reserved operation must be {expected}, not {wrong}"
@@ -545,25 +635,33 @@ def test_details_named_under_another_key_are_judged_as_read(bundle: Bundle) -> N
 
 
 @pytest.mark.parametrize(
-    ("protocol", "passes", "shown"),
+    ("protocol", "result", "shown"),
     [
-        ({"version": "1.0.0", "mode": "semantic", "profile": "crude"}, True, ""),
-        ({"version": "1.0.0-draft", "mode": "all", "conformance": "level-1"}, True, ""),
-        ({"version": "1.0.0", "mode": "crude"}, False, "CRUDE is a profile of the semantic endpoint mode"),
-        ({"version": "1.0.0", "mode": "turbo"}, False, "$._protocol.mode"),
-        ({"mode": "single"}, False, "$._protocol: missing required property 'version'"),
-        ({"version": "one", "mode": "single"}, False, "$._protocol.version"),
-        ({"version": "1.0.0", "conformance": "gold"}, False, "$._protocol.conformance"),
-        ({"version": "1.0.0", "capabilities": {"batch": "yes"}}, False, "$._protocol.capabilities.batch"),
+        ({"version": "1.0.0", "mode": "semantic", "profile": "crude"}, Result.PASS, ""),
+        ({"version": "1.0.0-draft", "mode": "all", "conformance": "level-1"}, Result.PASS, ""),
+        # introspection §4.1.1: mode and conformance are SHOULDs, capabilities a MAY, the version a MUST
+        ({"version": "1.0.0", "mode": "crude"}, Result.WARN, "CRUDE is a profile of the semantic endpoint mode"),
+        ({"version": "1.0.0", "mode": "turbo"}, Result.WARN, "_protocol.mode: must be one of"),
+        ({"version": "1.0.0", "conformance": "gold"}, Result.WARN, "_protocol.conformance: must be one of"),
+        ({"version": "1.0.0", "capabilities": {"batch": "yes"}}, Result.PASS, ""),
+        ({"mode": "single"}, Result.FAIL, "_protocol: missing required property 'version'"),
+        ({"version": "one", "mode": "single"}, Result.FAIL, "_protocol.version: does not match the pattern"),
     ],
 )
-def test_protocol_metadata_is_held_to_the_values_the_spec_allows(
-    bundle: Bundle, protocol: dict[str, Any], passes: bool, shown: str
+def test_protocol_metadata_is_judged_field_by_field_at_its_own_strength(
+    bundle: Bundle, protocol: dict[str, Any], result: Result, shown: str
 ) -> None:
     bundle["introspection"]["operations_list"]["data"]["_protocol"] = protocol
     outcome = run(operations_query, bundle)
-    assert outcome.result is (Result.PASS if passes else Result.FAIL)
+    assert outcome.result is result
     assert shown in outcome.detail
+
+
+def test_an_operations_list_without_protocol_metadata_warns(bundle: Bundle) -> None:
+    del bundle["introspection"]["operations_list"]["data"]["_protocol"]
+    outcome = run(operations_query, bundle)
+    assert outcome.result is Result.WARN
+    assert outcome.detail == "introspect {query: operations} carries no `_protocol` (with at least its spec version)"
 
 
 def test_an_introspect_that_refused_query_before_another_reading_worked_fails(bundle: Bundle) -> None:
@@ -643,20 +741,145 @@ def test_an_operation_sent_to_the_wrong_endpoint_and_refused_in_any_form_passes_
             "get_widget via mcp_aql_create: not refused although sent to the wrong endpoint "
             '(answered with plain text, not an MCP-AQL result: "Widget w1")',
         ),
-        (
-            {"success": False, "error": "VALIDATION_MISSING_PARAM: id is required"},
-            "get_widget via mcp_aql_create: parameters were validated instead of the endpoint being refused "
-            '(error is a string, not an object: "VALIDATION_MISSING_PARAM: id is required")',
-        ),
     ],
 )
-def test_an_operation_executed_or_validated_on_the_wrong_endpoint_fails_routing(
+def test_an_operation_executed_or_not_refused_on_the_wrong_endpoint_fails_routing(
     bundle: Bundle, answer: dict[str, Any], detail: str
 ) -> None:
     bundle["routing_tests"] = [{"operation": "get_widget", "tool": "mcp_aql_create", "response": answer}]
     outcome = run(operation_details, bundle)
     assert outcome.result is Result.FAIL
     assert outcome.detail == detail
+
+
+def test_a_wrong_endpoint_refused_for_its_parameters_is_refused_but_warns_about_the_form(bundle: Bundle) -> None:
+    # core §6.2 (MUST) asks for a refusal and names no code; operations §6.3 advises one about the endpoint
+    refusal = fail("VALIDATION_MISSING_PARAM", "Missing required parameter 'widget_name'.")
+    bundle["routing_tests"] = [{"operation": "get_widget", "tool": "mcp_aql_create", "response": refusal}]
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.WARN
+    assert outcome.detail == (
+        "get_widget via mcp_aql_create: refused, but for its parameters rather than for the endpoint"
+        " (VALIDATION_MISSING_PARAM: Missing required parameter 'widget_name'.)"
+    )
+
+
+@pytest.mark.parametrize("code", ["VALIDATION_ENDPOINT_MISMATCH", "OPERATION_NOT_ALLOWED", "VALIDATION_WRONG_TOOL"])
+def test_a_wrong_endpoint_refused_with_any_code_about_the_endpoint_passes(bundle: Bundle, code: str) -> None:
+    refusal = fail(code, "get_widget is a READ operation: call it through mcp_aql_read.")
+    bundle["routing_tests"] = [{"operation": "get_widget", "tool": "mcp_aql_create", "response": refusal}]
+    assert run(operation_details, bundle).result is Result.PASS
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "reason"),
+    [
+        ("Read", "endpoint 'Read' is not the lowercase family name 'read'"),
+        ("mcp_aql_read", "endpoint 'mcp_aql_read' names the MCP tool where the family name 'read' is advised"),
+    ],
+)
+def test_an_endpoint_not_spelled_as_the_lowercase_family_only_warns(bundle: Bundle, endpoint: str, reason: str) -> None:
+    operation_detail(bundle, "get_widget")["endpoint"] = endpoint
+    next(o for o in operations(bundle) if o["name"] == "get_widget")["endpoint"] = endpoint
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.WARN
+    assert outcome.detail == f"get_widget: {reason}"
+
+
+def test_introspect_missing_from_the_operations_list_only_warns(bundle: Bundle) -> None:
+    operations(bundle)[:] = [o for o in operations(bundle) if o["name"] != "introspect"]
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.WARN
+    assert outcome.detail == "introspect is not in the operations list"
+
+
+def test_operation_null_for_a_name_the_server_does_not_list_is_the_spec_answer(bundle: Bundle) -> None:
+    bundle["introspection"]["detail_queries"] = [{"operation": "legacy_widget", "response": ok({"operation": None})}]
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.PASS
+
+
+def test_operation_null_for_a_listed_name_fails(bundle: Bundle) -> None:
+    bundle["introspection"]["operation_details"] = [
+        d for d in bundle["introspection"]["operation_details"] if d["name"] != "delete_widget"
+    ]
+    bundle["introspection"]["detail_queries"] = [{"operation": "delete_widget", "response": ok({"operation": None})}]
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.FAIL
+    assert "introspect {query: operations, name: delete_widget}: answered `operation: null` for a listed operation" in (
+        outcome.detail
+    )
+
+
+@pytest.mark.parametrize(
+    ("response", "result", "detail"),
+    [
+        (ok({"operation": None}), Result.PASS, ""),
+        (
+            fail("NOT_FOUND_OPERATION", "No operation zz_made_up."),
+            Result.FAIL,
+            "introspect {query: operations, name: zz_made_up} (no such operation): refused where it should succeed"
+            " with `operation: null` (NOT_FOUND_OPERATION: No operation zz_made_up.)",
+        ),
+        (
+            ok({}),
+            Result.FAIL,
+            "introspect {query: operations, name: zz_made_up} (no such operation): succeeded without"
+            " `data.operation` (expected `operation: null`)",
+        ),
+    ],
+)
+def test_an_operation_detail_query_for_a_made_up_name_answers_null(
+    bundle: Bundle, response: Bundle, result: Result, detail: str
+) -> None:
+    query = {"query": "operations", "name": "zz_made_up", "response": response}
+    bundle["introspection"]["unknown_name_queries"] = [query]
+    outcome = run(operation_details, bundle)
+    assert outcome.result is result
+    assert detail in outcome.detail
+
+
+@pytest.mark.parametrize(
+    ("parameters", "reason"),
+    [
+        ([param("id", required=True), param("color")], "an UPDATE operation documents no `input` object (its fields"
+         " are flat in params: color)"),
+        ([param("id", required=True), param("input", required=True)], "`input` is documented as 'string', not an"
+         " object"),
+    ],
+)  # fmt: skip
+def test_an_update_without_a_documented_input_object_fails(bundle: Bundle, parameters: list[Any], reason: str) -> None:
+    operation_detail(bundle, "update_widget")["parameters"] = parameters
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.FAIL
+    assert f"update_widget: {reason}" in outcome.detail
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "reason"),
+    [
+        ("computed_fields", [{"name": "age"}], "$.computed_fields[0]: missing required property 'type'"),
+        ("aggregation_support", {"functions": ["sum"]}, "$.aggregation_support: missing required property"),
+        ("relationship_capabilities", {"supported": True, "directions": ["up"]}, "$.relationship_capabilities"
+         ".directions[0]: must be one of"),
+        ("lifecycle", {"states": "running"}, "$.lifecycle.states: expected an array, got string"),
+        ("examples", [{"description": "no request"}], "$.examples[0]"),
+    ],
+)  # fmt: skip
+def test_malformed_query_language_metadata_in_details_fails(bundle: Bundle, key: str, value: Any, reason: str) -> None:
+    operation_detail(bundle, "get_widget")[key] = value
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail.startswith(f"get_widget: {reason}")
+
+
+def test_well_formed_query_language_metadata_in_details_passes(bundle: Bundle) -> None:
+    detail = operation_detail(bundle, "get_widget")
+    detail["computed_fields"] = [{"name": "age_days", "type": "integer", "filterable": True, "sortable": False}]
+    detail["aggregation_support"] = {"supported": True, "default_mode": "summary_only", "functions": ["count"]}
+    detail["relationship_capabilities"] = {"supported": True, "directions": ["both"], "max_depth": 3}
+    detail["examples"] = [{"description": "Fetch one", "request": {"operation": "get_widget", "params": {"id": "w1"}}}]
+    assert run(operation_details, bundle).result is Result.PASS
 
 
 def test_examples_may_be_strings_as_the_introspection_schema_has_them(bundle: Bundle) -> None:

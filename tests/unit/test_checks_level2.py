@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from bundle_builders import fail, ok, operation_detail, report, run
+import pytest
+from bundle_builders import fail, halted_batch, ok, operation_detail, report, run
 
+from mcpaql_conformance.verdict.checks.constraints import enforced
 from mcpaql_conformance.verdict.checks.level2 import batch, endpoint_modes, field_selection
 from mcpaql_conformance.verdict.model import Result
 
@@ -88,7 +90,10 @@ def test_field_selection_not_advertised_fails(bundle: Bundle) -> None:
     bundle["capabilities"]["field_selection"] = False
     outcome = run(field_selection, bundle)
     assert outcome.result is Result.FAIL
-    assert outcome.detail == "capabilities.field_selection is not true"
+    assert (
+        outcome.detail
+        == "neither the bundle's capabilities.field_selection nor _protocol.capabilities.field_selection is true"
+    )
 
 
 def test_field_selection_without_a_fields_parameter_fails(bundle: Bundle) -> None:
@@ -114,7 +119,10 @@ def test_field_selection_with_no_capabilities_fails(bundle: Bundle) -> None:
     del bundle["capabilities"]
     outcome = run(field_selection, bundle)
     assert outcome.result is Result.FAIL
-    assert "capabilities.field_selection is not true" in outcome.detail
+    assert (
+        "neither the bundle's capabilities.field_selection nor _protocol.capabilities.field_selection is true"
+        in outcome.detail
+    )
 
 
 # Batch
@@ -130,7 +138,9 @@ def test_batch_not_advertised_fails(bundle: Bundle) -> None:
     bundle["capabilities"]["batch_operations"] = False
     outcome = run(batch, bundle)
     assert outcome.result is Result.FAIL
-    assert outcome.detail == "capabilities.batch_operations is not true"
+    assert (
+        outcome.detail == "neither the bundle's capabilities.batch_operations nor _protocol.capabilities.batch is true"
+    )
 
 
 def test_batch_advertised_without_an_example_warns(bundle: Bundle) -> None:
@@ -145,7 +155,9 @@ def test_batch_neither_advertised_nor_shown_fails(bundle: Bundle) -> None:
     bundle["capabilities"]["batch_operations"] = False
     outcome = run(batch, bundle)
     assert outcome.result is Result.FAIL
-    assert outcome.detail == "capabilities.batch_operations is not true"
+    assert (
+        outcome.detail == "neither the bundle's capabilities.batch_operations nor _protocol.capabilities.batch is true"
+    )
 
 
 def test_a_batch_that_failed_as_a_whole_fails(bundle: Bundle) -> None:
@@ -159,7 +171,7 @@ def test_a_batch_that_failed_as_a_whole_fails(bundle: Bundle) -> None:
 
 
 def test_an_invalid_batch_result_fails(bundle: Bundle) -> None:
-    bundle["batch_example"]["results"][0] = {"index": 0, "result": ok()}
+    bundle["batch_example"]["results"][0] = {"operation": "get_widget", "result": ok()}  # no index
     outcome = run(batch, bundle)
     assert outcome.result is Result.FAIL
     assert outcome.detail == "batch_example is not a valid operation result (succeeded)"
@@ -183,7 +195,7 @@ def test_result_indexes_must_cover_each_position_once(bundle: Bundle) -> None:
     bundle["batch_example"]["results"][1]["index"] = 0
     outcome = run(batch, bundle)
     assert outcome.result is Result.FAIL
-    assert outcome.detail == "result indexes [0, 0] are not 0..1 each once"
+    assert outcome.detail == "item indexes [0, 0] are not 0..1 each once"
 
 
 # Earned level (deliberate difference 9)
@@ -232,3 +244,66 @@ def test_batch_results_that_are_not_an_array_fail_without_crashing(bundle: dict[
     outcome = run(batch, bundle)
     assert outcome.result is Result.FAIL
     assert outcome.detail == "batch_example is not a valid operation result (succeeded)"
+
+
+# What the spec allows (issue 26, point 5)
+
+
+def test_capabilities_declared_in_protocol_metadata_count(bundle: Bundle) -> None:
+    del bundle["capabilities"]
+    protocol = bundle["introspection"]["operations_list"]["data"]["_protocol"]
+    protocol["capabilities"] = {"batch": True, "field_selection": True}
+    assert run(batch, bundle).result is Result.PASS
+    assert run(field_selection, bundle).result is Result.PASS
+
+
+def test_a_batch_halted_on_a_confirmation_is_a_correct_batch(bundle: Bundle) -> None:
+    bundle["batch_example"] = halted_batch()
+    assert run(batch, bundle).result is Result.PASS
+
+
+def test_a_halted_batch_whose_summary_miscounts_fails(bundle: Bundle) -> None:
+    bundle["batch_example"] = halted_batch(failed=1, pending=0)
+    outcome = run(batch, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "summary.failed is 1, the results show 0, summary.pending is 0, the results show 1"
+
+
+def test_a_skip_and_continue_batch_counts_the_gated_item_as_pending_not_failed(bundle: Bundle) -> None:
+    gated = fail("CONFIRMATION_REQUIRED", "This operation requires confirmation")
+    bundle["batch_example"] = ok(
+        None,
+        results=[
+            {"index": 0, "operation": "get_widget", "result": ok({"id": "w1"})},
+            {"index": 1, "operation": "delete_widget", "result": gated, "status": "pending_confirmation"},
+        ],
+        summary={"total": 2, "succeeded": 1, "failed": 0, "pending_confirmation": 1},
+    )
+    assert run(batch, bundle).result is Result.PASS
+
+
+@pytest.mark.parametrize(
+    ("response", "result"),
+    [
+        (fail("VALIDATION_READ_ONLY", "Field id cannot be changed."), Result.PASS),
+        (fail("CONSTRAINT_VIOLATION", "Entries are append-only."), Result.PASS),
+        (fail("VALIDATION_INVALID_PARAM", "Field 'created_at' is read only."), Result.PASS),
+        (fail("NOT_FOUND_RESOURCE", "Widget w9 not found."), Result.WARN),
+        (fail("VALIDATION_MISSING_PARAM", "Missing required parameter 'widget_name'."), Result.WARN),
+    ],
+)
+def test_a_constraint_counts_as_enforced_only_by_a_refusal_about_it(
+    bundle: Bundle, response: Bundle, result: Result
+) -> None:
+    bundle["constraint_tests"][0]["response"] = response
+    outcome = run(enforced, bundle)
+    assert outcome.result is result
+    if result is Result.WARN:
+        assert outcome.detail.startswith("id is read-only: not shown: refused for something else (")
+
+
+def test_a_refusal_naming_the_field_the_attempt_wrote_is_about_the_constraint(bundle: Bundle) -> None:
+    case = bundle["constraint_tests"][0]
+    case["request"] = {"id": "w1", "input": {"serial": "S-2"}}
+    case["response"] = fail("VALIDATION_INVALID_PARAM", "serial is set once, at creation.")
+    assert run(enforced, bundle).result is Result.PASS

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from bundle_builders import fail, ok, operation_detail, param, parameter_case, report, run
 
+from mcpaql_conformance.verdict.checks.introspection import completeness
 from mcpaql_conformance.verdict.checks.parameters import defaults, required_enforced, snake_case, unknown_explicit
 from mcpaql_conformance.verdict.model import Result
 
@@ -189,7 +190,7 @@ def set_unknown_response(bundle: Bundle, response: dict[str, Any], operation: st
 def test_unknown_parameters_pass(bundle: Bundle) -> None:
     outcome = run(unknown_explicit, bundle)
     assert outcome.result is Result.PASS
-    assert outcome.detail == "5 unknown parameter(s) each met an error or warning naming it."
+    assert outcome.detail == "5 unknown parameter(s) each refused with VALIDATION_UNKNOWN_PARAM, naming it."
 
 
 def test_unknown_parameters_without_evidence_fail(bundle: Bundle) -> None:
@@ -222,14 +223,48 @@ def test_a_success_with_an_unrelated_warning_fails(bundle: Bundle) -> None:
     assert "get_widget.bogus: silently accepted" in outcome.detail
 
 
-def test_a_success_whose_warning_names_the_parameter_passes(bundle: Bundle) -> None:
-    set_unknown_response(bundle, ok({}, warnings=[{"code": "IGNORED", "message": "Ignored parameter 'bogus'."}]))
-    assert run(unknown_explicit, bundle).result is Result.PASS
+@pytest.mark.parametrize(
+    "warning",
+    [
+        {"code": "IGNORED", "message": "Ignored parameter 'bogus'."},
+        {"code": "VALIDATION_UNKNOWN_PARAM", "message": "Ignored 1 field."},
+    ],
+)
+def test_an_unknown_parameter_accepted_with_a_warning_fails_as_the_core_requires_refusal(
+    bundle: Bundle, warning: Bundle
+) -> None:
+    # core §4.6.2: a warning instead of a refusal only with strict_mode disabled (development only); the
+    # default MUST refuse. conformance-testing §3.2 would pass it: the normative core wins.
+    set_unknown_response(bundle, ok({}, warnings=[warning]))
+    outcome = run(unknown_explicit, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == "get_widget.bogus: accepted with a warning where the default must refuse it"
+    assert report(bundle).categories[1].tests[1].cited == ("core:4.6.2:default-rejects",)
 
 
-def test_a_success_whose_warning_has_an_unknown_param_code_passes(bundle: Bundle) -> None:
-    set_unknown_response(bundle, ok({}, warnings=[{"code": "VALIDATION_UNKNOWN_PARAM", "message": "Ignored 1 field."}]))
-    assert run(unknown_explicit, bundle).result is Result.PASS
+@pytest.mark.parametrize(
+    ("response", "said"),
+    [
+        (fail("VALIDATION_INVALID_PARAM", "Unknown parameter 'bogus'."), "error code VALIDATION_INVALID_PARAM"),
+        (
+            {"success": False, "error": "Unknown parameter 'bogus'."},
+            "no error code (error is a string, not an object: \"Unknown parameter 'bogus'.\")",
+        ),
+    ],
+)
+def test_an_unknown_parameter_refused_with_another_code_fails(bundle: Bundle, response: Bundle, said: str) -> None:
+    set_unknown_response(bundle, response)
+    outcome = run(unknown_explicit, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == f"get_widget.bogus: refused with {said}, not VALIDATION_UNKNOWN_PARAM"
+
+
+def test_underscore_metadata_parameters_are_outside_unknown_parameter_validation(bundle: Bundle) -> None:
+    metadata = {"operation": "get_widget", "parameter": "_request_id", "response": ok({"id": "w1"})}
+    bundle["parameter_tests"]["unknown_parameter"].append(metadata)  # accepted silently: core §4.6.1 exempts it
+    outcome = run(unknown_explicit, bundle)
+    assert outcome.result is Result.PASS
+    assert outcome.detail.endswith("(1 metadata field(s) with a leading underscore are outside this rule).")
 
 
 def test_an_error_that_names_the_parameter_in_details_passes(bundle: Bundle) -> None:
@@ -344,6 +379,7 @@ def set_default_case(bundle: Bundle, expected: Any, actual: Any, path: str = "da
     case["expected_value_path"] = path
     case["expected_value"] = expected
     case["response"] = ok({"limit": actual, "items": [{"id": "a"}, {"id": "b"}]})
+    operation_detail(bundle, "create_widget")["parameters"][1]["default"] = expected  # what introspection says
 
 
 def test_default_one_equals_one_point_zero(bundle: Bundle) -> None:
@@ -383,6 +419,21 @@ def test_a_camel_case_documented_parameter_fails(bundle: Bundle) -> None:
     outcome = run(snake_case, bundle)
     assert outcome.result is Result.FAIL
     assert outcome.detail == "create_widget.widgetName: not snake_case"
+
+
+def test_a_camel_case_alias_beside_its_snake_case_name_passes_but_stays_undocumented(bundle: Bundle) -> None:
+    # operations §4.1 (MAY): aliases beside the canonical snake_case name; accepted but not documented,
+    # the alias is still an undocumented parameter (introspection completeness fails that)
+    bundle["accepted_parameters"]["create_widget"].append("widgetName")
+    outcome = run(snake_case, bundle)
+    assert outcome.result is Result.PASS
+    assert outcome.detail.endswith("(1 camelCase alias(es) beside their snake_case names).")
+    assert run(completeness, bundle).detail == "create_widget.widgetName: accepted but not documented"
+
+
+def test_metadata_parameters_are_not_public_names(bundle: Bundle) -> None:
+    bundle["accepted_parameters"]["get_widget"].append("_request_id")
+    assert run(snake_case, bundle).result is Result.PASS
 
 
 def test_a_camel_case_accepted_parameter_fails(bundle: Bundle) -> None:
@@ -432,3 +483,102 @@ def test_a_refusal_for_another_reason_shows_nothing_about_parameters_and_only_wa
     parameter_case(bundle, "missing_required", "get_widget", "id")["response"] = refusal
     missing = run(required_enforced, bundle)
     assert missing.result is Result.WARN and "get_widget.id: not shown: refused for another reason" in missing.detail
+
+
+# Defaults: the documented default decides (issue 26, point 4)
+
+
+def test_a_default_is_judged_against_what_introspection_documents_not_the_bundle(bundle: Bundle) -> None:
+    case = parameter_case(bundle, "optional_defaults", "create_widget", "color")
+    case["expected_value"] = "red"  # a hand-written bundle that expects another value than documented
+    case["response"] = ok({"color": "red"})
+    outcome = run(defaults, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == 'create_widget.color: data.color expected the documented default "blue", got "red"'
+
+
+def test_a_default_matching_the_documented_one_passes_whatever_the_bundle_expected(bundle: Bundle) -> None:
+    case = parameter_case(bundle, "optional_defaults", "create_widget", "color")
+    case["expected_value"] = "red"
+    assert run(defaults, bundle).result is Result.PASS  # the answer shows "blue", as documented
+
+
+# Required and optional in both directions (issue 26, point 4)
+
+
+def omitted_case(response: Bundle, omitted: list[str] | None = None) -> Bundle:
+    return {"operation": "create_widget", "omitted": omitted or ["color"], "response": response}
+
+
+def test_an_optional_parameter_refused_when_absent_fails(bundle: Bundle) -> None:
+    refusal = fail("VALIDATION_MISSING_PARAM", "Missing required parameter 'color'.")
+    bundle["parameter_tests"]["optional_omitted"] = [omitted_case(refusal)]
+    outcome = run(required_enforced, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == (
+        "create_widget.color: documented optional, but refused when absent (VALIDATION_MISSING_PARAM: Missing"
+        " required parameter 'color'.)"
+    )
+    assert report(bundle).categories[1].tests[0].cited == ("introspection:8.1.2:optional-false",)
+
+
+def test_optional_parameters_left_out_without_a_refusal_pass(bundle: Bundle) -> None:
+    bundle["parameter_tests"]["optional_omitted"] = [omitted_case(ok({"id": "w2"}))]
+    outcome = run(required_enforced, bundle)
+    assert outcome.result is Result.PASS
+    assert "1 call(s) without optional parameters were not refused for them" in outcome.detail
+
+
+def test_a_call_without_optional_parameters_refused_for_another_reason_shows_nothing(bundle: Bundle) -> None:
+    bundle["parameter_tests"]["optional_omitted"] = [omitted_case(fail("NOT_FOUND_RESOURCE", "Widget w9 not found."))]
+    outcome = run(required_enforced, bundle)
+    assert outcome.result is Result.PASS  # not counted: a made-up identifier was not found first
+    assert "without optional parameters" not in outcome.detail
+
+
+# UPDATE: the nested input object (core §4.5, §4.5.3)
+
+
+def update_case(kind: str, response: Bundle) -> Bundle:
+    return {
+        "operation": "update_widget",
+        "kind": kind,
+        "parameter": "id",
+        "request": {"id": "w1"},
+        "response": response,
+    }
+
+
+@pytest.mark.parametrize(
+    ("case", "result", "said"),
+    [
+        (update_case("missing_input", fail("VALIDATION_MISSING_PARAM", "Missing 'input'.")), Result.PASS, ""),
+        (
+            update_case("missing_input", fail("VALIDATION_INVALID_PARAM", "input is required")),
+            Result.FAIL,
+            "update_widget without `input`: refused with error code VALIDATION_INVALID_PARAM, not"
+            " VALIDATION_MISSING_PARAM",
+        ),
+        (update_case("missing_input", ok({"id": "w1"})), Result.FAIL,
+         "update_widget without `input`: the update succeeded"),
+        (update_case("identifier_in_input", fail("VALIDATION_INVALID_PARAM", "id belongs in params.")), Result.PASS,
+         ""),
+        (
+            update_case("identifier_in_input", ok({"id": "w1"})),
+            Result.FAIL,
+            "update_widget with its identifier id inside `input`: the update succeeded",
+        ),
+        (
+            update_case("identifier_in_input", fail("NOT_FOUND_RESOURCE", "Widget w1 not found.")),
+            Result.WARN,
+            "update_widget with its identifier id inside `input`: not shown: refused for another reason",
+        ),
+    ],
+)  # fmt: skip
+def test_update_calls_without_a_proper_input_are_refused(
+    bundle: Bundle, case: Bundle, result: Result, said: str
+) -> None:
+    bundle["update_input_tests"] = [case]
+    outcome = run(required_enforced, bundle)
+    assert outcome.result is result
+    assert said in outcome.detail

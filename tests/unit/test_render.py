@@ -138,8 +138,8 @@ def test_markdown_has_the_badge_the_summary_and_a_section_per_category(bundle: B
     text = render_markdown(report(bundle, level=2))
     assert text.startswith("# MCP-AQL Conformance Report\n")
     assert (
-        "![MCP-AQL: Level 2 conformant](https://img.shields.io/badge/MCP--AQL-Level%202%20conformant-brightgreen)"
-        in text
+        "![MCP-AQL 1.0.0-draft: Level 2 conformant](https://img.shields.io/badge/MCP--AQL%201.0.0--draft-Level%202"
+        "%20conformant-brightgreen)" in text
     )
     assert "| Summary | 19 passed, 0 warned, 0 failed, 0 skipped |" in text
     assert "**Level 2 conformant (badge: green, exit 0)**" in text
@@ -318,11 +318,12 @@ def test_badge_is_grey_for_a_category_run(bundle: Bundle) -> None:
 
 def test_badge_url_escapes_dashes_underscores_and_spaces(bundle: Bundle) -> None:
     url = badge_status(report(bundle)).shields_url()
-    assert url == "https://img.shields.io/badge/MCP--AQL-Level%201%20conformant-brightgreen"
+    # the label names the spec version judged against (conformance-testing §2.3)
+    assert url == "https://img.shields.io/badge/MCP--AQL%201.0.0--draft-Level%201%20conformant-brightgreen"
 
 
 def test_badge_ignores_bundle_text() -> None:
-    status = badge_status(hostile_report())
+    status = badge_status(hostile_report())  # its spec version is bundle text: never on the badge
     assert (status.label, status.message, status.color) == ("MCP-AQL", "not conformant", "red")
 
 
@@ -471,3 +472,28 @@ def test_the_verdict_line_uses_the_badges_words_and_colour(results: tuple[Result
     assert verdict == expected
     status = badge_status(Report("a", "1", "s", requested, level, categories, exit_code_for(categories)))
     assert status.message in verdict or status.message == "not conformant"
+
+
+# The claim names the spec version judged against (conformance-testing §2.3), never a silent relabel
+
+
+def test_every_format_names_the_spec_version_judged_against_and_the_bundles_other_claim(bundle: Bundle) -> None:
+    bundle["spec_version"] = "0.9.0"
+    result = report(bundle)
+    shown = "1.0.0-draft (the evidence says it was recorded against 0.9.0)"
+    assert f"Spec version: {shown}" in render_text(result)
+    assert f"| Spec version | {shown} |" in render_markdown(result)
+    assert f"<tr><th>Spec version</th><td>{shown}</td></tr>" in renderer("html")(result)
+    assert f'<property name="specVersion" value="{shown}"' in renderer("junit")(result)
+    data = orjson.loads(render_json(result))
+    assert (data["specVersion"], data["evidenceSpecVersion"]) == ("1.0.0-draft", "0.9.0")
+    assert report_from_data(data).spec_line == shown  # a saved report keeps both
+    assert badge_status(result).label == "MCP-AQL 1.0.0-draft"
+
+
+def test_a_bundle_that_claims_our_version_or_none_gets_no_note(bundle: Bundle) -> None:
+    assert "Spec version: 1.0.0-draft\n" in render_text(report(bundle))
+    del bundle["spec_version"]
+    result = report(bundle)
+    assert "Spec version: 1.0.0-draft\n" in render_text(result)
+    assert "evidenceSpecVersion" not in orjson.loads(render_json(result))

@@ -129,6 +129,9 @@ def test_a_citation_names_the_document_the_section_and_the_keyword() -> None:
     rule = next(rule for rule in RULES if rule.document.key == "core")
     assert citation(rule.id) == f"core §{rule.section} {rule.keyword}"
     assert citation("other:1:x") == "other:1:x"  # a rule of another version, as it is
+    # a MUST of an informative document warns: its citation says why
+    assert citation("introspection:8.1:protocol-object") == "introspection §8.1 MUST, informative"
+    assert citation("introspection:8.1:must-list") == "introspection §8.1 MUST"  # anchored: a FAIL
 
 
 def test_the_readme_gives_the_coverage_table() -> None:

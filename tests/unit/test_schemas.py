@@ -53,11 +53,11 @@ def test_valid_operation_results_are_accepted(response: dict[str, Any]) -> None:
         ({"success": True}, "$: missing required property 'data'"),
         (
             {"success": True, "data": {}, "error": {"code": "X", "message": "m"}},
-            "$: must not have property 'error' here",
+            "$: 'error' is not part of a success result: a success carries data, not error",
         ),
         (
             {"success": False, "error": {"code": "X", "message": "m"}, "data": {}},
-            "$: must not have property 'data' here",
+            "$: 'data' is not part of a failure result: a failure carries error, not data",
         ),
         ({"success": False}, "$: missing required property 'error'"),
         ({"success": False, "error": "boom"}, "$.error: expected an object, got string"),

@@ -117,7 +117,34 @@ def describe_error(error: Any) -> str:
         return f"must be at least {expected}"
     if keyword == "not" and isinstance(expected, dict) and expected.get("required"):
         return f"must not have property {expected['required'][0]!r} here"
+    if keyword == "additionalProperties" and expected is False and isinstance(error.instance, dict):
+        return _undefined_keys(error.instance, error.schema)
     return str(error.message)[:200]
+
+
+# Why a key is out of place where the reader would most likely expect it.
+_MISPLACED = {
+    ("warnings", "a failure result"): "warnings go only in successful answers",
+    ("data", "a failure result"): "a failure carries error, not data",
+    ("error", "a success result"): "a success carries data, not error",
+}
+
+
+def _undefined_keys(instance: dict[str, Any], schema: dict[str, Any]) -> str:
+    """``'stack' is not part of a failure result (...)``: the keys a closed object does not define."""
+    from mcpaql_conformance.sanitize import plain
+
+    defined = schema.get("properties") or {}
+    patterns = [re.compile(pattern) for pattern in schema.get("patternProperties") or {}]
+    extra = [str(key) for key in instance if key not in defined and not any(p.search(str(key)) for p in patterns)]
+    what = str(schema.get("title") or "this object")
+    shown = ", ".join(repr(plain(key, max_len=60)) for key in extra[:5]) + (" ..." if len(extra) > 5 else "")
+    verb = "is" if len(extra) == 1 else "are"
+    why = _MISPLACED.get((extra[0], what)) if len(extra) == 1 else None
+    if why is not None:
+        return f"{shown} {verb} not part of {what}: {why}"
+    metadata = "; metadata keys start with an underscore" if patterns else ""
+    return f"{shown} {verb} not part of {what} (the spec defines {', '.join(sorted(defined))}{metadata})"
 
 
 def _describe_fast(error: Any, root: Any) -> str:

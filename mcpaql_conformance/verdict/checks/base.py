@@ -48,6 +48,12 @@ def cite(rule: str, text: str) -> Finding:
     return Finding(text, rule)
 
 
+def prefixed(prefix: str, finding: str) -> str:
+    """``prefix + finding``, still naming the rule the finding names (if any)."""
+    rule = getattr(finding, "rule", "")
+    return Finding(prefix + finding, rule) if rule else prefix + finding
+
+
 # The rules the running check judges (``Check.rules``): what a finding that names none is about.
 _JUDGING: ContextVar[tuple[str, ...]] = ContextVar("judging", default=())
 

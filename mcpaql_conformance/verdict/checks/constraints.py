@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from mcpaql_conformance.evidence.answers import Kind, classify
+import re
+
+from mcpaql_conformance.evidence.answers import Answer, Kind, classify
+from mcpaql_conformance.evidence.bundle import JsonObject
 from mcpaql_conformance.evidence.index import Context
 from mcpaql_conformance.verdict.checks.base import CONFORMANCE, Category, Outcome, judge
 from mcpaql_conformance.verdict.model import Requirement
+from mcpaql_conformance.verdict.textmatch import mentions_identifier
 
 CONSTRAINTS = Category("Constraint Documentation", required=False, level=2)
 SHOULD = Requirement.SHOULD
@@ -26,6 +30,7 @@ _CONSTRAINTS_ENFORCED_RULES = (
 def enforced(ctx: Context) -> Outcome:
     cases = ctx.bundle.cases("constraint_tests")
     failures = []
+    warnings = []
     for case in cases:
         response = case["response"]
         answer = classify(response)
@@ -33,16 +38,40 @@ def enforced(ctx: Context) -> Outcome:
             failures.append(f"{case['name']}: the constrained write succeeded")
         elif not answer.refused:
             failures.append(f"{case['name']}: not rejected ({answer.describe()})")
+        elif not about_constraint(answer, case):  # conformance-testing §3.5: "fails with constraint error"
+            warnings.append(f"{case['name']}: not shown: refused for something else ({answer.describe()})")
         elif answer.kind is not Kind.ERROR or not ctx.is_valid_result(response):
             failures.append(f"{case['name']}: the rejection is not a valid structured error ({answer.describe()})")
     return judge(
         SHOULD,
         judged=len(cases),
         failures=failures,
+        warnings=warnings,
         passed=f"{len(cases)} constrained write(s) were rejected with structured errors.",
         no_evidence="no constraint_tests (read-only or append-only attempts)"
         + ("; capture attempts constrained writes only from a plan's `constraints`" if ctx.captured else ""),
     )
+
+
+# What a refusal about a constraint says: its code or message names the kind of rule it enforces.
+_CONSTRAINT_WORDS = re.compile(
+    r"read[-_ ]?only|append[-_ ]?only|immutable|constraint|not (?:be )?(?:modifi|edit|writ|chang|updat)\w*"
+    r"|cannot be (?:modifi|edit|writ|chang|updat|overwrit)\w*|can ?not (?:modify|edit|change|update|overwrite)",
+    re.IGNORECASE,
+)
+
+
+def about_constraint(answer: Answer, case: JsonObject) -> bool:
+    """Whether a refusal is about the constraint under test: its code or message says a rule of
+    that kind, or names the field the attempt wrote (``field``, or a key of its ``input``)."""
+    said = f"{answer.code or ''} {answer.message[:2000]}"
+    if _CONSTRAINT_WORDS.search(said.replace("_", " ")) is not None:
+        return True
+    request = case.get("request")
+    written = request.get("input") if isinstance(request, dict) else None
+    written = written if isinstance(written, dict) else {}
+    fields = [case["field"]] if isinstance(case.get("field"), str) else [str(key) for key in written]
+    return not answer.unrelated and any(mentions_identifier(answer.message, field) for field in fields)
 
 
 _CONSTRAINTS_DOCUMENTED_RULES = (

@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from mcpaql_conformance.evidence.answers import Kind, classify, texts
-from mcpaql_conformance.evidence.bundle import response_path
+from mcpaql_conformance.evidence.bundle import JsonObject, response_path
 from mcpaql_conformance.evidence.index import Context
 from mcpaql_conformance.files.schemas import CompiledSchema, operation_result_schema
+from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.blame import case_blame, refusal_said
 from mcpaql_conformance.verdict.checks.base import CONFORMANCE, CORE, Category, Outcome, judge
 from mcpaql_conformance.verdict.model import Requirement, Result
-from mcpaql_conformance.verdict.textmatch import find_leaks, mentions_all
+from mcpaql_conformance.verdict.textmatch import find_leak, find_leaks, mentions_all
 
 ERRORS = Category("Error Quality", required=True, level=1)
 MUST = Requirement.MUST
@@ -22,10 +23,10 @@ _ERRORS_DISCRIMINATED_UNION_RULES = (
     "core:10.1:l1-formats", "core:10.1:l2-meets-l1", "core:10.1:l2-passes-suite", "conformance:2.1:error-quality",
     "conformance:4.1:level1-categories", "introspection:3.1:discriminated-union",
     "operations:3.1:discriminated-union", "operations:3.2:success-shape", "operations:3.3:failure-shape",
-    "operations:5.4:validation-errors", "operations:8.1:structured-codes", "operations:8.2:structured-errors",
-    "operations:8.2:code", "operations:8.2:message", "error-codes:1.4:structured-error-objects",
-    "error-codes:7.1:must-list", "mcp:4.2:no-jsonrpc-codes", "mcp:4.2:domain-errors-as-results",
-    "mcp:7.1:conformance-musts", "features/warnings:6.1:success-only",
+    "operations:3.4:metadata-underscore", "operations:5.4:validation-errors", "operations:8.1:structured-codes",
+    "operations:8.2:structured-errors", "operations:8.2:code", "operations:8.2:message",
+    "error-codes:1.4:structured-error-objects", "error-codes:7.1:must-list", "mcp:4.2:no-jsonrpc-codes",
+    "mcp:4.2:domain-errors-as-results", "mcp:7.1:conformance-musts", "features/warnings:6.1:success-only",
 )  # fmt: skip
 
 
@@ -41,11 +42,12 @@ def discriminated_union(ctx: Context) -> Outcome:
     schema = operation_result_schema()
     failures: list[str] = []
     if not ctx.all_responses_valid:
-        failures = [
-            f"{path}: {_union_failure(schema, response)}"
-            for path, response in ctx.bundle.located_responses()
-            if not schema.is_valid(response)
-        ]
+        for template, group in ctx.bundle.response_groups:
+            cases = ctx.bundle.group_cases(template)
+            for index, response in enumerate(group):
+                if not schema.is_valid(response):
+                    where = response_path(template, index) + _operation_of(template, cases, index)
+                    failures.append(f"{where}: {_union_failure(schema, response)}")
     return judge(
         MUST,
         judged=len(responses),
@@ -53,6 +55,18 @@ def discriminated_union(ctx: Context) -> Outcome:
         passed=f"All {len(responses)} recorded response(s) are valid {{success, data}} or {{success, error}} results.",
         no_evidence="the bundle records no response",
     )
+
+
+def _operation_of(template: str, cases: list[JsonObject] | None, index: int) -> str:
+    """`` (operation list_items)`` when the answer's case names the operation it called; the
+    read-back of a round trip names the operation whose record it read."""
+    case = cases[index] if cases is not None and index < len(cases) else None
+    operation = case.get("operation") if isinstance(case, dict) else None
+    if not isinstance(operation, str):
+        return ""
+    if template.endswith(".read_response"):
+        return f" (the read-back after {plain(operation, max_len=80)})"
+    return f" (operation {plain(operation, max_len=80)})"
 
 
 def _union_failure(schema: CompiledSchema, response: Any) -> str:
@@ -101,30 +115,75 @@ def no_leakage(ctx: Context) -> Outcome:
         if texts is not None and not find_leaks(texts):
             return _leak_outcome(len(texts), [])
     entries = _error_texts(ctx)
-    failures = [
-        f"{response_path(entries[i][0], entries[i][1])}{entries[i][2]}: {leak}"
-        for i, leak in find_leaks([entry[3] for entry in entries])
-    ]
-    return _leak_outcome(len(entries), failures, len(ctx.bundle.responses))
+    failures: list[str] = []
+    echoes: list[str] = []
+    for i, leak in find_leaks([entry[3] for entry in entries]):
+        template, index, sub, text = entries[i]
+        where = f"{response_path(template, index)}{sub}"
+        if _only_echoed(text, _caller_strings(ctx, template, index)):
+            echoes.append(where)
+        else:
+            failures.append(f"{where}: {leak}")
+    return _leak_outcome(len(entries), failures, len(ctx.bundle.responses), len(echoes))
 
 
 def _simple_error_texts(ctx: Context) -> list[str] | None:
-    """Fast path for valid responses without details, warnings or batch results: just the
-    messages (None when some response needs the full walk). Locations are only worked
-    out when a leak is found."""
+    """Fast path for valid responses that are just {success, data} or {success, error: {code,
+    message}}: the messages (None when some response needs the full walk). Locations are only
+    worked out when a leak is found."""
     texts: list[str] = []
     for group in ctx.bundle.response_groups:
         for response in group[1]:
-            if "warnings" in response or "results" in response:
+            if len(response) != 2:  # warnings, batch results, a confirmation, metadata, ...
                 return None
         failures = [r["error"] for r in group[1] if r["success"] is False]
-        if any("details" in error for error in failures):
+        if any(len(error) != 2 for error in failures):  # details, or metadata
             return None
         texts += [error["message"] for error in failures]
     return texts
 
 
-def _leak_outcome(judged: int, failures: list[str], answers: int = 0) -> Outcome:
+def _caller_strings(ctx: Context, template: str, index: int) -> list[str]:
+    """What the caller itself sent for the answer at ``template``/``index``: the strings of its
+    recorded request (a case's ``request`` or ``params``, the name an introspect query asked)."""
+    cases = ctx.bundle.group_cases(template)
+    case = cases[index] if cases is not None and index < len(cases) else None
+    if not isinstance(case, dict):
+        return []
+    found: list[str] = []
+    for key in ("request", "params", "name"):
+        found += _leaf_strings(case.get(key), 0)
+    return [text for text in found if len(text) >= MIN_ECHO]
+
+
+MIN_ECHO = 3  # shorter sent values ("id", "a") would hide nothing a leak rule can match
+
+
+def _leaf_strings(value: Any, depth: int) -> list[str]:
+    if depth > 16:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in _leaf_strings(item, depth + 1)]
+    if isinstance(value, list):
+        return [text for item in value for text in _leaf_strings(item, depth + 1)]
+    return []
+
+
+def _only_echoed(text: str, sent: list[str]) -> bool:
+    """Whether every leak pattern in ``text`` lies inside what the caller sent, quoted back (an
+    unknown value named ``TypeError`` or a path given as a parameter is the caller's, not the
+    server's)."""
+    if not sent:
+        return False
+    rest = text
+    for value in sorted(set(sent), key=len, reverse=True):
+        rest = rest.replace(value, "\n")
+    return rest != text and find_leak(rest) is None
+
+
+def _leak_outcome(judged: int, failures: list[str], answers: int = 0, echoes: int = 0) -> Outcome:
     if judged == 0 and answers:
         # The server never said an error: nothing can leak here; the parameter tests judge why.
         detail = f"not judged: none of the {answers} recorded answer(s) carries an error or warning text"
@@ -133,7 +192,8 @@ def _leak_outcome(judged: int, failures: list[str], answers: int = 0) -> Outcome
         MUST,
         judged=judged,
         failures=failures,
-        passed=f"{judged} error text(s) show no stack trace, internal path or language artifact.",
+        passed=f"{judged} error text(s) show no stack trace, internal path or language artifact"
+        + (f" ({echoes} only quote back what the caller sent)." if echoes else "."),
         no_evidence="the bundle records no error or warning message",
     )
 

@@ -11,27 +11,33 @@ from mcpaql_conformance.evidence.bundle import JsonObject
 from mcpaql_conformance.evidence.index import CRUDE_ENDPOINTS, Context, ParameterIndex
 from mcpaql_conformance.evidence.reading import (
     Readings,
-    data_of,
     detail_of,
-    operations_of,
-    read_entry,
-    read_type,
-    types_of,
 )
-from mcpaql_conformance.files.schemas import introspection_schema, operation_result_schema
+from mcpaql_conformance.files.schemas import introspection_schema
 from mcpaql_conformance.verdict.blame import case_blame
 from mcpaql_conformance.verdict.checks.base import (
     CONFORMANCE,
     CORE,
     Category,
     Outcome,
+    cite,
     judge,
     no_evidence,
+    prefixed,
     single,
     split_withheld,
 )
+from mcpaql_conformance.verdict.checks.encoding import encoding_findings
+from mcpaql_conformance.verdict.checks.listing import discovery_failures, introspect_answer, protocol_findings
 from mcpaql_conformance.verdict.checks.parameters import unknown_parameter_problem
 from mcpaql_conformance.verdict.checks.returns import return_shape_warnings
+from mcpaql_conformance.verdict.checks.typeinfo import (
+    type_detail_failures,
+    undiscoverable,
+    unknown_name_findings,
+    unknown_name_problem,
+)
+from mcpaql_conformance.verdict.checks.updates import update_input_documentation
 from mcpaql_conformance.verdict.model import Requirement
 from mcpaql_conformance.verdict.textmatch import all_snake_case, is_snake_case
 
@@ -58,74 +64,6 @@ PERMISSION_TABLE = {
 }
 
 
-def _introspect_answer(ctx: Context, query: str) -> tuple[list[str], list[JsonObject] | None]:
-    """Failures of one introspect list answer, and its entries read leniently (None: unusable).
-
-    A list that deviates from the spec is still read (names under other keys, the list in a
-    bare array, ...): each reading it took is a failure, and the rest is judged as read."""
-    answer = ctx.bundle.operations_list if query == "operations" else ctx.bundle.types_list
-    label = f"introspect {{query: {query}}}"
-    definition = "OperationsListData" if query == "operations" else "TypesListData"
-    verdict = classify(answer)
-    if verdict.refused:
-        return [f"{label} failed: {verdict.describe()}"], None
-    if isinstance(answer, dict) and ctx.is_valid_result(answer):
-        data = answer.get("data")
-        if isinstance(data, dict) and introspection_schema(definition).is_valid(data):
-            entries: list[JsonObject] = data[query]
-            return [], entries
-    return _lenient_list(answer, label, definition, query)
-
-
-def _lenient_list(answer: Any, label: str, definition: str, query: str) -> tuple[list[str], list[JsonObject] | None]:
-    failures: list[str] = []
-    if not operation_result_schema().is_valid(answer):
-        reasons = operation_result_schema().explain(answer)
-        failures.append(f"{label} answer is not a valid operation result ({'; '.join(reasons)})")
-    data, _ = data_of(answer)
-    found, readings = operations_of(answer) if query == "operations" else types_of(answer)
-    if found is None:
-        if not failures and isinstance(answer, dict):
-            reasons = introspection_schema(definition).explain(data)
-            failures.append(f"{label} data does not match {definition} ({'; '.join(reasons)})")
-        elif not failures:
-            failures.append(f"{label} gave no {query} list ({classify(answer).describe()})")
-        return failures, None
-    read = [read_entry(e, readings) if query == "operations" else read_type(e, readings) for e in found]
-    failures += [f"{label} deviates from the spec: {line}" for line in readings.lines(query.rstrip("s"))]
-    shaped = {**(data if isinstance(data, dict) else {}), query: read}
-    schema = introspection_schema(definition)
-    if not schema.is_valid(shaped):
-        reasons = schema.explain(shaped)
-        failures.append(f"{label} data does not match {definition} ({'; '.join(reasons)}){_mode_hint(shaped)}")
-    return failures, read
-
-
-def _mode_hint(data: JsonObject) -> str:
-    protocol = data.get("_protocol")
-    if isinstance(protocol, dict) and protocol.get("mode") == "crude":
-        return "; CRUDE is a profile of the semantic endpoint mode: `_protocol.mode` is 'semantic'"
-    return ""
-
-
-def _discovery_failures(ctx: Context, query: str) -> list[str]:
-    """Introspect calls that failed before one worked, and a server with no MCP-AQL tool."""
-    failures = []
-    tools = ctx.bundle.mcp_tools
-    if query == "operations" and tools is not None and not ctx.aql_tools:
-        names = ", ".join(str(t.get("name")) for t in tools[:10] if isinstance(t, dict)) or "none"
-        failures.append(f"the server exposes no MCP-AQL tool (mcp_aql, mcp_aql_<family>); its tools: {names}")
-    for attempt in ctx.bundle.query_attempts:
-        if attempt.get("query") == query:
-            params = ", ".join(f"{k}: {v}" for k, v in attempt["params"].items()) if attempt["params"] else ""
-            answer = classify(attempt["response"])
-            outcome = (
-                f"refused ({answer.describe()})" if answer.refused else f"gave no {query} list ({answer.describe()})"
-            )
-            failures.append(f"introspect {{{params}}} via {attempt['tool']}: {outcome}")
-    return failures
-
-
 _INTROSPECTION_OPERATIONS_QUERY_RULES = (
     "core:3.3:one-mode", "core:4.7.5:limits-in-protocol", "core:6.2:one-category", "core:7.2:introspect",
     "core:10.1:l1-one-mode", "core:10.1:l1-introspect", "core:10.1:l1-classify", "core:10.1:l1-document-routing",
@@ -133,11 +71,12 @@ _INTROSPECTION_OPERATIONS_QUERY_RULES = (
     "conformance:2.1:introspection-fidelity", "conformance:4.1:level1-categories",
     "introspection:3.1:discriminated-union", "introspection:4.1.1:protocol-version",
     "introspection:4.1.1:protocol-conformance", "introspection:4.1.1:protocol-mode",
-    "introspection:4.1.1:mode-semantic", "introspection:8.1:must-list", "introspection:8.2:should-list",
-    "operations:2.1:input-structure", "operations:2.4:snake-case", "operations:5.1:semantic-category",
-    "operations:5.1:endpoint", "operations:5.1:description", "operations:9.1:introspect",
-    "endpoint-modes:4.4:one-category-each", "endpoint-modes:8.1:conformance-musts", "crude:4.3:one-mode",
-    "crude:6.6:document-classification", "crude:6.6:endpoint-discoverable", "crude:7.1:profile-musts",
+    "introspection:4.1.1:mode-semantic", "introspection:8.1:must-list", "introspection:8.1:protocol-object",
+    "introspection:8.2:should-list", "operations:2.1:input-structure", "operations:2.4:snake-case",
+    "operations:5.1:semantic-category", "operations:5.1:endpoint", "operations:5.1:description",
+    "operations:9.1:introspect", "endpoint-modes:4.4:one-category-each", "endpoint-modes:8.1:conformance-musts",
+    "crude:4.3:one-mode", "crude:6.6:document-classification", "crude:6.6:endpoint-discoverable",
+    "crude:7.1:profile-musts",
 )  # fmt: skip
 
 
@@ -149,10 +88,10 @@ _INTROSPECTION_OPERATIONS_QUERY_RULES = (
     primary="core:7.2:introspect",
 )
 def operations_query(ctx: Context) -> Outcome:
-    failures = _discovery_failures(ctx, "operations")
+    failures = discovery_failures(ctx, "operations")
     if ctx.bundle.operations_list is None:
         return no_evidence(MUST, "no introspection.operations_list", failures)
-    answer_failures, operations = _introspect_answer(ctx, "operations")
+    answer_failures, operations = introspect_answer(ctx, "operations")
     failures += answer_failures
     count = 0
     if operations is not None:
@@ -166,6 +105,7 @@ def operations_query(ctx: Context) -> Outcome:
         failures += _reserved_failures(named)
         if not operations:
             failures.append("the operations list is empty")
+    failures += protocol_findings(ctx)
     passed = f"introspect {{query: operations}} answered {count} operation(s) in the documented shape."
     return single(MUST, failures, passed)
 
@@ -173,7 +113,8 @@ def operations_query(ctx: Context) -> Outcome:
 _INTROSPECTION_TYPES_QUERY_RULES = (
     "core:7.2:introspect", "core:9.2:types-discoverable", "core:10.1:l1-introspect", "core:10.1:l2-meets-l1",
     "core:10.1:l2-passes-suite", "conformance:2.1:introspection-fidelity", "conformance:4.1:level1-categories",
-    "introspection:3.1:discriminated-union", "introspection:8.1:must-list",
+    "introspection:3.1:discriminated-union", "introspection:4.3:unknown-operation-null",
+    "introspection:5.3:protocol-types", "introspection:8.1:must-list",
 )  # fmt: skip
 
 
@@ -185,32 +126,47 @@ _INTROSPECTION_TYPES_QUERY_RULES = (
     primary="core:9.2:types-discoverable",
 )
 def types_query(ctx: Context) -> Outcome:
-    failures = _discovery_failures(ctx, "types")
+    failures = discovery_failures(ctx, "types")
     if ctx.bundle.types_list is None:
         return no_evidence(MUST, "no introspection.types_list", failures)
-    answer_failures, types = _introspect_answer(ctx, "types")
+    answer_failures, types = introspect_answer(ctx, "types")
     failures += answer_failures
+    missing, warnings = undiscoverable(ctx)
+    detail_failures, described = type_detail_failures(ctx)
+    unknown_failures, unknown = unknown_name_findings(ctx, "types")
+    failures += missing + detail_failures + unknown_failures
     count = len(types) if types is not None else 0
-    return single(MUST, failures, f"introspect {{query: types}} answered {count} type(s) in the documented shape.")
+    shown = [f"{count} type(s) in the documented shape"]
+    shown += [f"{described} type detail(s) valid"] if described else []
+    shown += ["a made-up name answered with `type: null`"] if unknown else []
+    return judge(
+        MUST,
+        judged=1,
+        failures=failures,
+        warnings=warnings,
+        passed=f"introspect {{query: types}} answered {', '.join(shown)}; every type an operation returns is listed.",
+        no_evidence="",
+    )
 
 
 _INTROSPECTION_OPERATION_DETAILS_RULES = (
-    "core:3.3:one-mode", "core:6.2:one-category", "core:6.2:one-family", "core:6.2:wrong-endpoint-rejected",
-    "core:10.1:l1-one-mode", "core:10.1:l1-classify", "core:10.1:l1-document-routing",
-    "core:10.1:l1-wrong-endpoint", "core:10.1:l2-meets-l1", "core:10.1:l2-passes-suite", "core:10.2:claiming",
-    "core:8.5.2:snake-case-names", "core:8.5.4:reserved-names", "core:8.5.4:no-custom-reserved",
-    "conformance:2.1:introspection-fidelity", "conformance:4.1:level1-categories",
-    "introspection:4.1:endpoint-family-name", "introspection:8.1:must-list",
-    "introspection:8.1.2:feature-parameters", "operations:2.4:snake-case", "operations:4.3:required-or-optional",
-    "operations:4.4.5:expand-inline", "operations:5.1:operation-schema", "operations:5.1:semantic-category",
-    "operations:5.1:endpoint", "operations:5.1:description", "operations:5.2:parameter-fields",
-    "operations:5.2:type", "operations:6.1:by-semantics", "operations:6.3:validate-endpoint",
-    "operations:6.3:no-cross-execution", "operations:6.3:mismatch-error", "operations:9.1:introspect",
-    "endpoint-modes:4.2:wrong-tool-rejected", "endpoint-modes:4.4:one-category-each",
-    "endpoint-modes:4.5:wrong-family-rejected", "endpoint-modes:4.6:route-validated",
-    "endpoint-modes:8.1:conformance-musts", "endpoint-modes:8.2:conformance-shoulds", "crude:5.1:one-endpoint",
-    "crude:5.1:reject-wrong-endpoint", "crude:6.6:document-classification", "crude:6.6:endpoint-discoverable",
-    "crude:7.1:profile-musts", "mcp:2.2.1:standard-names", "mcp:2.2.1:names-introspected", "mcp:6.4:prefix-charset",
+    "core:3.3:one-mode", "core:4.5:update-input", "core:6.2:one-category", "core:6.2:one-family",
+    "core:6.2:wrong-endpoint-rejected", "core:10.1:l1-one-mode", "core:10.1:l1-classify",
+    "core:10.1:l1-document-routing", "core:10.1:l1-wrong-endpoint", "core:10.1:l2-meets-l1",
+    "core:10.1:l2-passes-suite", "core:10.2:claiming", "core:8.5.2:snake-case-names", "core:8.5.4:reserved-names",
+    "core:8.5.4:no-custom-reserved", "conformance:2.1:introspection-fidelity", "conformance:4.1:level1-categories",
+    "introspection:4.1:endpoint-family-name", "introspection:4.3:unknown-operation-null",
+    "introspection:8.1:must-list", "introspection:8.1.2:feature-parameters", "introspection:8.2:should-list",
+    "operations:2.4:snake-case", "operations:4.3:required-or-optional", "operations:4.4.5:expand-inline",
+    "operations:5.1:operation-schema", "operations:5.1:semantic-category", "operations:5.1:endpoint",
+    "operations:5.1:description", "operations:5.2:parameter-fields", "operations:5.2:type",
+    "operations:6.1:by-semantics", "operations:6.3:validate-endpoint", "operations:6.3:no-cross-execution",
+    "operations:6.3:mismatch-error", "operations:9.1:introspect", "endpoint-modes:4.2:wrong-tool-rejected",
+    "endpoint-modes:4.4:one-category-each", "endpoint-modes:4.5:wrong-family-rejected",
+    "endpoint-modes:4.6:route-validated", "endpoint-modes:8.1:conformance-musts",
+    "endpoint-modes:8.2:conformance-shoulds", "crude:5.1:one-endpoint", "crude:5.1:reject-wrong-endpoint",
+    "crude:6.6:document-classification", "crude:6.6:endpoint-discoverable", "crude:7.1:profile-musts",
+    "mcp:2.2.1:standard-names", "mcp:2.2.1:names-introspected", "mcp:6.4:prefix-charset",
     "mcp:6.4:prefix-underscore", "mcp:7.2:conformance-shoulds",
     "features/collection-querying:4.2:input-type-introspected",
 )  # fmt: skip
@@ -233,14 +189,17 @@ def operation_details(ctx: Context) -> Outcome:
     failures += _listing_failures(ctx, valid)
     failures += _reserved_failures(valid) + _routing_evidence_failures(ctx)
     shape_failures, warnings = _shape_failures(ctx, valid)
-    failures += shape_failures
+    failures += shape_failures + update_input_documentation(valid)
+    warnings += _unlisted_introspect(ctx, valid)
+    unknown_failures, unknown = unknown_name_findings(ctx, "operations")
+    failures += unknown_failures
     asked = {
         case.get("operation") for case in ctx.bundle.detail_queries if case.get("operation") not in ctx.details_by_name
     }
     uncovered = [name for name in ctx.listed_operations if name not in ctx.details_by_name and name not in asked]
     return judge(
         MUST,
-        judged=len(details) + len(asked),
+        judged=len(details) + len(asked) + unknown,
         failures=failures,
         warnings=warnings,
         uncovered=uncovered,
@@ -261,6 +220,8 @@ def _detail_query_failures(ctx: Context) -> list[str]:
     readings = Readings()
     for case in ctx.bundle.detail_queries:
         name = str(case.get("operation"))
+        if name not in ctx.listed_operations and unknown_name_problem(case["response"], "operation") is None:
+            continue  # `operation: null` for a name the server does not list: introspection §4.3's answer
         found = detail_of(case["response"], name)
         if found.detail is None:
             failures.append(f"introspect {{query: operations, name: {name}}}: {found.problem or 'gave no detail'}")
@@ -303,6 +264,13 @@ def _naming_failures(names: list[str], how: str) -> list[str]:
     return failures
 
 
+def _unlisted_introspect(ctx: Context, valid: list[JsonObject]) -> list[str]:
+    """introspection §8.2 item 7 advises listing `introspect` among the operations."""
+    if not ctx.listed_operations or "introspect" in ctx.listed_operations:
+        return []
+    return [cite("introspection:8.2:should-list", "introspect is not in the operations list")]
+
+
 def _listing_failures(ctx: Context, valid: list[JsonObject]) -> list[str]:
     """Details and the operations list must describe the same operations the same way."""
     listed = ctx.listed_operations
@@ -312,7 +280,8 @@ def _listing_failures(ctx: Context, valid: list[JsonObject]) -> list[str]:
     for detail in valid:
         entry = listed.get(detail["name"])
         if entry is None:
-            failures.append(f"{detail['name']}: has a detail but is missing from the operations list")
+            if detail["name"] != "introspect":  # introspection §8.2 item 7 only advises listing it
+                failures.append(f"{detail['name']}: has a detail but is missing from the operations list")
             continue
         for key in ("semantic_category", "endpoint"):
             if key in entry and entry[key] != detail[key]:
@@ -335,9 +304,12 @@ def _routing_evidence_failures(ctx: Context) -> list[str]:
             failures.append(f"{label}: executed although sent to the wrong endpoint")
         elif not answer.refused:
             failures.append(f"{label}: not refused although sent to the wrong endpoint ({answer.describe()})")
-        elif answer.code in _PARAMETER_CODES:
+        elif answer.code in _PARAMETER_CODES:  # refused all the same: the error's form is a SHOULD
             failures.append(
-                f"{label}: parameters were validated instead of the endpoint being refused ({answer.describe()})"
+                cite(
+                    "operations:6.3:mismatch-error",
+                    f"{label}: refused, but for its parameters rather than for the endpoint ({answer.describe()})",
+                )
             )
     return failures
 
@@ -366,8 +338,8 @@ def _shape_failures(ctx: Context, valid: list[JsonObject]) -> tuple[list[str], l
         if findings is None:
             findings = shape_findings[shape] = _shape_findings(ctx, *shape)
         if findings[0] or findings[1]:
-            failures += [f"{detail['name']}: {text}" for text in findings[0]]
-            warnings += [f"{detail['name']}: {text}" for text in findings[1]]
+            failures += [prefixed(f"{detail['name']}: ", text) for text in findings[0]]
+            warnings += [prefixed(f"{detail['name']}: ", text) for text in findings[1]]
     return failures, warnings
 
 
@@ -389,12 +361,22 @@ def _shape_findings(ctx: Context, *shape: Any) -> tuple[list[str], list[str]]:
     return _routing_failures(ctx, category, endpoint, tool) + severe, mild
 
 
+FAMILY_NAME = "introspection:4.1:endpoint-family-name"
+
+
 def _routing_failures(ctx: Context, category: str, endpoint: str, tool: str) -> list[str]:
     if endpoint.lower() not in CRUDE_ENDPOINTS:
+        family = category.lower()
+        if category in PERMISSION_TABLE and endpoint in ctx.allowed_tools[family]:  # the tool, not the family
+            text = f"endpoint {endpoint!r} names the MCP tool where the family name {family!r} is advised"
+            return [cite(FAMILY_NAME, text)]
         return _custom_family_failures(ctx, endpoint)
     failures: list[str] = []
     expected_endpoint = category.lower()
-    if endpoint != expected_endpoint:
+    if endpoint.lower() == expected_endpoint and endpoint != expected_endpoint:
+        text = f"endpoint {endpoint!r} is not the lowercase family name {expected_endpoint!r}"
+        failures.append(cite(FAMILY_NAME, text))  # introspection §4.1: a SHOULD
+    elif endpoint != expected_endpoint:
         failures.append(f"{category} operation routed to endpoint {endpoint!r}, expected {expected_endpoint!r}")
     allowed = ctx.allowed_tools[expected_endpoint]
     if tool not in allowed:
@@ -476,11 +458,12 @@ def _refused_valid_requests(ctx: Context) -> list[str]:
 
 
 _INTROSPECTION_COMPLETENESS_RULES = (
-    "core:10.1:l2-passes-suite", "core:10.2:claiming", "core:10.3:extensions-documented",
-    "conformance:2.1:introspection-fidelity", "conformance:4.1:level1-categories", "introspection:8.1:must-list",
-    "introspection:8.1.1:accurate", "introspection:8.1.1:names-match", "introspection:8.1.1:types-match",
-    "introspection:8.1.1:required-match", "introspection:8.1.2:complete", "introspection:8.1.2:accepted-documented",
-    "introspection:8.1.2:required-true", "introspection:8.1.2:feature-parameters", "operations:2.1:input-structure",
+    "core:4.7.2:iso-8601", "core:4.7.2:utc", "core:10.1:l2-passes-suite", "core:10.2:claiming",
+    "core:10.3:extensions-documented", "conformance:2.1:introspection-fidelity",
+    "conformance:4.1:level1-categories", "introspection:8.1:must-list", "introspection:8.1.1:accurate",
+    "introspection:8.1.1:names-match", "introspection:8.1.1:types-match", "introspection:8.1.1:required-match",
+    "introspection:8.1.2:complete", "introspection:8.1.2:accepted-documented", "introspection:8.1.2:required-true",
+    "introspection:8.1.2:feature-parameters", "operations:2.1:input-structure", "features/pagination:3.1:page-info",
     "features/collection-querying:2.6:style-documented", "features/collection-querying:4.2:input-type-introspected",
     "features/collection-querying:6:expose-list",
 )  # fmt: skip
@@ -523,6 +506,9 @@ def completeness(ctx: Context) -> Outcome:
             warnings += [f"{operation}.{p}: documented but not accepted" for p in documented if p not in seen]
     failures += _refused_valid_requests(ctx)
     warnings += return_shape_warnings(ctx.bundle, ctx.details_by_name)
+    encoding_failures, encoding_warnings = encoding_findings(ctx.bundle, ctx.details_by_name)
+    failures += encoding_failures
+    warnings += encoding_warnings
     uncovered, withheld = split_withheld(
         ctx, [name for name in ctx.details_by_name if name not in accepted], ("accepted_parameters",)
     )

@@ -6,6 +6,7 @@ from typing import Any
 
 from mcpaql_conformance.evidence.answers import classify
 from mcpaql_conformance.evidence.index import Context
+from mcpaql_conformance.evidence.reading import data_of
 from mcpaql_conformance.verdict.checks.base import CONFORMANCE, CORE, Category, Outcome, no_evidence, single
 from mcpaql_conformance.verdict.model import LEVEL2_FEATURES, Requirement
 
@@ -56,12 +57,13 @@ _FEATURES_FIELD_SELECTION_RULES = (
     primary="core:10.1:l2-field-selection",
 )
 def field_selection(ctx: Context) -> Outcome:
-    advertised = ctx.bundle.capabilities.get("field_selection")
     reads = ctx.operations_in("READ")
     with_fields = [op for op in reads if any(p["name"] == "fields" for p in ctx.parameters_of(op))]
     failures = []
-    if advertised is not True:
-        failures.append("capabilities.field_selection is not true")
+    if not _capability(ctx, "field_selection", "field_selection"):
+        failures.append(
+            "neither the bundle's capabilities.field_selection nor _protocol.capabilities.field_selection is true"
+        )
     if not with_fields:
         failures.append("no READ operation documents a `fields` parameter")
     return single(SHOULD, failures, f"Field selection is advertised and documented on {', '.join(with_fields[:5])}.")
@@ -84,8 +86,8 @@ _FEATURES_BATCH_RULES = (
 def batch(ctx: Context) -> Outcome:
     example = ctx.bundle.batch_example
     failures = []
-    if ctx.bundle.capabilities.get("batch_operations") is not True:
-        failures.append("capabilities.batch_operations is not true")
+    if not _capability(ctx, "batch_operations", "batch"):
+        failures.append("neither the bundle's capabilities.batch_operations nor _protocol.capabilities.batch is true")
     if example is None:
         return no_evidence(SHOULD, "no batch_example", failures)
     answer = classify(example)
@@ -100,17 +102,49 @@ def batch(ctx: Context) -> Outcome:
     return single(SHOULD, failures, f"The batch answered {count} individual result(s) with a matching summary.")
 
 
+def _capability(ctx: Context, bundle_name: str, protocol_name: str) -> bool:
+    """A capability the bundle declares, or the server does in `_protocol.capabilities`
+    (introspection §4.1.1) of its operations list."""
+    if ctx.bundle.capabilities.get(bundle_name) is True:
+        return True
+    data, _ = data_of(ctx.bundle.operations_list)
+    protocol = data.get("_protocol") if isinstance(data, dict) else None
+    capabilities = protocol.get("capabilities") if isinstance(protocol, dict) else None
+    return isinstance(capabilities, dict) and capabilities.get(protocol_name) is True
+
+
 def _batch_shape(example: dict[str, Any]) -> list[str]:
+    """A batch's results, the operation it halted at and what it left pending (operations §7.5.2),
+    against its summary: an item gated by a confirmation is no failure (§7.5.5)."""
     results, summary = example.get("results"), example.get("summary")
     if not isinstance(results, list) or not isinstance(summary, dict):
         return ["batch_example lacks `results` or `summary`"]
+    halted = example.get("halted_at")
+    listed = example.get("pending_operations")
+    pending: list[Any] = listed if isinstance(listed, list) else []
     failures = []
-    indexes = [item["index"] for item in results]
-    if sorted(indexes) != list(range(len(results))):
-        failures.append(f"result indexes {indexes[:10]} are not 0..{len(results) - 1} each once")
+    indexes = [item["index"] for item in [*results, *([halted] if isinstance(halted, dict) else []), *pending]]
+    if sorted(indexes) != list(range(len(indexes))):
+        failures.append(f"item indexes {indexes[:10]} are not 0..{len(indexes) - 1} each once")
+    gated = [item for item in results if _gated(item)]
     succeeded = sum(1 for item in results if item["result"].get("success") is True)
-    counts = {"total": len(results), "succeeded": succeeded, "failed": len(results) - succeeded}
+    counts = {
+        "total": len(indexes),
+        "succeeded": succeeded,
+        "failed": len(results) - succeeded - len(gated),
+    }
+    if isinstance(halted, dict):
+        counts.update(halted=1, pending=len(pending))
+    if gated:
+        counts["pending_confirmation"] = len(gated)
     for key, expected in counts.items():
-        if summary[key] != expected:
+        if key in summary and summary[key] != expected:
             failures.append(f"summary.{key} is {summary[key]}, the results show {expected}")
     return failures
+
+
+def _gated(item: dict[str, Any]) -> bool:
+    """An item skipped for a confirmation (skip-and-continue, operations §7.5.4)."""
+    error = item["result"].get("error")
+    code = error.get("code") if isinstance(error, dict) else None
+    return item.get("status") == "pending_confirmation" or code == "CONFIRMATION_REQUIRED"

@@ -8,8 +8,9 @@ from typing import Any
 
 from mcpaql_conformance.evidence.answers import Kind, classify
 from mcpaql_conformance.evidence.bundle import JsonObject
-from mcpaql_conformance.evidence.fields import EXPECTED_VALUE, EXPECTED_VALUE_PATH, RESPONSE
+from mcpaql_conformance.evidence.fields import EXPECTED_VALUE_PATH, RESPONSE
 from mcpaql_conformance.evidence.index import Context
+from mcpaql_conformance.evidence.reading import snake_case as snake_form
 from mcpaql_conformance.files.values import MISSING, json_equal, json_equal_each, resolve_each, resolve_path, show
 from mcpaql_conformance.verdict.blame import case_blame, refusal_said
 from mcpaql_conformance.verdict.checks.base import (
@@ -18,25 +19,31 @@ from mcpaql_conformance.verdict.checks.base import (
     Category,
     Outcome,
     all_succeeded,
+    cite,
     judge,
     skip,
     split_withheld,
 )
+from mcpaql_conformance.verdict.checks.updates import update_input_findings
 from mcpaql_conformance.verdict.model import Requirement
 from mcpaql_conformance.verdict.textmatch import is_snake_case, mentions_identifier
 
 PARAMETERS = Category("Parameter Handling", required=True, level=1)
 MUST = Requirement.MUST
 MISSING_PARAM_CODE = "VALIDATION_MISSING_PARAM"
+UNKNOWN_PARAM_CODE = "VALIDATION_UNKNOWN_PARAM"
+UNKNOWN_CODE = "core:4.6:unknown-param-code"
+DEFAULT_REJECTS = "core:4.6.2:default-rejects"
+OPTIONAL_FALSE = "introspection:8.1.2:optional-false"
 
 
 _PARAMS_REQUIRED_ENFORCED_RULES = (
-    "core:4.5.3:validate-input", "core:4.5.3:missing-input-rejected", "core:10.1:l2-passes-suite",
-    "conformance:2.1:parameter-handling", "conformance:4.1:level1-categories", "introspection:8.1.1:accurate",
-    "introspection:8.1.1:required-match", "introspection:8.1.2:optional-false", "operations:5.1:validate-first",
-    "operations:5.4:validation-steps", "operations:5.4:validation-errors", "operations:8.1:structured-codes",
-    "operations:8.2:code", "operations:8.3:standard-codes", "error-codes:7.1:must-list",
-    "endpoint-modes:6.4:common-enforcement",
+    "core:4.5:identifiers-in-params", "core:4.5.3:validate-input", "core:4.5.3:missing-input-rejected",
+    "core:4.5.3:no-identifier-in-input", "core:10.1:l2-passes-suite", "conformance:2.1:parameter-handling",
+    "conformance:4.1:level1-categories", "introspection:8.1.1:accurate", "introspection:8.1.1:required-match",
+    "introspection:8.1.2:optional-false", "operations:5.1:validate-first", "operations:5.4:validation-steps",
+    "operations:5.4:validation-errors", "operations:8.1:structured-codes", "operations:8.2:code",
+    "operations:8.3:standard-codes", "error-codes:7.1:must-list", "endpoint-modes:6.4:common-enforcement",
 )  # fmt: skip
 
 
@@ -64,18 +71,44 @@ def required_enforced(ctx: Context) -> Outcome:
         failure, warning = _judge_missing(case["operation"], case["parameter"], case["response"])
         failures += failure
         warnings += warning
+    omitted_failures, omitted = _optional_findings(ctx)
+    update_failures, update_warnings, updates = update_input_findings(ctx)
+    failures += omitted_failures + update_failures
+    warnings += update_warnings
     uncovered, withheld = split_withheld(ctx, applicable.uncovered_by(cases), ("missing_required",))
+    shown = [f"{len(cases)} omitted required parameter(s) each failed with an error naming the parameter"]
+    shown += [f"{omitted} call(s) without optional parameters were not refused for them"] if omitted else []
+    shown += [f"{updates} UPDATE call(s) without a proper `input` were refused"] if updates else []
     return judge(
         MUST,
-        judged=len(cases),
+        judged=len(cases) + omitted + updates,
         failures=failures,
         warnings=warnings,
         uncovered=uncovered,
         withheld=withheld,
         uncovered_label="required parameters without missing-parameter evidence",
-        passed=f"{len(cases)} omitted required parameter(s) each failed with an error naming the parameter.",
+        passed="; ".join(shown) + ".",
         no_evidence="no parameter_tests.missing_required",
     )
+
+
+def _optional_findings(ctx: Context) -> tuple[list[str], int]:
+    """Calls that left documented optional parameters out (``optional_omitted``): refused for
+    one of them, the parameter is required in fact (introspection §8.1.1 item 3, §8.1.2 item 3).
+    A refusal for something else (a made-up identifier not found) shows nothing: not counted."""
+    failures: list[str] = []
+    judged = 0
+    for case in ctx.bundle.parameter_cases("optional_omitted"):
+        answer = classify(case["response"])
+        omitted = [name for name in case.get("omitted") or [] if isinstance(name, str)]
+        named = [name for name in omitted if mentions_identifier(answer.message, name)] if answer.refused else []
+        if answer.refused and (answer.unrelated or not named):
+            continue
+        judged += 1
+        if named:
+            text = f"{case['operation']}.{named[0]}: documented optional, but refused when absent ({answer.describe()})"
+            failures.append(cite(OPTIONAL_FALSE, text))
+    return failures, judged
 
 
 def _clearly_missing(case: JsonObject) -> bool:
@@ -91,13 +124,13 @@ def _clearly_missing(case: JsonObject) -> bool:
 
 
 def _clearly_refused(case: JsonObject) -> bool:
-    """The common case, decided inline: a structured error whose message names the parameter."""
+    """The common case, decided inline: VALIDATION_UNKNOWN_PARAM with a message naming the parameter."""
     response = case["response"]
     error = response.get("error")
     return (
         response.get("success") is False
         and isinstance(error, dict)
-        and isinstance(error.get("code"), str)
+        and error.get("code") == UNKNOWN_PARAM_CODE
         and isinstance(message := error.get("message"), str)
         and mentions_identifier(message, case["parameter"])
     )
@@ -136,7 +169,9 @@ _PARAMS_UNKNOWN_EXPLICIT_RULES = (
     primary="core:4.6:unknown-rejected",
 )
 def unknown_explicit(ctx: Context) -> Outcome:
-    cases = ctx.bundle.parameter_cases("unknown_parameter")
+    every = ctx.bundle.parameter_cases("unknown_parameter")
+    # Metadata fields (a leading underscore) are outside unknown-parameter validation (core §4.6.1).
+    cases = [case for case in every if not case["parameter"].startswith("_")]
     failures: list[str] = []
     warnings: list[str] = []
     for case in cases:
@@ -146,15 +181,19 @@ def unknown_explicit(ctx: Context) -> Outcome:
         if blame is not None:  # the refusal was of a value capture chose for another parameter
             warnings.append(f"{case['operation']}.{case['parameter']}: {blame.not_judged(refusal_said(case))}")
             continue
-        reason = unknown_parameter_problem(case["parameter"], case["response"])
-        if reason is None:
-            continue
         answer = classify(case["response"])
         label = f"{case['operation']}.{case['parameter']}"
-        if answer.unrelated:  # refused before the parameters were looked at: nothing shown either way
+        reason = unknown_parameter_problem(case["parameter"], case["response"])
+        if reason is not None and answer.unrelated:  # refused before the parameters were looked at
             warnings.append(f"{label}: not shown: refused for another reason ({answer.describe()})")
-        else:
+        elif reason is not None:
             failures.append(f"{label}: {reason}")
+        elif answer.succeeded:  # named in a warning: core §4.6.2 allows that only with strict_mode off
+            failures.append(cite(DEFAULT_REJECTS, f"{label}: accepted with a warning where the default must refuse it"))
+        elif answer.code != UNKNOWN_PARAM_CODE:
+            found = f"error code {answer.code}" if answer.code else f"no error code ({answer.describe()})"
+            failures.append(cite(UNKNOWN_CODE, f"{label}: refused with {found}, not {UNKNOWN_PARAM_CODE}"))
+    metadata = len(every) - len(cases)
     covered = {case["operation"] for case in cases}
     uncovered, withheld = split_withheld(
         ctx, [name for name in ctx.operation_names if name not in covered], ("unknown_parameter",)
@@ -167,8 +206,10 @@ def unknown_explicit(ctx: Context) -> Outcome:
         uncovered=uncovered,
         withheld=withheld,
         uncovered_label="operations without unknown-parameter evidence",
-        passed=f"{len(cases)} unknown parameter(s) each met an error or warning naming it.",
-        no_evidence="no parameter_tests.unknown_parameter",
+        passed=f"{len(cases)} unknown parameter(s) each refused with {UNKNOWN_PARAM_CODE}, naming it"
+        + (f" ({metadata} metadata field(s) with a leading underscore are outside this rule)." if metadata else "."),
+        no_evidence="no parameter_tests.unknown_parameter"
+        + (" (its cases are all metadata fields, which core §4.6.1 leaves out)" if metadata else ""),
     )
 
 
@@ -220,7 +261,12 @@ def defaults(ctx: Context) -> Outcome:
     applicable = ctx.parameter_index.defaults
     if not applicable and not cases and ctx.details_by_name:
         return skip("No documented parameter declares a default.")
-    failures = [reason for case in _unclear_defaults(ctx, cases) if (reason := _default_mismatch(case)) is not None]
+    expected = _expected_defaults(ctx, cases)
+    failures = [
+        reason
+        for case, value in _unclear_defaults(ctx, cases, expected)
+        if (reason := _default_mismatch(case, value)) is not None
+    ]
     uncovered, withheld = split_withheld(ctx, applicable.uncovered_by(cases), ("optional_defaults",))
     reasons = {item: reason for item in uncovered if (reason := _reason(ctx, item))}
     observed = bool(reasons)
@@ -251,17 +297,29 @@ def _reason(ctx: Context, item: str) -> str | None:
     return ctx.not_probed(operation, ("optional_defaults",), parameter)
 
 
-def _unclear_defaults(ctx: Context, cases: list[JsonObject]) -> list[JsonObject]:
-    """The cases whose success does not plainly show the expected value (usually none)."""
+def _expected_defaults(ctx: Context, cases: list[JsonObject]) -> list[Any]:
+    """Per case, the default introspection documents for the parameter (the spec's word), else
+    the value the bundle gives (a hand-written case about a parameter no detail documents)."""
+    documented = {
+        (operation, parameter["name"]): parameter["default"]
+        for operation, parameters in ctx.parameter_index.by_operation.items()
+        for parameter in parameters
+        if "default" in parameter
+    }
+    return [documented.get((case["operation"], case["parameter"]), case["expected_value"]) for case in cases]
+
+
+def _unclear_defaults(ctx: Context, cases: list[JsonObject], expected: list[Any]) -> list[tuple[JsonObject, Any]]:
+    """The cases (with the value expected) whose success does not plainly show it (usually none)."""
     responses = list(map(RESPONSE, cases))
     if not all_succeeded(ctx, responses):
-        return cases
+        return list(zip(cases, expected, strict=True))
     actual = resolve_each(responses, list(map(EXPECTED_VALUE_PATH, cases)))
-    shown = json_equal_each(actual, list(map(EXPECTED_VALUE, cases)))  # MISSING equals no JSON value
-    return list(compress(cases, map(operator.not_, shown)))
+    shown = json_equal_each(actual, expected)  # MISSING equals no JSON value
+    return list(compress(zip(cases, expected, strict=True), map(operator.not_, shown)))
 
 
-def _default_mismatch(case: JsonObject) -> str | None:
+def _default_mismatch(case: JsonObject, expected: Any) -> str | None:
     label = f"{case['operation']}.{case['parameter']}"
     response = case["response"]
     answer = classify(response)
@@ -274,8 +332,9 @@ def _default_mismatch(case: JsonObject) -> str | None:
     actual = resolve_path(response, case["expected_value_path"])
     if actual is MISSING:
         return f"{label}: {case['expected_value_path']} is not in the response"
-    if not json_equal(actual, case["expected_value"]):
-        return f"{label}: {case['expected_value_path']} expected {show(case['expected_value'])}, got {show(actual)}"
+    if not json_equal(actual, expected):
+        documented = "" if json_equal(expected, case["expected_value"]) else "the documented default "
+        return f"{label}: {case['expected_value_path']} expected {documented}{show(expected)}, got {show(actual)}"
     return None
 
 
@@ -299,16 +358,25 @@ def snake_case(ctx: Context) -> Outcome:
     if ctx.details_by_name and not judged:
         return skip("No operation documents or accepts a parameter.")
     names = set(ctx.parameter_index.names).union(*accepted.values())
-    bad = {name for name in names if not is_snake_case(name)}
+    bad = {name for name in names if not is_snake_case(name) and not name.startswith("_")}  # _meta: metadata
     failures: list[str] = []
+    aliases = 0
     if bad:
         pairs = [(op, p["name"]) for op, params in by_operation.items() for p in params]
         pairs += [(op, p) for op, params in accepted.items() for p in params]
-        failures = [f"{op}.{name}: not snake_case" for op, name in dict.fromkeys(pairs) if name in bad]
+        canonical = {(op, p["name"]) for op, params in by_operation.items() for p in params if p["name"] not in bad}
+        for op, name in dict.fromkeys(pairs):
+            if name not in bad:
+                continue
+            if (op, snake_form(name)) in canonical:  # an alias beside its canonical name: operations §4.1
+                aliases += 1
+            else:
+                failures.append(f"{op}.{name}: not snake_case")
     return judge(
         MUST,
         judged=judged,
         failures=failures,
-        passed=f"All {len(names)} distinct public parameter name(s) are snake_case.",
+        passed=f"All {len(names)} distinct public parameter name(s) are snake_case"
+        + (f" ({aliases} camelCase alias(es) beside their snake_case names)." if aliases else "."),
         no_evidence="no operation details or accepted parameters",
     )

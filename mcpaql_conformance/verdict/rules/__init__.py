@@ -35,13 +35,15 @@ BY_ID = {rule.id: rule for rule in RULES}
 
 
 def citation(rule_id: str) -> str:
-    """How a report names a rule: ``core §4.6 MUST``, ``introspection §4.3 SHOULD``; an id the
-    registry does not know (a report of another version) as it is."""
+    """How a report names a rule: ``core §4.6 MUST``, ``introspection §8.2 SHOULD``, a MUST of an
+    informative document that warns ``introspection §8.1 MUST, informative``; an id the registry
+    does not know (a report of another version) as it is."""
     rule = BY_ID.get(rule_id)
     if rule is None:
         return rule_id
     label = "core" if rule.document.key == "core" else rule.document.path.removesuffix(".md")
-    return f"{label} §{rule.section} {rule.keyword}"
+    informative = ", informative" if rule.informative_must else ""  # a MUST that only warns: say why
+    return f"{label} §{rule.section} {rule.keyword}{informative}"
 
 
 __all__ = ["BY_ID", "DOCUMENTS", "RULES", "Document", "Rule", "citation"]

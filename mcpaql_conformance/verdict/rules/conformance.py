@@ -90,7 +90,8 @@ RULES: tuple[Rule, ...] = (
         reading=(
             "§3.2's Unknown Parameter test lets a server accept an unknown parameter with a warning, where core §4.6 "
             "requires rejection with VALIDATION_UNKNOWN_PARAM (a warning only with strict_mode off, core §4.6.2); the "
-            "core wins: rejection is the rule, a warning naming the parameter is tolerated as that lenient mode."
+            "core wins: rejection is the rule, a warning instead of the refusal fails (only strict_mode off, in "
+            "development, may warn)."
         ),
     ),
     Rule(

@@ -53,8 +53,8 @@ UNPLACED = "the spec does not say where this is documented, so introspection's s
 # Readings where another sentence of the spec says otherwise.
 UNKNOWN_READING = (
     "conformance-testing §3.2 passes a server that accepts an unknown parameter with a warning; the core wins "
-    "(rejection, a warning only with strict_mode disabled per §4.6.2), but our test follows §3.2: it fails only "
-    "silent acceptance and refusals that do not name the parameter, and does not check the error code"
+    "(a refusal with VALIDATION_UNKNOWN_PARAM, a warning only with strict_mode disabled per §4.6.2, development "
+    "only): our test fails a warning instead of a refusal and a refusal with another code"
 )
 INPUT_READING = (
     "core §9.3.2's conditional-update example sends `title` beside `id` without `input`; we take §4.5 "
@@ -127,11 +127,10 @@ RULES: tuple[Rule, ...] = (
          tests=(SNAKE,)),
     Rule("core:4.5:update-input", MUST, "4.5", "use a nested input object within params",
          "An UPDATE operation takes the fields it changes inside an `input` object in params.",
-         not_judged=PROBE + "an UPDATE with its fields flat beside the identifier and one with them in `input`",
-         reading=INPUT_READING),
+         tests=(DETAILS,), reading=INPUT_READING),
     Rule("core:4.5:identifiers-in-params", MUST, "4.5", "MUST remain at the params level",
          "The parameters that locate the resource of an UPDATE stay directly in params.",
-         not_judged=PROBE + "an UPDATE with its identifier moved into `input`"),
+         tests=(REQUIRED_PARAMS,)),
     Rule("core:4.5.1:deep-merge", MUST, "4.5.1", "MUST apply deep-merge semantics",
          "An UPDATE merges `input` into the resource: fields named replace, nested objects merge, arrays replace, "
          "null removes, the rest stays.",
@@ -162,7 +161,7 @@ RULES: tuple[Rule, ...] = (
          not_judged=PROBE + "an UPDATE whose `input` carries a made-up field (ours adds it beside params only)"),
     Rule("core:4.5.3:no-identifier-in-input", MUST_NOT, "4.5.3", "Identifier parameters MUST NOT appear",
          "The identifiers of an UPDATE are never inside `input`; one found there is refused.",
-         not_judged=PROBE + "an UPDATE with its identifier inside `input`"),
+         tests=(REQUIRED_PARAMS,)),
     Rule("core:4.6:unknown-rejected", MUST, "4.6", "reject requests containing parameters not defined",
          "A request carrying a parameter the operation does not define is refused.",
          tests=(UNKNOWN,), reading=UNKNOWN_READING),
@@ -192,10 +191,10 @@ RULES: tuple[Rule, ...] = (
          not_judged=PROBE + "a string parameter holding U+0000"),
     Rule("core:4.7.2:iso-8601", MUST, "4.7.2", "Dates and timestamps MUST use",
          "Dates and timestamps are written in ISO 8601.",
-         not_judged=UNRECORDED + "which fields of the recorded answers hold dates (type details saying so)"),
+         tests=(COMPLETE,)),
     Rule("core:4.7.2:utc", SHOULD, "4.7.2", "use UTC (Z suffix) for timestamps",
          "Timestamps in answers are given in UTC with the Z suffix.",
-         not_judged=UNRECORDED + "which fields of the recorded answers hold timestamps (type details saying so)"),
+         tests=(COMPLETE,)),
     Rule("core:4.7.2:timezone-documented", MUST, "4.7.2", "document timezone handling for date-only values",
          "The adapter documents how it treats time zones for dates without a time.",
          not_judged=UNSEEN + UNPLACED),

@@ -35,7 +35,7 @@ PAGINATION: tuple[Rule, ...] = (
          not_judged=_PROBE + "a list call with first and last together, or after without first"),
     Rule(f"{_PG}:3.1:page-info", MUST, "3.1", "responses MUST include a pageInfo object",
          "A server that pages with cursors puts a pageInfo object in every paginated answer.",
-         not_judged=_PROBE + "a list call with first: 1, to read the pageInfo of its answer"),
+         tests=("L1.introspection.completeness",)),
     Rule(f"{_PG}:4.1:connection-shape", SHOULD, "4.1", "return a connection-style response",
          "A server that pages with cursors answers in the connection shape: items (or edges) beside pageInfo.",
          not_judged=_PROBE + "a list call with first: 1, to read the shape of its data"),

@@ -25,7 +25,7 @@ NO_LEAKAGE = "L1.errors.no-leakage"
 UNKNOWN_REJECTED = (
     "Core §4.6 makes rejection a MUST (VALIDATION_UNKNOWN_PARAM; a warning only with strict_mode off, "
     "core §4.6.2), where this section lets a server accept with a warning; the core wins: rejection is the rule, "
-    "a warning naming the parameter is tolerated as that lenient mode."
+    "a warning instead of the refusal fails (only strict_mode off, in development, may warn)."
 )
 
 RULES: tuple[Rule, ...] = (
@@ -114,7 +114,12 @@ RULES: tuple[Rule, ...] = (
         "4.3",
         "return a success response with null data",
         "Asking for the details of an operation that does not exist succeeds with a null operation.",
-        not_judged="needs a probe capture does not send yet: introspect {query: operations, name: <a made-up name>}",
+        tests=("L1.introspection.operation-details", "L1.introspection.types-query"),
+        anchored_by="L1.introspection.operation-details",
+        reading="The normative introspection schema (core Appendix D) answers a detail query with the details "
+        "or null, and §8.1 item 9 lists null for an unknown operation or type among the MUSTs that "
+        "conformance-testing §2.1 makes binding for Level 1; we judge it as a MUST, for types as for "
+        "operations, as item 9 says.",
     ),
     # 5 Type discovery
     Rule(
@@ -123,10 +128,10 @@ RULES: tuple[Rule, ...] = (
         "5.3",
         "include in their type registry",
         "The type list includes the protocol types (SemanticCategory, OperationResult and the others named here).",
-        not_judged="no check reads it yet: the types list is recorded, but no test looks for the protocol types in it",
+        tests=("L1.introspection.types-query",),
         reading=(
             "Core §9.1 names two protocol types (SemanticCategory, OperationResult) where this section names six; "
-            "the core wins: a check would look for those two."
+            "the core wins: the test looks for those two, and for any protocol type an operation returns."
         ),
     ),
     # 6 Implementation guidance
@@ -162,13 +167,25 @@ RULES: tuple[Rule, ...] = (
         "8.1",
         "Conforming implementations MUST",
         "The server implements introspect (READ) with operations and types queries, lists and details in the "
-        "documented shapes, accurate parameters, null for unknown names and _protocol with a version.",
+        "documented shapes, accurate parameters and null for unknown names (its _protocol item: "
+        "introspection:8.1:protocol-object).",
         tests=(OPERATIONS_QUERY, "L1.introspection.types-query", DETAILS, COMPLETENESS),
         reading=(
             "Restates core §7.2 and §10.1 (introspect is mandatory; endpoint family and category are documented); "
             "type details and null for unknown names have no core rule."
         ),
         anchored_by=OPERATIONS_QUERY,
+    ),
+    Rule(
+        "introspection:8.1:protocol-object",
+        MUST,
+        "8.1",
+        "implementations MUST",
+        "The operations list carries a _protocol object with at least the spec version.",
+        tests=(OPERATIONS_QUERY,),
+        reading="An informative MUST that no conformance test makes binding and the core does not ask (its "
+        "§4.7.5 and §9.3.3 show _protocol as optional metadata), so a list without _protocol warns; once "
+        "_protocol is there, a version that is no semantic version fails (introspection:4.1.1:protocol-version).",
     ),
     Rule(
         "introspection:8.1.1:accurate",
@@ -295,7 +312,7 @@ RULES: tuple[Rule, ...] = (
         "Conforming implementations SHOULD",
         "Introspection gives examples, parameter descriptions and defaults, each listed operation's family and "
         "category, the protocol types, and lists introspect itself; answers are cached.",
-        tests=(OPERATIONS_QUERY,),
+        tests=(OPERATIONS_QUERY, DETAILS),
     ),
     Rule(
         "introspection:8.2.1:explicit-unknown",

@@ -85,19 +85,22 @@ RULES: tuple[Rule, ...] = (
          reading="Restates core §10.3 (response metadata fields as an extension)."),
     Rule("operations:3.4:metadata-underscore", MUST, "3.4", "Metadata fields MUST be prefixed with underscore",
          "Metadata keys of an answer start with an underscore, apart from the payload.",
-         not_judged="needs evidence no bundle records yet: which top-level keys are metadata rather than "
-         "protocol fields (warnings, results, summary); no test reads recorded answers' keys for this"),
+         tests=(_UNION,),
+         reading="The normative result schema (core Appendix D) admits no key beyond the spec's own, so a key "
+         "without the underscore fails as a MUST of the core; its failure results carry no metadata at all, "
+         "where this section allows metadata on any answer: we take this section for underscore keys."),
     # 4 Parameter conventions
     Rule("operations:4.1:snake-case", MUST, "4.1", "All public-facing parameter names MUST use",
          "Parameter names exposed to callers are snake_case.", tests=(_SNAKE,), anchored_by=_SNAKE,
          reading="Restates core §4.3 (same MUST and pattern)."),
     Rule("operations:4.1:camelcase-aliases", MAY, "4.1", "MAY accept camelCase variants as aliases",
          "An adapter may take camelCase spellings of parameters and map them to the snake_case names.",
-         not_judged="the spec says otherwise in core §4.6: parameters the operation schema does not define "
-         "are refused",
-         reading="Core §4.6 requires rejecting parameters the operation schema does not define; we take the "
-         "core: an alias is acceptable only when introspection documents it (L1.introspection.completeness "
-         "fails an accepted undocumented parameter)."),
+         not_judged="a MAY: allowed either way: an alias beside its snake_case name never fails the snake_case "
+         "test",
+         reading="Core §4.6 requires rejecting parameters the operation schema does not define: an alias the "
+         "server accepts but introspection does not document is an undocumented parameter "
+         "(L1.introspection.completeness fails it), while a camelCase alias beside its snake_case canonical "
+         "name does not fail L1.params.snake-case."),
     Rule("operations:4.1:canonical-snake-case", MUST, "4.1", "canonical parameter names MUST be snake_case",
          "Whatever aliases exist, the documented parameter names are snake_case.", tests=(_SNAKE,),
          anchored_by=_SNAKE, reading="Restates core §4.3."),

@@ -1,0 +1,123 @@
+"""The two introspect lists (operations, types) read as the spec shows them, or leniently, and
+the ``_protocol`` metadata of the operations list (part of Introspection Fidelity).
+
+``_protocol`` is judged rule by rule, each at its own strength (introspection §4.1.1): a
+``version`` that is no semantic version fails; a ``mode`` or ``conformance`` outside the listed
+values, or no ``_protocol`` at all, warns; capability flags are the server's to add (a MAY).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcpaql_conformance.evidence.answers import classify
+from mcpaql_conformance.evidence.bundle import JsonObject
+from mcpaql_conformance.evidence.index import Context
+from mcpaql_conformance.evidence.reading import data_of, operations_of, read_entry, read_type, types_of
+from mcpaql_conformance.files.schemas import introspection_schema, operation_result_schema
+from mcpaql_conformance.verdict.checks.base import cite
+
+PROTOCOL = "_protocol"
+# The rule a problem with each `_protocol` field is about; a field not named here: the version's.
+_PROTOCOL_RULES = {
+    "version": "introspection:4.1.1:protocol-version",
+    "mode": "introspection:4.1.1:protocol-mode",
+    "conformance": "introspection:4.1.1:protocol-conformance",
+}
+PROTOCOL_OBJECT = "introspection:8.1:protocol-object"
+MODE_SEMANTIC = "introspection:4.1.1:mode-semantic"
+
+
+def introspect_answer(ctx: Context, query: str) -> tuple[list[str], list[JsonObject] | None]:
+    """Failures of one introspect list answer, and its entries read leniently (None: unusable).
+
+    A list that deviates from the spec is still read (names under other keys, the list in a
+    bare array, ...): each reading it took is a failure, and the rest is judged as read. The
+    operations list's ``_protocol`` is judged apart (``protocol_findings``)."""
+    answer = ctx.bundle.operations_list if query == "operations" else ctx.bundle.types_list
+    label = f"introspect {{query: {query}}}"
+    definition = "OperationsListData" if query == "operations" else "TypesListData"
+    verdict = classify(answer)
+    if verdict.refused:
+        return [f"{label} failed: {verdict.describe()}"], None
+    if isinstance(answer, dict) and ctx.is_valid_result(answer):
+        data = answer.get("data")
+        if isinstance(data, dict) and introspection_schema(definition).is_valid(_without_protocol(data)):
+            entries: list[JsonObject] = data[query]
+            return [], entries
+    return _lenient_list(answer, label, definition, query)
+
+
+def _without_protocol(data: JsonObject) -> JsonObject:
+    return {key: value for key, value in data.items() if key != PROTOCOL} if PROTOCOL in data else data
+
+
+def _lenient_list(answer: Any, label: str, definition: str, query: str) -> tuple[list[str], list[JsonObject] | None]:
+    failures: list[str] = []
+    if not operation_result_schema().is_valid(answer):
+        reasons = operation_result_schema().explain(answer)
+        failures.append(f"{label} answer is not a valid operation result ({'; '.join(reasons)})")
+    data, _ = data_of(answer)
+    found, readings = operations_of(answer) if query == "operations" else types_of(answer)
+    if found is None:
+        if not failures and isinstance(answer, dict):
+            reasons = introspection_schema(definition).explain(
+                _without_protocol(data) if isinstance(data, dict) else data
+            )
+            failures.append(f"{label} data does not match {definition} ({'; '.join(reasons)})")
+        elif not failures:
+            failures.append(f"{label} gave no {query} list ({classify(answer).describe()})")
+        return failures, None
+    read = [read_entry(e, readings) if query == "operations" else read_type(e, readings) for e in found]
+    failures += [f"{label} deviates from the spec: {line}" for line in readings.lines(query.rstrip("s"))]
+    shaped = {**(_without_protocol(data) if isinstance(data, dict) else {}), query: read}
+    schema = introspection_schema(definition)
+    if not schema.is_valid(shaped):
+        reasons = schema.explain(shaped)
+        failures.append(f"{label} data does not match {definition} ({'; '.join(reasons)})")
+    return failures, read
+
+
+def protocol_findings(ctx: Context) -> list[str]:
+    """What is wrong with the operations list's ``_protocol``, each finding naming its rule."""
+    data, _ = data_of(ctx.bundle.operations_list)
+    if not isinstance(data, dict) or operations_of(ctx.bundle.operations_list)[0] is None:
+        return []  # no list was read: the list's own failures say why
+    protocol = data.get(PROTOCOL)
+    label = "introspect {query: operations}"
+    if protocol is None:
+        return [cite(PROTOCOL_OBJECT, f"{label} carries no `_protocol` (with at least its spec version)")]
+    schema = introspection_schema("ProtocolMetadata")
+    if schema.is_valid(protocol):
+        return []
+    findings: list[str] = []
+    for reason in schema.explain(protocol, limit=8):
+        path, _, said = reason.partition(": ")
+        field = path.removeprefix("$.").split(".", 1)[0].split("[", 1)[0]
+        if field == "capabilities":
+            continue  # capability flags are the server's to add (a MAY): nothing to fail
+        rule = _PROTOCOL_RULES.get(field, _PROTOCOL_RULES["version"])
+        text = f"{label}: _protocol{path.removeprefix('$')}: {said}"
+        if field == "mode" and isinstance(protocol, dict) and protocol.get("mode") == "crude":
+            rule = MODE_SEMANTIC
+            text += "; CRUDE is a profile of the semantic endpoint mode: `_protocol.mode` is 'semantic'"
+        findings.append(cite(rule, text))
+    return findings
+
+
+def discovery_failures(ctx: Context, query: str) -> list[str]:
+    """Failures of finding introspection at all: no MCP-AQL tool, introspect calls that failed."""
+    failures = []
+    tools = ctx.bundle.mcp_tools
+    if query == "operations" and tools is not None and not ctx.aql_tools:
+        names = ", ".join(str(t.get("name")) for t in tools[:10] if isinstance(t, dict)) or "none"
+        failures.append(f"the server exposes no MCP-AQL tool (mcp_aql, mcp_aql_<family>); its tools: {names}")
+    for attempt in ctx.bundle.query_attempts:
+        if attempt.get("query") == query:
+            params = ", ".join(f"{k}: {v}" for k, v in attempt["params"].items()) if attempt["params"] else ""
+            answer = classify(attempt["response"])
+            outcome = (
+                f"refused ({answer.describe()})" if answer.refused else f"gave no {query} list ({answer.describe()})"
+            )
+            failures.append(f"introspect {{{params}}} via {attempt['tool']}: {outcome}")
+    return failures

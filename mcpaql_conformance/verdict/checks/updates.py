@@ -1,0 +1,74 @@
+"""The UPDATE input pattern (core §4.5): what introspection documents and how the server answers.
+
+- An UPDATE operation takes the fields it changes in a nested ``input`` object within ``params``
+  (core §4.5): its details document an ``input`` parameter of type object.
+- An UPDATE request without ``input`` is refused with ``VALIDATION_MISSING_PARAM`` (core §4.5.3
+  item 1); one that carries an identifier inside ``input`` is refused (item 5). Capture sends
+  these only where UPDATE operations may be called (``--allow-destructive``) and records them in
+  ``update_input_tests``.
+"""
+
+from __future__ import annotations
+
+from mcpaql_conformance.evidence.answers import classify
+from mcpaql_conformance.evidence.bundle import JsonObject
+from mcpaql_conformance.evidence.index import Context
+from mcpaql_conformance.sanitize import plain
+from mcpaql_conformance.verdict.checks.base import cite
+
+UPDATE_INPUT = "core:4.5:update-input"
+MISSING_INPUT = "core:4.5.3:missing-input-rejected"
+IDENTIFIER_IN_INPUT = "core:4.5.3:no-identifier-in-input"
+MISSING_PARAM_CODE = "VALIDATION_MISSING_PARAM"
+OBJECT_TYPES = frozenset({"object", "dict", "map", "record", "json"})
+
+
+def update_input_documentation(details: list[JsonObject]) -> list[str]:
+    """An UPDATE operation whose details document no ``input`` object (valid details only)."""
+    failures: list[str] = []
+    for detail in details:
+        if detail.get("semantic_category") != "UPDATE":
+            continue
+        name = plain(detail["name"])
+        parameter = next((p for p in detail["parameters"] if p.get("name") == "input"), None)
+        if parameter is None:
+            changed = [plain(p["name"]) for p in detail["parameters"] if p.get("required") is not True][:4]
+            said = f" (its fields are flat in params: {', '.join(changed)})" if changed else ""
+            failures.append(cite(UPDATE_INPUT, f"{name}: an UPDATE operation documents no `input` object{said}"))
+        elif str(parameter.get("type", "")).strip().lower() not in OBJECT_TYPES:
+            text = f"{name}: `input` is documented as {plain(str(parameter.get('type')))!r}, not an object"
+            failures.append(cite(UPDATE_INPUT, text))
+    return failures
+
+
+def update_input_findings(ctx: Context) -> tuple[list[str], list[str], int]:
+    """(failures, warnings, judged) of the UPDATE calls capture sent without ``input`` or with an
+    identifier inside it."""
+    failures: list[str] = []
+    warnings: list[str] = []
+    cases = ctx.bundle.cases("update_input_tests")
+    for case in cases:
+        missing = case.get("kind") == "missing_input"
+        rule = MISSING_INPUT if missing else IDENTIFIER_IN_INPUT
+        label = f"{plain(str(case.get('operation')))} {_what(case)}"
+        answer = classify(case.get("response"))
+        if answer.refused and (answer.code == MISSING_PARAM_CODE or not missing) and not answer.unrelated:
+            continue
+        if answer.refused and answer.unrelated:
+            warnings.append(cite(rule, f"{label}: not shown: refused for another reason ({answer.describe()})"))
+        elif answer.refused:
+            found = f"error code {answer.code}" if answer.code else f"no error code ({answer.describe()})"
+            failures.append(cite(rule, f"{label}: refused with {found}, not {MISSING_PARAM_CODE}"))
+        elif answer.succeeded:
+            failures.append(cite(rule, f"{label}: the update succeeded"))
+        else:
+            failures.append(cite(rule, f"{label}: not refused as core §4.5.3 requires ({answer.describe()})"))
+    return failures, warnings, len(cases)
+
+
+def _what(case: JsonObject) -> str:
+    if case.get("kind") == "missing_input":
+        return "without `input`"
+    identifier = case.get("parameter")
+    named = f"its identifier {plain(str(identifier))}" if identifier else "an identifier"
+    return f"with {named} inside `input`"
