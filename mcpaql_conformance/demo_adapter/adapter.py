@@ -20,6 +20,8 @@ SPEC_VERSION = "1.0.0-draft"  # the MCP-AQL version the demo speaks (its own cop
 FAULTS = {
     "leaky-errors": "validation errors leak a stack frame and an exception name (Error Quality)",
     "silent-unknown": "unknown parameters are silently ignored (Parameter Handling)",
+    "warn-unknown": "unknown parameters are accepted with a warning naming them, where the default must refuse "
+    "them (Parameter Handling)",
     "lossy-round-trip": "create_note drops the tags it was given (Round-Trip Integrity)",
     "undocumented-param": "create_note accepts a 'priority' parameter introspection does not document "
     "(Introspection Fidelity)",
@@ -198,6 +200,10 @@ class NotesAdapter:
         if problem is not None:
             return problem
         result = spec.handler(self, params)
+        ignored = sorted(k for k in params if k not in {p.name for p in spec.params} and not k.startswith("_"))
+        if ignored and self.fault == "warn-unknown" and result.get("success") is True:
+            text = f"Parameter '{ignored[0]}' is not recognised by {operation} and was ignored."
+            result = {**result, "warnings": [{"code": "UNKNOWN_PARAMETER_IGNORED", "message": text}]}
         return _drifted(result) if self.fault == "shape-drift" else result
 
     def _batch(self, items: Any) -> JsonObject:
@@ -218,6 +224,8 @@ class NotesAdapter:
     def _validate(self, spec: Operation, params: JsonObject) -> JsonObject | None:
         documented = {p.name for p in spec.params} | ({"priority"} if self._priority_accepted(spec) else set())
         unknown = sorted(k for k in params if k not in documented and not k.startswith("_"))
+        if unknown and self.fault == "warn-unknown":
+            return None  # answered with a warning (``handle``)
         if unknown and self.fault != "silent-unknown":
             return failure(
                 "VALIDATION_UNKNOWN_PARAM",

@@ -21,7 +21,7 @@ DIALECTS = {
     "endpoint-category": "the category is only an upper-case CRUDE word in `endpoint`, no `semantic_category` "
     "(operations-query, operation-details)",
     "detail-ignores-name": "introspect {query: operations, name} answers the whole list (operation-details)",
-    "detail-fails": "introspect {query: operations|types, name} is refused (operation-details)",
+    "detail-fails": "introspect {query: operations|types, name} is refused (operation-details, types-query)",
     "no-query": "introspect refuses the `query` parameter and answers only without it (operations-query, types-query)",
     "other-shape": "introspect answers bare arrays and unwrapped details (operations-query, types-query, "
     "operation-details)",
@@ -35,6 +35,14 @@ DIALECTS = {
     "prose-success": "successes carry prose instead of data (create-read, update-preservation)",
     "described-values": "valid values only in parameter descriptions (no `enum`), bad values refused quoting them; "
     'introspect refuses an unknown query with a plain string: "Unknown query type: probe" (discriminated-union)',
+    "error-extras": "failures add a `stack` beside the error and a `trace_id` inside it (discriminated-union, "
+    "no-leakage)",
+    "unlisted-types": "the types list names only the protocol types, none an operation returns (types-query)",
+    "unknown-name-error": "a detail query for a name that does not exist is refused instead of answering null "
+    "(operation-details, types-query)",
+    "loose-dates": "created_at and updated_at are written 01/01/2026 00:00:05, not in ISO 8601 (completeness)",
+    "metadata": "every answer carries `_meta`, every error a `_trace_id`, details computed fields and example "
+    "objects: all the spec allows, so nothing fails",
 }
 
 
@@ -191,6 +199,83 @@ class RenamedSingle(Dialect):
 
     def single_only(self) -> bool:
         return True
+
+
+class ErrorExtras(Dialect):
+    name = "error-extras"
+
+    def reshape(self, operation: str, result: JsonObject) -> JsonObject:
+        if result.get("success") is not False or not isinstance(result.get("error"), dict):
+            return result
+        result = copy.deepcopy(result)
+        result["error"]["trace_id"] = "req-7f3a"
+        result["stack"] = "at validate (/srv/notes/src/handlers.ts:42:7)"
+        return result
+
+
+PROTOCOL_TYPES = ("SemanticCategory", "OperationResult", "OperationSuccess", "OperationFailure")
+
+
+class UnlistedTypes(Dialect):
+    name = "unlisted-types"
+
+    def introspect(self, params: JsonObject, answer: Any) -> JsonObject | None:
+        if params.get("query") != "types" or "name" in params:
+            return None
+        listed: JsonObject = answer(params)
+        types = [entry for entry in listed["data"]["types"] if entry["name"] in PROTOCOL_TYPES]
+        return {"success": True, "data": {"types": types}}
+
+
+class UnknownNameError(Dialect):
+    name = "unknown-name-error"
+
+    def introspect(self, params: JsonObject, answer: Any) -> JsonObject | None:
+        if "name" not in params:
+            return None
+        result: JsonObject = answer(params)
+        data = result.get("data")
+        for key in ("operation", "type"):
+            if isinstance(data, dict) and key in data and data[key] is None:
+                message = f"No {key} named '{params['name']}'."
+                return {"success": False, "error": {"code": f"NOT_FOUND_{key.upper()}", "message": message}}
+        return result
+
+
+class LooseDates(Dialect):
+    name = "loose-dates"
+
+    def reshape(self, operation: str, result: JsonObject) -> JsonObject:
+        return _loose(result) if operation != "introspect" else result
+
+
+def _loose(value: Any) -> Any:
+    """``2026-01-01T00:00:05Z`` as ``01/01/2026 00:00:05`` in every created_at and updated_at."""
+    if isinstance(value, list):
+        return [_loose(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    found = {key: _loose(item) for key, item in value.items()}
+    for key in ("created_at", "updated_at"):
+        stamp = found.get(key)
+        if isinstance(stamp, str) and len(stamp) == 20 and stamp[10] == "T":
+            found[key] = f"{stamp[5:7]}/{stamp[8:10]}/{stamp[:4]} {stamp[11:19]}"
+    return found
+
+
+class Metadata(Dialect):
+    name = "metadata"
+
+    def reshape(self, operation: str, result: JsonObject) -> JsonObject:
+        result = copy.deepcopy(result)
+        result["_meta"] = {"request_id": "req-1", "duration_ms": 3}
+        if isinstance(result.get("error"), dict):
+            result["error"]["_trace_id"] = "t-1"
+        detail = result.get("data", {}).get("operation") if isinstance(result.get("data"), dict) else None
+        if operation == "introspect" and isinstance(detail, dict):
+            detail["computed_fields"] = [{"name": "age_days", "type": "integer", "sortable": True}]
+            detail["examples"] = [{"description": "Call it", "request": {"operation": detail["name"], "params": {}}}]
+        return result
 
 
 class StringErrors(Dialect):
@@ -351,5 +436,10 @@ def dialect(name: str | None) -> Dialect:
         "jsonrpc-errors": JsonRpcErrors(),
         "prose-success": ProseSuccess(),
         "described-values": DescribedValues(),
+        "error-extras": ErrorExtras(),
+        "unlisted-types": UnlistedTypes(),
+        "unknown-name-error": UnknownNameError(),
+        "loose-dates": LooseDates(),
+        "metadata": Metadata(),
     }
     return kinds[name]

@@ -65,6 +65,7 @@ def test_conformant_demo_earns_level2_features_and_only_lacks_semantic_evidence(
     [
         ("leaky-errors", "Error Quality"),
         ("silent-unknown", "Parameter Handling"),
+        ("warn-unknown", "Parameter Handling"),  # core §4.6.2: the default refuses
         ("lossy-round-trip", "Round-Trip Integrity"),
         ("undocumented-param", "Introspection Fidelity"),
         ("wrong-endpoint", "Introspection Fidelity"),

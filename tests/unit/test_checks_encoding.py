@@ -20,7 +20,16 @@ def answer(bundle: Bundle, data: Any) -> None:
 
 @pytest.mark.parametrize(
     "value",
-    ["2026-02-04", "2026-02-04T10:30:00Z", "2026-02-04T10:30:00.123Z", "20260204T103000Z", "2026-035", "2026-W06-3"],
+    [
+        "2026-02-04",
+        "2026-02-04T10:30:00Z",
+        "2026-02-04T10:30:00.123Z",
+        "20260204T103000Z",
+        "2026-035",
+        "2026-W06-3",
+        "2026-02",
+        "2026-02-04t10:30:00z",
+    ],
 )
 def test_iso_8601_dates_and_timestamps_pass(bundle: Bundle, value: str) -> None:
     answer(bundle, {"color": "blue", "created_at": value})

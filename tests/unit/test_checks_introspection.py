@@ -815,6 +815,7 @@ def test_operation_null_for_a_listed_name_fails(bundle: Bundle) -> None:
     ("response", "result", "detail"),
     [
         (ok({"operation": None}), Result.PASS, ""),
+        ({"success": True, "data": None}, Result.PASS, ""),  # "a success response with null data"
         (
             fail("NOT_FOUND_OPERATION", "No operation zz_made_up."),
             Result.FAIL,

@@ -582,3 +582,10 @@ def test_update_calls_without_a_proper_input_are_refused(
     outcome = run(required_enforced, bundle)
     assert outcome.result is result
     assert said in outcome.detail
+
+
+def test_a_refusal_that_only_lists_an_optional_parameter_among_the_valid_ones_shows_nothing(bundle: Bundle) -> None:
+    refusal = fail("VALIDATION_INVALID_VALUE", "Invalid widget_name 'x'. Valid parameters: widget_name, color.")
+    bundle["parameter_tests"]["optional_omitted"] = [omitted_case(refusal)]
+    outcome = run(required_enforced, bundle)
+    assert outcome.result is Result.PASS  # it does not ask for color: not a refusal of its absence

@@ -32,12 +32,12 @@ ISO_8601 = "core:4.7.2:iso-8601"
 UTC = "core:4.7.2:utc"
 PAGE_INFO = "features/pagination:3.1:page-info"
 
-_DATE = r"\d{4}-(?:\d{2}-\d{2}|\d{3}|W\d{2}(?:-\d)?)|\d{8}"
+_DATE = r"\d{4}(?:-\d{2}(?:-\d{2})?|-\d{3}|-W\d{2}(?:-\d)?)?|\d{8}"
 _TIME = r"\d{2}(?::?\d{2}(?::?\d{2}(?:[.,]\d{1,9})?)?)?"
 _ZONE = r"(?:Z|[+-]\d{2}(?::?\d{2})?)"
 ISO_DATE = re.compile(rf"(?:{_DATE})")
-ISO_DATE_TIME = re.compile(rf"(?:{_DATE})T{_TIME}{_ZONE}?")
-_UTC_ZONE = re.compile(r"(?:Z|[+-]00(?::?00)?)$")
+ISO_DATE_TIME = re.compile(rf"(?:{_DATE})T{_TIME}{_ZONE}?", re.IGNORECASE)  # RFC 3339 allows t and z
+_UTC_ZONE = re.compile(r"(?:Z|[+-]00(?::?00)?)$", re.IGNORECASE)
 _NAMED = re.compile(r"(?:^|_)(?:date|datetime|timestamp)$|_at$|^(?:created|updated|modified|deleted)_on$", re.I)
 _CAMEL_NAMED = re.compile(r"[a-z](?:At|Date|Timestamp|DateTime)$")
 DATE_TYPES = frozenset({"date", "datetime", "date-time", "timestamp"})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+import re
 from itertools import compress
 from typing import Any
 
@@ -102,13 +103,18 @@ def _optional_findings(ctx: Context) -> tuple[list[str], int]:
         answer = classify(case["response"])
         omitted = [name for name in case.get("omitted") or [] if isinstance(name, str)]
         named = [name for name in omitted if mentions_identifier(answer.message, name)] if answer.refused else []
-        if answer.refused and (answer.unrelated or not named):
-            continue
+        asked = answer.code == MISSING_PARAM_CODE or _ASKS_FOR.search(answer.message[:500]) is not None
+        if answer.refused and (answer.unrelated or not named or not asked or case_blame(case, named[0])):
+            continue  # refused for something else (a value of ours, a record not found): nothing shown
         judged += 1
         if named:
             text = f"{case['operation']}.{named[0]}: documented optional, but refused when absent ({answer.describe()})"
             failures.append(cite(OPTIONAL_FALSE, text))
     return failures, judged
+
+
+# A refusal that asks for a parameter ("Missing required parameter 'limit'", "limit is required").
+_ASKS_FOR = re.compile(r"missing|required|must be (?:provided|given|set)|not provided", re.IGNORECASE)
 
 
 def _clearly_missing(case: JsonObject) -> bool:

@@ -29,7 +29,8 @@ from mcpaql_conformance.verdict.checks.base import cite
 # Not domain types: JSON's own, their common spellings, and "nothing" (core §9.1 uses these).
 NOT_TYPES = frozenset(
     {"string", "number", "integer", "boolean", "object", "array", "null", "int", "float", "bool", "str", "list",
-     "dict", "any", "unknown", "void", "none", "json", "date", "datetime", "date-time", "timestamp"}
+     "dict", "any", "unknown", "void", "none", "json", "date", "datetime", "date-time", "timestamp", "time", "uuid",
+     "uri", "url", "email", "binary", "bytes", "double", "long", "decimal", "text", "map", "record", "undefined"}
 )  # fmt: skip
 PROTOCOL_TYPES = frozenset(
     {"SemanticCategory", "OperationInput", "OperationResult", "OperationSuccess", "OperationFailure",
@@ -148,6 +149,8 @@ def unknown_name_problem(response: Any, key: str) -> str | None:
     if not answer.succeeded:
         return f"answered no result ({answer.describe()})"
     data = response.get("data") if isinstance(response, dict) else None
+    if data is None:
+        return None  # "a success response with null data" (§4.3), read as the sentence says it
     if not isinstance(data, dict) or key not in data:
         return f"succeeded without `data.{key}` (expected `{key}: null`)"
     if data[key] is not None:
