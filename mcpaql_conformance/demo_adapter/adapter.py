@@ -27,7 +27,7 @@ FAULTS = {
     "(Introspection Fidelity)",
     "wrong-endpoint": "operations sent to the wrong endpoint are executed anyway (Introspection Fidelity)",
     "shape-drift": "notes come back with created_at as a number and without updated_at, unlike the Note type "
-    "they are declared to return (Introspection Fidelity, a warning)",
+    "they are declared to return (Introspection Fidelity: the shape warns, the epoch time is no ISO 8601 date)",
 }
 CRUDE = ("create", "read", "update", "delete", "execute")
 PERMISSIONS = {

@@ -270,12 +270,22 @@ def _leading_code(text: str) -> str | None:
     return match.group(1) if match else None
 
 
-def texts(response: Any) -> Iterator[tuple[str, str]]:
-    """Every text the server sent a client in this answer, with its JSON sub-path: every part of
-    an error object, of each warning and of every other key the server added (a ``stack`` beside
-    the error, a ``debug`` beside the data), batch results, protocol-level and plain-text
-    answers, prose data. Success data is the client's content, not the server's words, and
-    metadata (keys that start with an underscore) is no message."""
+class Text(NamedTuple):
+    """One text a server sent: its JSON sub-path, the text, and whether it is part of an error
+    answer (a failure, a refusal in text or JSON-RPC, a failed item of a batch)."""
+
+    path: str
+    text: str
+    error: bool
+
+
+def texts(response: Any) -> Iterator[Text]:
+    """Every text the server sent a client in this answer, with its JSON sub-path: in an error
+    answer every part of it (the error object, any key the server added beside it, metadata
+    included); in a success each warning, every other key the server added (a ``debug`` beside
+    the data) and prose data, but not the payload (the client's content) nor metadata (keys
+    that start with an underscore); batch results and a halted batch's gated item, each as the
+    answer it is."""
     yield from _texts(response, "", 0)
 
 
@@ -284,23 +294,24 @@ def texts(response: Any) -> Iterator[tuple[str, str]]:
 _NOT_TEXT = frozenset({"success", "data", "results", "halted_at", "pending_operations"})
 
 
-def _texts(response: Any, path: str, depth: int) -> Iterator[tuple[str, str]]:
+def _texts(response: Any, path: str, depth: int) -> Iterator[Text]:
     if depth > _MAX_DEPTH or not isinstance(response, dict):
         return
     if "_mcp_error" in response:
         error = response["_mcp_error"]
         if isinstance(error, dict):
-            yield from _strings(error.get("message"), f"{path}._mcp_error.message", depth)
-            yield from _strings(error.get("data"), f"{path}._mcp_error.data", depth)
+            yield from _strings(error.get("message"), f"{path}._mcp_error.message", True)
+            yield from _strings(error.get("data"), f"{path}._mcp_error.data", True)
         return
     if "_raw_text" in response:
-        yield from _strings(response["_raw_text"], f"{path}._raw_text", depth)
+        yield from _strings(response["_raw_text"], f"{path}._raw_text", classify(response).refused)
         return
+    failed = classify(response).refused
     if response.get("success") is True and isinstance(response.get("data"), str):
-        yield f"{path}.data", response["data"]
+        yield Text(f"{path}.data", response["data"], False)
     for key, value in response.items():
-        if isinstance(key, str) and key not in _NOT_TEXT and not key.startswith("_"):
-            yield from _strings(value, _member(path, key), depth)
+        if isinstance(key, str) and key not in _NOT_TEXT and (failed or not key.startswith("_")):
+            yield from _strings(value, _member(path, key), failed)
     for index, item in enumerate(_list(response.get("results"))):
         if isinstance(item, dict):
             yield from _texts(item.get("result"), f"{path}.results[{index}].result", depth + 1)
@@ -313,17 +324,17 @@ def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _strings(value: Any, path: str, depth: int) -> Iterator[tuple[str, str]]:
-    if depth > _MAX_DEPTH:
-        return
-    if isinstance(value, str):
-        yield path, value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from _strings(item, _member(path, key), depth + 1)
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _strings(item, f"{path}[{index}]", depth + 1)
+def _strings(value: Any, path: str, error: bool) -> Iterator[Text]:
+    """Every string under ``value`` with its path, however deep (an explicit stack, no recursion)."""
+    stack: list[tuple[Any, str]] = [(value, path)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            yield Text(where, item, error)
+        elif isinstance(item, dict):
+            stack.extend((child, _member(where, key)) for key, child in reversed(item.items()))
+        elif isinstance(item, list):
+            stack.extend((child, f"{where}[{index}]") for index, child in reversed(list(enumerate(item))))
 
 
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -246,12 +246,15 @@ class LeakRule:
         return any(literal in text for literal in self.literals)
 
     def find(self, text: str) -> str | None:
+        return next(iter(self.matches(text)), (0, 0, None))[2]
+
+    def matches(self, text: str) -> Iterator[tuple[int, int, str]]:
+        """(start, end, description) of every confirmed match."""
         if not self.appears_in(text):
-            return None
+            return
         for match in self.pattern.finditer(text):
             if self.confirm is None or self.confirm(match):
-                return f"{self.label} {match.group(0).strip()!r}"
-        return None
+                yield match.start(), match.end(), f"{self.label} {match.group(0).strip()!r}"
 
 
 _SOURCE_EXTENSIONS = ("py", "js", "mjs", "cjs", "ts", "tsx", "jsx", "rb", "java", "go", "rs", "php", "cs")
@@ -299,6 +302,25 @@ def find_leak(message: str) -> str | None:
         if found is not None:
             return found
     return None
+
+
+def find_leak_outside(text: str, quoted: list[str]) -> str | None:
+    """The first artifact in ``text`` that does not lie wholly inside a place where ``text``
+    quotes one of ``quoted`` (what the caller sent, echoed back): a match that reaches beyond
+    the quote ("TypeError" around a sent "Error", "/src/" around a sent "src") is the server's."""
+    spans = [(start, start + len(value)) for value in set(quoted) if value for start in _occurrences(text, value)]
+    for rule in LEAK_RULES:
+        for start, end, found in rule.matches(text):
+            if not any(left <= start and end <= right for left, right in spans):
+                return found
+    return None
+
+
+def _occurrences(text: str, value: str) -> Iterator[int]:
+    start = text.find(value)
+    while start != -1:
+        yield start
+        start = text.find(value, start + 1)
 
 
 def find_leaks(messages: list[str]) -> list[tuple[int, str]]:

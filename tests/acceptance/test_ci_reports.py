@@ -489,3 +489,20 @@ def test_html_report_of_a_run_that_could_change_data_lists_what_it_changed(cli, 
         " answered: succeeded)"
     )
     assert screenshot_width(page, width, tmp_path / f"changes-{width}.png") == width
+
+
+@NEEDS_CHROMIUM
+def test_html_report_names_the_spec_version_judged_against_and_why_a_must_only_warns(cli, tmp_path):
+    bundle = json.loads((FIXTURES / "l1-conformant-notes.json").read_text())
+    bundle["spec_version"] = "0.9.0"  # the bundle says it was recorded against another version
+    del bundle["introspection"]["operations_list"]["data"]["_protocol"]  # an informative MUST: it warns
+    source = tmp_path / "b.json"
+    source.write_text(json.dumps(bundle))
+    page = tmp_path / "report.html"
+    assert cli("test", str(source), "-f", "html", "-o", str(page)).returncode == 0
+    dom = rendered_dom(page)
+    row = re.search(r"<tr><th>Spec version</th><td>(.*?)</td></tr>", dom)
+    assert row is not None and row.group(1) == "1.0.0-draft (the evidence says it was recorded against 0.9.0)"
+    assert "[introspection §8.1 MUST, informative]" in dom
+    assert "MCP-AQL 1.0.0-draft" in dom  # the badge's label
+    assert screenshot_width(page, 1280, tmp_path / "spec-version.png") == 1280

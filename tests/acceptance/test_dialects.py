@@ -110,14 +110,19 @@ def by_id(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {test["id"]: test for category in report["categories"] for test in category["tests"]}
 
 
+# Dialects whose deviation the spec names with a SHOULD (tool names: mcp-integration §2.2.1): they warn
+# inside a MUST category, which leaves the run conformant (exit 0, README "Exit codes").
+WARNED = {"mcpaql-names", "dashed-names", "upper-names", "renamed-single"}
+
+
 @pytest.mark.parametrize("transport", TRANSPORTS)
 @pytest.mark.parametrize("dialect", list(OWNERS))
 def test_each_dialect_fails_in_the_test_that_owns_it_quoting_the_server(dialect: str, transport: str, folder: Path):
     _, report, _ = captured(dialect, transport, folder)
     tests = by_id(report)
-    assert report["exitCode"] == 1
+    assert report["exitCode"] == (0 if dialect in WARNED else 1)
     for test_id, quoted in OWNERS[dialect]:
-        assert tests[test_id]["result"] == "FAIL", (test_id, tests[test_id])
+        assert tests[test_id]["result"] == ("WARN" if dialect in WARNED else "FAIL"), (test_id, tests[test_id])
         assert quoted in " ".join(tests[test_id]["findings"]) or quoted in tests[test_id]["detail"], tests[test_id]
     for text in json.dumps(report).split('"detail": ')[1:]:
         assert "_raw_text" not in text and "_mcp_error" not in text and "_is_error" not in text

@@ -97,7 +97,7 @@ def test_diff_reports_what_a_client_would_notice_and_fails_on_breaking_changes(c
     assert "  BREAKING create_note:data.created_at: now number, was string" in lines
     assert "  BREAKING create_note:data.updated_at: no longer in any answer" in lines
     assert "  BREAKING L1.errors.discriminated-union: PASS -> FAIL" in lines
-    assert "  BREAKING L1.introspection.completeness: PASS -> WARN" in lines
+    assert "  BREAKING L1.introspection.completeness: PASS -> FAIL" in lines
     report = json.loads(run_cli("diff", str(captures["old"]), str(captures["new"]), "-f", "json").stdout)
     assert report["breaking"] == len(report["changes"]) > 0
     markdown = run_cli("diff", str(captures["old"]), str(captures["new"]), "-f", "markdown").stdout

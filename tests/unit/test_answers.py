@@ -112,6 +112,10 @@ def test_plain_text_reads_as_a_refusal_only_when_its_first_word_says_so(text: st
     assert reads_as_refusal(text) is refusal
 
 
+def plain_texts(response: Any) -> list[tuple[str, str]]:
+    return [(text.path, text.text) for text in texts(response)]
+
+
 def test_texts_cover_every_text_the_server_sent() -> None:
     batch = {
         "success": True,
@@ -122,7 +126,7 @@ def test_texts_cover_every_text_the_server_sent() -> None:
             {"index": 1, "result": {"success": False, "error": "as a string"}},
         ],
     }
-    assert list(texts(batch)) == [
+    assert plain_texts(batch) == [
         (".warnings[0].code", "W"),
         (".warnings[0].message", "careful"),
         (".warnings[1]", "plain warning"),
@@ -131,46 +135,50 @@ def test_texts_cover_every_text_the_server_sent() -> None:
         (".results[0].result.error.details.a[0]", "d"),
         (".results[1].result.error", "as a string"),
     ]
-    assert list(texts({"_mcp_error": {"code": 1, "message": "boom", "data": ["x"]}})) == [
+    assert plain_texts({"_mcp_error": {"code": 1, "message": "boom", "data": ["x"]}}) == [
         ("._mcp_error.message", "boom"),
         ("._mcp_error.data[0]", "x"),
     ]
-    assert list(texts({"_raw_text": "plain", "_is_error": False})) == [("._raw_text", "plain")]
-    assert list(texts({"success": True, "data": {"title": "TypeError"}})) == []  # content, not the server's words
+    assert plain_texts({"_raw_text": "plain", "_is_error": False}) == [("._raw_text", "plain")]
+    assert plain_texts({"success": True, "data": {"title": "TypeError"}}) == []  # content, not the server's words
 
 
-def test_texts_cover_every_part_of_an_error_and_every_key_the_server_added_but_not_metadata() -> None:
+def test_texts_cover_every_part_of_an_error_answer_and_every_key_a_success_added_but_its_metadata() -> None:
     failure = {
         "success": False,
         "error": {"code": "INTERNAL_ERROR", "message": "failed", "trace": ["at x (/srv/app.js:1:2)"]},
         "stack": "Traceback (most recent call last)",
         "_meta": {"request_id": "at y (/srv/b.js:3:4)"},
     }
-    assert list(texts(failure)) == [
+    assert plain_texts(failure) == [
         (".error.code", "INTERNAL_ERROR"),
         (".error.message", "failed"),
         (".error.trace[0]", "at x (/srv/app.js:1:2)"),
         (".stack", "Traceback (most recent call last)"),
+        ("._meta.request_id", "at y (/srv/b.js:3:4)"),  # an error answer exposes nothing, metadata included
     ]
+    assert all(text.error for text in texts(failure))
     halted = {
         "success": True,
         "data": None,
+        "_meta": {"note": "not a message"},
         "debug": {"a key": "why"},
         "halted_at": {"index": 1, "result": {"success": False, "error": {"code": "C", "message": "confirm"}}},
         "pending_operations": [{"index": 2, "operation": "x", "params": {"path": "/src/echoed/"}}],
     }
-    assert list(texts(halted)) == [
+    assert plain_texts(halted) == [
         ('.debug["a key"]', "why"),
         (".halted_at.result.error.code", "C"),
         (".halted_at.result.error.message", "confirm"),
     ]
+    assert [text.error for text in texts(halted)] == [False, True, True]  # the gated item is an error answer
 
 
 def test_texts_of_a_deeply_nested_batch_stop_at_a_bound() -> None:
     response: dict[str, Any] = {"success": False, "error": {"code": "X", "message": "bottom"}}
     for _ in range(100):
         response = {"success": True, "data": None, "results": [{"index": 0, "result": response}]}
-    assert list(texts(response)) == []
+    assert plain_texts(response) == []
 
 
 @pytest.mark.parametrize(

@@ -48,9 +48,34 @@ def test_a_named_date_field_that_is_not_iso_8601_fails(bundle: Bundle, value: st
     assert report(bundle).categories[0].tests[3].cited == ("core:4.7.2:iso-8601",)
 
 
-def test_a_number_in_a_field_known_only_by_its_name_is_not_judged(bundle: Bundle) -> None:
-    answer(bundle, {"color": "blue", "expires_at": 1700000000})
-    assert run(completeness, bundle).result is Result.PASS
+def test_a_number_in_a_date_field_is_an_epoch_time_not_iso_8601(bundle: Bundle) -> None:
+    answer(bundle, {"color": "blue", "expires_at": 1700000000, "deleted_at": None, "due_date": ""})
+    outcome = run(completeness, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == (
+        "create_widget.expires_at: holds the number 1700000000, not an ISO 8601 date or timestamp at"
+        " $.parameter_tests.optional_defaults[0].response.data.expires_at"
+    )
+
+
+def test_a_documented_date_in_a_round_trip_read_is_judged_as_its_operations_record(bundle: Bundle) -> None:
+    bundle["introspection"]["type_details"] = [
+        {"name": "Widget", "kind": "object", "fields": [{"name": "made", "type": "string", "required": False,
+                                                          "format": "date"}]},
+    ]  # fmt: skip
+    bundle["round_trip_tests"][0]["read_response"]["data"]["made"] = "last week"
+    outcome = run(completeness, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail.startswith('create_widget.made: "last week" is not an ISO 8601 date or timestamp at')
+
+
+def test_a_page_with_items_but_no_cursors_warns(bundle: Bundle) -> None:
+    cursor_paginated(bundle)
+    info = {"hasNextPage": True, "hasPreviousPage": False}
+    answer(bundle, {"color": "blue", "items": [{"id": "w1"}], "pageInfo": info})
+    outcome = run(completeness, bundle)
+    assert outcome.result is Result.WARN
+    assert "`pageInfo` of a page that holds items lacks startCursor and endCursor" in outcome.detail
 
 
 def test_a_field_its_type_documents_as_a_date_is_held_to_iso_8601_whatever_its_name(bundle: Bundle) -> None:

@@ -145,11 +145,14 @@ def test_a_leak_in_error_details_fails(bundle: Bundle) -> None:
     assert outcome.detail.startswith("$.error_tests[0].response.error.details.trace.frames[1]: ")
 
 
-def test_a_leak_in_a_warning_message_fails(bundle: Bundle) -> None:
+def test_a_leak_in_a_warning_of_a_success_warns(bundle: Bundle) -> None:
     bundle["round_trip_tests"][0]["read_response"]["warnings"] = [{"code": "SLOW", "message": "slow query in db.py:88"}]
     outcome = run(no_leakage, bundle)
-    assert outcome.result is Result.FAIL
-    assert outcome.detail == "$.round_trip_tests[0].read_response.warnings[0].message: source line reference '.py:88'"
+    assert outcome.result is Result.WARN
+    assert outcome.detail == (
+        "$.round_trip_tests[0].read_response.warnings[0].message: source line reference '.py:88' (in an answer that"
+        " is no error: a warning)"
+    )
 
 
 def test_a_leak_in_a_batch_item_error_fails(bundle: Bundle) -> None:
@@ -211,8 +214,7 @@ def test_a_string_error_is_scanned_for_leaks(bundle: Bundle) -> None:
         ({"_mcp_error": {"code": -32603, "message": "TypeError: fetch failed"}}, "._mcp_error.message"),
         ({"_mcp_error": {"code": -32603, "message": "x", "data": {"stack": "at run (/src/a.js:1:2)"}}}, ".stack"),
         ({"_raw_text": 'Traceback (most recent call last):\n  File "a.py", line 3', "_is_error": True}, "._raw_text"),
-        ({"_raw_text": "ok but TypeError: x is undefined", "_is_error": False}, "._raw_text"),
-        ({"success": True, "data": "Saved. TypeError: y"}, ".data"),
+        ({"_raw_text": "Error: TypeError: x is undefined", "_is_error": False}, "._raw_text"),  # a refusal in text
     ],
 )
 def test_protocol_level_and_plain_text_answers_are_scanned_for_leaks(
@@ -222,6 +224,22 @@ def test_protocol_level_and_plain_text_answers_are_scanned_for_leaks(
     outcome = run(no_leakage, bundle)
     assert outcome.result is Result.FAIL
     assert outcome.detail.startswith("$.error_tests[0].response.") and where in outcome.detail
+
+
+@pytest.mark.parametrize(
+    ("response", "where"),
+    [
+        ({"_raw_text": "ok but TypeError: x is undefined", "_is_error": False}, "._raw_text"),
+        ({"success": True, "data": "Saved. TypeError: y"}, ".data"),
+    ],
+)
+def test_a_leak_in_an_answer_that_is_no_error_only_warns(bundle: Bundle, response: dict[str, Any], where: str) -> None:
+    # introspection §8.1.3 and conformance-testing §3.3 are about error answers
+    bundle["error_tests"][0]["response"] = response
+    outcome = run(no_leakage, bundle)
+    assert outcome.result is Result.WARN
+    assert outcome.detail.startswith(f"$.error_tests[0].response{where}: exception class name 'TypeError'")
+    assert outcome.detail.endswith("(in an answer that is no error: a warning)")
 
 
 # Actionable messages
@@ -373,3 +391,26 @@ def test_without_a_recorded_request_the_same_text_is_a_leak(bundle: Bundle) -> N
     case = parameter_case(bundle, "unknown_parameter", "get_widget", "bogus")
     case["response"] = fail("VALIDATION_UNKNOWN_PARAM", "Unknown parameter 'bogus' (value '../src/TypeError.py:12').")
     assert run(no_leakage, bundle).result is Result.FAIL
+
+
+def test_a_leak_anywhere_in_an_error_answer_fails_metadata_and_depth_included(bundle: Bundle) -> None:
+    deep: Any = "at run (/srv/app/src/a.js:1:2)"
+    for _ in range(40):
+        deep = {"inner": deep}
+    response = fail("INTERNAL_ERROR", "Something failed.")
+    response["_debug"] = {"trace": "KeyError: 'w9'"}
+    response["error"]["details"] = deep
+    bundle["error_tests"][0]["response"] = response
+    outcome = run(no_leakage, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.lead == "2 failure(s)"
+    assert "$.error_tests[0].response._debug.trace: exception class name 'KeyError'" in outcome.detail
+
+
+def test_an_echo_hides_only_the_artifact_wholly_inside_what_was_sent(bundle: Bundle) -> None:
+    case = parameter_case(bundle, "unknown_parameter", "get_widget", "bogus")
+    case["request"] = {"id": "w1", "bogus": "Error", "tag": "src"}
+    case["response"] = fail("VALIDATION_UNKNOWN_PARAM", "Unknown 'bogus': TypeError at /srv/app/src/config.json")
+    outcome = run(no_leakage, bundle)
+    assert outcome.result is Result.FAIL
+    assert "exception class name 'TypeError'" in outcome.detail

@@ -589,3 +589,11 @@ def test_a_refusal_that_only_lists_an_optional_parameter_among_the_valid_ones_sh
     bundle["parameter_tests"]["optional_omitted"] = [omitted_case(refusal)]
     outcome = run(required_enforced, bundle)
     assert outcome.result is Result.PASS  # it does not ask for color: not a refusal of its absence
+
+
+def test_a_refusal_with_the_cores_code_that_does_not_name_the_parameter_only_warns(bundle: Bundle) -> None:
+    # core §4.6: refused with VALIDATION_UNKNOWN_PARAM; naming the parameter is guidance (introspection §8.2.3)
+    set_unknown_response(bundle, fail("VALIDATION_UNKNOWN_PARAM", "The request has a parameter this operation lacks."))
+    outcome = run(unknown_explicit, bundle)
+    assert outcome.result is Result.WARN
+    assert outcome.detail.startswith("get_widget.bogus: the refusal does not name the unknown parameter")

@@ -48,10 +48,15 @@ def cite(rule: str, text: str) -> Finding:
     return Finding(text, rule)
 
 
+def uncited(text: str) -> Finding:
+    """A finding about no keyword sentence (a departure from a table of the spec, say): shown
+    without a rule, never standing for the test's primary one."""
+    return Finding(text, "")
+
+
 def prefixed(prefix: str, finding: str) -> str:
     """``prefix + finding``, still naming the rule the finding names (if any)."""
-    rule = getattr(finding, "rule", "")
-    return Finding(prefix + finding, rule) if rule else prefix + finding
+    return Finding(prefix + finding, finding.rule) if isinstance(finding, Finding) else prefix + finding
 
 
 # The rules the running check judges (``Check.rules``): what a finding that names none is about.

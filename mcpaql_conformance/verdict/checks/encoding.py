@@ -3,11 +3,12 @@
 - Dates and timestamps are ISO 8601 (core §4.7.2, a MUST), with timestamps in UTC (a SHOULD):
   a field holds a date when its type's details document it so (``format: date-time``/``date``,
   or a type named date, datetime, timestamp) or its name says so (``created_at``, ``due_date``,
-  ``timestamp``). Only text is judged in a field known by its name alone: a number there may be
-  a count, not a time.
+  ``timestamp``): text that is no ISO 8601 date or timestamp fails, and so does a number (an epoch
+  time is a timestamp in another format); an empty string or null is no date at all.
 - An operation that pages with cursors (it documents ``first`` and ``after``, or ``last`` and
-  ``before``) puts a ``pageInfo`` object with both has-page flags in every answer
-  (features/pagination §3.1, an informative MUST: a warning).
+  ``before``) puts a ``pageInfo`` object with both has-page flags in every answer, and its
+  start and end cursors when the page holds items (features/pagination §3.1, an informative
+  MUST: a warning).
 
 Each finding names the operation, the field and one JSON path; one finding per operation and
 field, however often the server repeats it.
@@ -52,7 +53,7 @@ def encoding_findings(bundle: Bundle, details: dict[str, JsonObject]) -> tuple[l
     failures: dict[tuple[str, str], str] = {}
     warnings: dict[tuple[str, str], str] = {}
     cursor_operations = {name for name, detail in details.items() if _pages_with_cursors(detail)}
-    for operation, path, response in _answers(bundle):
+    for operation, path, response, own in _answers(bundle):
         name = operation if isinstance(operation, str) else ""
         data, _ = data_of(response)
         for field, where, value in _fields(data, f"{path}.data"):
@@ -65,21 +66,24 @@ def encoding_findings(bundle: Bundle, details: dict[str, JsonObject]) -> tuple[l
             elif key not in warnings and _off_utc(value) and _named_or_documented(field, documented, name):
                 text = f"{_label(name, field)}: timestamp {show(value)} is not in UTC (Z) at {where}"
                 warnings[key] = cite(UTC, text)
-        if name in cursor_operations and (name, "pageInfo") not in warnings:
+        if own and name in cursor_operations and (name, "pageInfo") not in warnings:
             problem = _page_info_problem(data)
             if problem is not None:
                 warnings[(name, "pageInfo")] = cite(PAGE_INFO, f"{plain(name)}: {problem} at {path}.data")
     return list(failures.values()), list(warnings.values())
 
 
-def _answers(bundle: Bundle) -> Iterator[tuple[Any, str, Any]]:
+def _answers(bundle: Bundle) -> Iterator[tuple[Any, str, Any, bool]]:
+    """(operation, path, answer, whether the operation itself answered it) of every success: a
+    round trip's read-back holds the record its operation wrote (its documented dates), but is
+    another operation's answer (not its page)."""
     for operation, path, response in successful_candidates(bundle):
         if classify(response).succeeded:
-            yield operation, path, response
+            yield operation, path, response, True
     for key in ("round_trip_tests", "update_preservation_tests"):
         for index, case in enumerate(bundle.cases(key)):
             if classify(case.get("read_response")).succeeded:
-                yield None, f"$.{key}[{index}].read_response", case.get("read_response")
+                yield case.get("operation"), f"$.{key}[{index}].read_response", case.get("read_response"), False
 
 
 def _label(operation: str, field: str) -> str:
@@ -138,13 +142,14 @@ def _named_or_documented(field: str, documented: dict[str, frozenset[str]], oper
 
 def _date_problem(field: str, value: Any, documented: frozenset[str]) -> str | None:
     """Why a date field's value is not ISO 8601 (None: it is, or the field holds no date)."""
-    if field in documented:
-        if value is None:
-            return None
-        if not isinstance(value, str):
-            return f"documented as a date, but holds {show(value)}"
-    elif not (_named(field) and isinstance(value, str)):
+    if value is None or isinstance(value, bool) or not (field in documented or _named(field)):
         return None
+    if field in documented and not isinstance(value, str):
+        return f"documented as a date, but holds {show(value)}"
+    if isinstance(value, int | float):  # an epoch time: a timestamp, not in ISO 8601
+        return f"holds the number {show(value)}, not an ISO 8601 date or timestamp"
+    if not isinstance(value, str):
+        return None  # an object under a date's name: what it holds is read field by field
     if ISO_DATE.fullmatch(value) or ISO_DATE_TIME.fullmatch(value) or not value:
         return None
     return f"{show(value)} is not an ISO 8601 date or timestamp"
@@ -171,4 +176,14 @@ def _page_info_problem(data: Any) -> str | None:
     flags = [flag for flag in ("hasNextPage", "hasPreviousPage") if not isinstance(info.get(flag), bool)]
     if flags:
         return f"`pageInfo` lacks the boolean {' and '.join(flags)}"
+    cursors = [name for name in ("startCursor", "endCursor") if not isinstance(info.get(name), str)]
+    if cursors and _holds_items(data):
+        return f"`pageInfo` of a page that holds items lacks {' and '.join(cursors)}"
     return None
+
+
+def _holds_items(data: Any) -> bool:
+    """Whether a page's answer holds items (``items``, ``edges``, ``nodes`` or ``results``)."""
+    return isinstance(data, dict) and any(
+        isinstance(data.get(key), list) and data[key] for key in ("items", "edges", "nodes", "results")
+    )

@@ -10,9 +10,9 @@ from mcpaql_conformance.evidence.index import Context
 from mcpaql_conformance.files.schemas import CompiledSchema, operation_result_schema
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.blame import case_blame, refusal_said
-from mcpaql_conformance.verdict.checks.base import CONFORMANCE, CORE, Category, Outcome, judge
+from mcpaql_conformance.verdict.checks.base import CONFORMANCE, CORE, Category, Outcome, judge, uncited
 from mcpaql_conformance.verdict.model import Requirement, Result
-from mcpaql_conformance.verdict.textmatch import find_leak, find_leaks, mentions_all
+from mcpaql_conformance.verdict.textmatch import find_leak_outside, find_leaks, mentions_all
 
 ERRORS = Category("Error Quality", required=True, level=1)
 MUST = Requirement.MUST
@@ -81,7 +81,7 @@ def _union_failure(schema: CompiledSchema, response: Any) -> str:
 # Objects the server sent are explained by the schema; these are described as what they are.
 _NOT_A_RESULT = frozenset({Kind.STRING_ERROR, Kind.MCP_ERROR, Kind.JSONRPC_ERROR, Kind.TEXT, Kind.NO_ANSWER})
 
-TextEntry = tuple[str, int, str, str]  # response path template, index, sub-path, text
+TextEntry = tuple[str, int, str, str, bool]  # response path template, index, sub-path, text, in an error
 
 
 def _error_texts(ctx: Context) -> list[TextEntry]:
@@ -90,7 +90,7 @@ def _error_texts(ctx: Context) -> list[TextEntry]:
     found: list[TextEntry] = []
     for template, group in ctx.bundle.response_groups:
         for index, response in enumerate(group):
-            found += [(template, index, sub, text) for sub, text in texts(response)]
+            found += [(template, index, *text) for text in texts(response)]
     return found
 
 
@@ -116,15 +116,20 @@ def no_leakage(ctx: Context) -> Outcome:
             return _leak_outcome(len(texts), [])
     entries = _error_texts(ctx)
     failures: list[str] = []
-    echoes: list[str] = []
+    warnings: list[str] = []
+    echoes = 0
     for i, leak in find_leaks([entry[3] for entry in entries]):
-        template, index, sub, text = entries[i]
+        template, index, sub, text, in_error = entries[i]
         where = f"{response_path(template, index)}{sub}"
-        if _only_echoed(text, _caller_strings(ctx, template, index)):
-            echoes.append(where)
-        else:
-            failures.append(f"{where}: {leak}")
-    return _leak_outcome(len(entries), failures, len(ctx.bundle.responses), len(echoes))
+        sent = _caller_strings(ctx, template, index)
+        found = find_leak_outside(text, sent) if sent else leak
+        if found is None:
+            echoes += 1
+        elif in_error:
+            failures.append(f"{where}: {found}")
+        else:  # introspection §8.1.3 is about error answers: elsewhere it is no MUST
+            warnings.append(uncited(f"{where}: {found} (in an answer that is no error: a warning)"))
+    return _leak_outcome(len(entries), failures, len(ctx.bundle.responses), echoes, warnings)
 
 
 def _simple_error_texts(ctx: Context) -> list[str] | None:
@@ -171,19 +176,9 @@ def _leaf_strings(value: Any, depth: int) -> list[str]:
     return []
 
 
-def _only_echoed(text: str, sent: list[str]) -> bool:
-    """Whether every leak pattern in ``text`` lies inside what the caller sent, quoted back (an
-    unknown value named ``TypeError`` or a path given as a parameter is the caller's, not the
-    server's)."""
-    if not sent:
-        return False
-    rest = text
-    for value in sorted(set(sent), key=len, reverse=True):
-        rest = rest.replace(value, "\n")
-    return rest != text and find_leak(rest) is None
-
-
-def _leak_outcome(judged: int, failures: list[str], answers: int = 0, echoes: int = 0) -> Outcome:
+def _leak_outcome(
+    judged: int, failures: list[str], answers: int = 0, echoes: int = 0, warnings: list[str] | None = None
+) -> Outcome:
     if judged == 0 and answers:
         # The server never said an error: nothing can leak here; the parameter tests judge why.
         detail = f"not judged: none of the {answers} recorded answer(s) carries an error or warning text"
@@ -192,6 +187,7 @@ def _leak_outcome(judged: int, failures: list[str], answers: int = 0, echoes: in
         MUST,
         judged=judged,
         failures=failures,
+        warnings=warnings,
         passed=f"{judged} error text(s) show no stack trace, internal path or language artifact"
         + (f" ({echoes} only quote back what the caller sent)." if echoes else "."),
         no_evidence="the bundle records no error or warning message",

@@ -26,6 +26,7 @@ from mcpaql_conformance.verdict.checks.base import (
     prefixed,
     single,
     split_withheld,
+    uncited,
 )
 from mcpaql_conformance.verdict.checks.encoding import encoding_findings
 from mcpaql_conformance.verdict.checks.listing import discovery_failures, introspect_answer, protocol_findings
@@ -210,8 +211,12 @@ def operation_details(ctx: Context) -> Outcome:
 
 
 def _tool_name_failures(ctx: Context) -> list[str]:
-    """MCP-AQL tools must carry the names the spec gives them (a prefix is allowed)."""
-    return [f"{reading.deviation}" for reading in ctx.aql_tools if reading.deviation is not None]
+    """MCP-AQL tools carry the names the spec gives them (a prefix is allowed): mcp-integration
+    §2.2.1 says SHOULD (the core's §3.3 names them without a keyword), so another name warns."""
+    return [cite(TOOL_NAMES, reading.deviation) for reading in ctx.aql_tools if reading.deviation is not None]
+
+
+TOOL_NAMES = "mcp:2.2.1:standard-names"
 
 
 def _detail_query_failures(ctx: Context) -> list[str]:
@@ -411,8 +416,10 @@ def _permission_findings(category: str, read_only: bool, destructive: bool) -> t
     if (read_only, destructive) == expected:
         return [], []
     return [], [
-        f"{category} permissions readOnly={str(read_only).lower()}, destructive={str(destructive).lower()} "
-        f"differ from the spec table (readOnly={str(expected[0]).lower()}, destructive={str(expected[1]).lower()})"
+        uncited(  # core §6.1's table has no keyword: a warning, about no rule
+            f"{category} permissions readOnly={str(read_only).lower()}, destructive={str(destructive).lower()} "
+            f"differ from the spec table (readOnly={str(expected[0]).lower()}, destructive={str(expected[1]).lower()})"
+        )
     ]
 
 

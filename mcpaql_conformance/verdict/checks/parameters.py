@@ -36,6 +36,8 @@ UNKNOWN_PARAM_CODE = "VALIDATION_UNKNOWN_PARAM"
 UNKNOWN_CODE = "core:4.6:unknown-param-code"
 DEFAULT_REJECTS = "core:4.6.2:default-rejects"
 OPTIONAL_FALSE = "introspection:8.1.2:optional-false"
+ACTIONABLE = "introspection:8.2.3:actionable"
+STANDARD_CODES = "operations:8.3:standard-codes"  # an informative MUST no test makes binding: a warning
 
 
 _PARAMS_REQUIRED_ENFORCED_RULES = (
@@ -155,15 +157,16 @@ def _judge_missing(operation: str, parameter: str, response: Any) -> tuple[list[
         return [f"{label}: the refusal does not name the parameter ({answer.describe()})"], []
     if answer.code != MISSING_PARAM_CODE:
         found = f"error code {answer.code!r}" if answer.code else f"no error code ({answer.describe()})"
-        return [], [f"{label}: {found}, expected {MISSING_PARAM_CODE}"]
+        return [], [cite(STANDARD_CODES, f"{label}: {found}, expected {MISSING_PARAM_CODE}")]
     return [], []
 
 
 _PARAMS_UNKNOWN_EXPLICIT_RULES = (
     "core:4.6:unknown-rejected", "core:4.6:unknown-param-code", "core:4.6.2:default-rejects",
     "core:10.1:l2-passes-suite", "conformance:2.1:parameter-handling", "conformance:4.1:level1-categories",
-    "introspection:8.2.1:explicit-unknown", "introspection:8.2.1:not-silent", "operations:5.1:validate-first",
-    "operations:5.4:validation-steps", "operations:5.4:validation-errors", "endpoint-modes:6.4:common-enforcement",
+    "introspection:8.2.1:explicit-unknown", "introspection:8.2.1:not-silent", "introspection:8.2.3:actionable",
+    "operations:5.1:validate-first", "operations:5.4:validation-steps", "operations:5.4:validation-errors",
+    "endpoint-modes:6.4:common-enforcement",
 )  # fmt: skip
 
 
@@ -192,6 +195,9 @@ def unknown_explicit(ctx: Context) -> Outcome:
         reason = unknown_parameter_problem(case["parameter"], case["response"])
         if reason is not None and answer.unrelated:  # refused before the parameters were looked at
             warnings.append(f"{label}: not shown: refused for another reason ({answer.describe()})")
+        elif reason is not None and answer.refused and answer.code == UNKNOWN_PARAM_CODE:
+            # refused with the core's code: the MUST holds; naming the parameter is guidance (a SHOULD)
+            failures.append(cite(ACTIONABLE, f"{label}: {reason}"))
         elif reason is not None:
             failures.append(f"{label}: {reason}")
         elif answer.succeeded:  # named in a warning: core §4.6.2 allows that only with strict_mode off

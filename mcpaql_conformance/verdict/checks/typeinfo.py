@@ -27,10 +27,15 @@ from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.checks.base import cite
 
 # Not domain types: JSON's own, their common spellings, and "nothing" (core §9.1 uses these).
-NOT_TYPES = frozenset(
+JSON_TYPES = frozenset(
     {"string", "number", "integer", "boolean", "object", "array", "null", "int", "float", "bool", "str", "list",
-     "dict", "any", "unknown", "void", "none", "json", "date", "datetime", "date-time", "timestamp", "time", "uuid",
-     "uri", "url", "email", "binary", "bytes", "double", "long", "decimal", "text", "map", "record", "undefined"}
+     "dict", "any", "unknown", "void", "none", "json", "undefined"}
+)  # fmt: skip
+# Names of scalars a server need not list, unless its `returns` says the type is its own (kind object,
+# enum or union): a `Url` object is the server's.
+SCALAR_NAMES = frozenset(
+    {"date", "datetime", "date-time", "timestamp", "time", "uuid", "uri", "url", "email", "binary", "bytes",
+     "double", "long", "decimal", "text", "map", "record"}
 )  # fmt: skip
 PROTOCOL_TYPES = frozenset(
     {"SemanticCategory", "OperationInput", "OperationResult", "OperationSuccess", "OperationFailure",
@@ -54,16 +59,19 @@ def listed_types(ctx: Context) -> set[str] | None:
     return {name for entry in entries if (name := name_of(entry, TYPE_NAME_KEYS)[0]) is not None}
 
 
-def returned_names(declared: str) -> list[str]:
+def returned_names(declared: str, kind: Any = None) -> list[str]:
     """The type names a ``returns`` declares: ``Note``, ``Note[]``, ``Array<Note>``, ``A | B``;
-    none for a primitive or a spelling we cannot read (only what is certain is judged)."""
+    none for a primitive (unless ``kind`` says it is an object, enum or union: a type named
+    ``Url`` of kind object is the server's own) or a spelling we cannot read."""
+    own = kind in ("object", "enum", "union")
     names: list[str] = []
     for part in declared.split("|"):
         name = part.strip()
         while (inner := _WRAPPERS.match(name)) is not None:
             name = inner.group(1).strip()
         name = name.removesuffix("[]").removesuffix("?").strip()
-        if _TYPE_NAME.fullmatch(name) and name.lower() not in NOT_TYPES:
+        lowered = name.lower()
+        if _TYPE_NAME.fullmatch(name) and lowered not in JSON_TYPES and (own or lowered not in SCALAR_NAMES):
             names.append(name)
     return names
 
@@ -83,8 +91,9 @@ def undiscoverable(ctx: Context) -> tuple[list[str], list[str]]:
     for operation, detail in ctx.details_by_name.items():
         if operation == "introspect":
             continue  # its result is the spec's own
-        declared = returned_type(detail.get("returns"))
-        for name in returned_names(declared or ""):
+        returns = detail.get("returns")
+        kind = returns.get("kind") if isinstance(returns, dict) else None
+        for name in returned_names(returned_type(returns) or "", kind):
             if name in listed:
                 continue
             text = f"{operation}: returns {plain(name)!r}, which introspect {{query: types}} does not list"

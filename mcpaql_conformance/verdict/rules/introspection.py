@@ -370,7 +370,7 @@ RULES: tuple[Rule, ...] = (
         "8.2.3",
         "include actionable information",
         "An error says what went wrong, what to do, and which operation to use.",
-        tests=("L1.errors.actionable",),
+        tests=("L1.errors.actionable", "L1.params.unknown-explicit"),
     ),
     Rule(
         "introspection:8.2.4:deprecation-notice",

@@ -286,9 +286,11 @@ RULES: tuple[Rule, ...] = (
          "The error object may add details.", not_judged=f"{_A_MAY}: error details",
          reading="Restates core §5.1 (details optional)."),
     Rule("operations:8.3:standard-codes", MUST, "8.3", "use standardized error codes",
-         "Errors use the standard codes so programs can react to them.", tests=(_REQUIRED,), anchored_by=_REQUIRED,
-         reading="Core names the code for some cases (§4.5.3 VALIDATION_MISSING_PARAM, §4.6 "
-         "VALIDATION_UNKNOWN_PARAM); there the core's MUST applies."),
+         "Errors use the standard codes so programs can react to them.", tests=(_REQUIRED,),
+         reading="Core names the code for some cases (§4.5.3 VALIDATION_MISSING_PARAM for a missing `input`, "
+         "§4.6 VALIDATION_UNKNOWN_PARAM); there the core's MUST applies and a refusal with another code fails. "
+         "Elsewhere conformance-testing §3.2 asks only for a \"missing parameter\" error naming the parameter: "
+         "another code for a missing parameter warns, as this informative MUST."),
     Rule("operations:8.4:message-guidelines", SHOULD, "8.4", "Error messages SHOULD be",
          "Error messages say how to fix the problem, name the values involved and reveal no secrets.",
          tests=("L1.errors.actionable", "L1.errors.no-leakage")),
