@@ -91,6 +91,7 @@ def test_a_real_model_runs_the_builtin_tasks_and_every_task_gets_a_verdict(model
     bundle, transcripts = tmp_path / "agent.json", tmp_path / "transcripts"
     args = ["agent", "--model", "openai:gemma-3-270m", "--base-url", model_url, "--preset", "quick"]
     args += ["--max-turns", "2", "--concurrency", "1"]  # bounded; one request at a time is all it serves
+    args += ["--allow-writes"]  # the create task calls create_note (a read-only run skips it, saying why)
     args += ["--judge", "openai:gemma-3-270m", "--judge-base-url", model_url]  # the same model grades
     args += ["--model-timeout", "150", "--bundle", str(bundle), "--transcripts", str(transcripts)]
     result = run_cli(*args, "--", *DEMO, env={"OPENAI_API_KEY": ""}, timeout=1500)
