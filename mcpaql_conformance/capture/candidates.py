@@ -22,6 +22,7 @@ from typing import Any
 import orjson
 
 from mcpaql_conformance.capture.values import matches_type, synthesise
+from mcpaql_conformance.evidence.declared import is_placeholder
 from mcpaql_conformance.evidence.reading import identifier_like, name_words
 from mcpaql_conformance.files.values import json_equal
 from mcpaql_conformance.live.safety import harmless_value, safe_value
@@ -148,6 +149,8 @@ def candidates(
         for raw in values:
             value = _coerce(raw, parameter)
             if value is None or count >= MAX_PER_SOURCE or not matches_type(value, parameter):
+                continue
+            if is_placeholder(value):  # `<path>` from an example stands for a value: it is none
                 continue
             if not within_bounds(value, parameter) or not _small(value):
                 continue
@@ -326,7 +329,10 @@ def _coerce(value: Any, parameter: JsonObject) -> Any:
         return float(value) if re.fullmatch(r"-?\d{1,18}(?:\.\d{1,18})?", value) else None
     if kind == "boolean":
         return {"true": True, "false": False}.get(value.lower())
-    if kind in ("array", "object"):
+    if kind == "array":  # "e.g. 'urgent'" for a list of strings: a list of that one string
+        items = parameter.get("items")
+        return [value] if isinstance(items, dict) and str(items.get("type", "")).lower() == "string" else None
+    if kind == "object":
         return None
     return value
 

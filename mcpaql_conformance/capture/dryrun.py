@@ -9,12 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcpaql_conformance.capture.calls import unknown_operation_tool
 from mcpaql_conformance.capture.cycles import create_params
 from mcpaql_conformance.capture.probes import probes_of, withheld_probes
 from mcpaql_conformance.evidence.reading import SINGLE
 from mcpaql_conformance.live.discovery import Operation
 from mcpaql_conformance.live.guard import withheld_reason
 from mcpaql_conformance.live.levels import Need, strictest
+from mcpaql_conformance.live.safety import UNKNOWN_OPERATION
 from mcpaql_conformance.live.session import Live
 
 JsonObject = dict[str, Any]
@@ -68,6 +70,11 @@ def plan_run(live: Live, operations: list[Operation], introspected: int, cleanup
         dry.sends.append(
             {"operation": "batch", "tool": single, "probe": "batch", "description": "introspect twice in one batch"}
         )
+    tool, _ = unknown_operation_tool(live)
+    if tool is not None:
+        description = "an operation name the server does not list"
+        dry.sends.append({"operation": UNKNOWN_OPERATION, "tool": tool, "probe": "unknown_operation",
+                          "description": description, "params": {}})  # fmt: skip
     return dry
 
 

@@ -1,28 +1,26 @@
-"""Per-operation probes (required, unknown, accepted, default, routing), plan examples and the
-batch. Independent probes go out together; evidence is kept in plan order."""
+"""Per-operation probes (required, unknown, accepted, default, routing; the plan's examples, the
+batch and the unknown-operation call are ``calls``'). Independent probes go out together;
+evidence is kept in plan order."""
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mcpaql_conformance.capture.candidates import PLAN as PLAN_SOURCE
 from mcpaql_conformance.capture.candidates import SYNTHESISED, Candidate, SeenValues, candidates, retry_order
-from mcpaql_conformance.capture.values import made_up, matches_type
+from mcpaql_conformance.capture.values import made_up, numbered
 from mcpaql_conformance.evidence.answers import Kind, classify
-from mcpaql_conformance.evidence.reading import SINGLE
+from mcpaql_conformance.files.schemas import operation_result_schema
 from mcpaql_conformance.files.values import MISSING, json_equal
 from mcpaql_conformance.live.discovery import CRUDE_FAMILIES, Operation
 from mcpaql_conformance.live.redact import MASK
 from mcpaql_conformance.live.safety import SAFE_ON, safety_switch
 from mcpaql_conformance.live.session import (
     NOT_APPLICABLE,
-    PHASE_BATCH,
-    PHASE_EXAMPLES,
     PHASE_PROBES,
-    PLAN,
     UNKNOWN_PARAMETERS,
     Findings,
     Live,
@@ -112,7 +110,7 @@ def planned_probes(
     probes += [
         Probe("accepted_parameters", f"undocumented {extra}", {**base, extra: _cross_value(extra)}, extra)
         for extra in CROSS_CUTTING
-        if extra not in documented
+        if extra not in documented and extra not in base
     ]
     defaults = [
         Probe("optional_defaults", f"omit optional {p['name']}", dict(base), p["name"])
@@ -235,8 +233,14 @@ def probes_of(live: Live, op: Operation, discovered: list[str]) -> tuple[dict[st
     documented = [p["name"] for p in op.parameters or []]
     chosen = {name: choices(live, op.name, op.parameter(name), op.declarations)[0] for name in [*required, *documented]}
     base = {name: chosen[name].value for name in required}
+    if op.name == "introspect":  # the spec requires `query`: every probe of introspect sends one
+        base.setdefault("query", "operations")
     values = {name: chosen[name].value for name in documented}
-    return chosen, planned_probes(live, op, [] if discovered else required, base, values)
+    probes = planned_probes(live, op, [] if discovered else required, base, values)
+    if op.category == "CREATE":  # each create gets names of its own: the second is no conflict with the first
+        probes = [replace(p, params={k: numbered(v, n) for k, v in p.params.items()}) if n > 1 else p
+                  for n, p in enumerate(probes, 1)]  # fmt: skip
+    return chosen, probes
 
 
 def withheld_probes(live: Live, op: Operation) -> Counter[str]:
@@ -296,8 +300,16 @@ def sender(live: Live, op: Operation, probe: Probe, key: tuple[int, ...]) -> Any
 def _interpret(live: Live, sent: Sent, findings: Findings) -> None:
     op = sent.op
     accepted: list[str] = []
+    unjudged: list[str] = []  # undocumented parameters whose call was refused for another reason
+    refusal = ""
     for index, (probe, response) in enumerate(zip(sent.probes, sent.answers, strict=True)):
         context = case_context(live, sent, index)
+        if probe.kind == "accepted_parameters" and not findings.valid_requests and _no_result(response):
+            # the answer is read for the parameters only: one that is no MCP-AQL result is kept, to be judged
+            description = f"{probe.description} (kept: its answer is no valid MCP-AQL result)"
+            findings.valid_requests.append(
+                {"operation": op.name, "_description": description, "params": context["request"], "response": response}
+            )
         if probe.kind == "missing_required" and probe.parameter is not None:
             _missing(findings, op.name, probe.parameter, response, context)
             if probe.parameter == "input" and op.category == "UPDATE":  # core §4.5.3 item 1
@@ -311,8 +323,12 @@ def _interpret(live: Live, sent: Sent, findings: Findings) -> None:
         elif probe.kind == "accepted_parameters" and probe.parameter is None:
             accepted += [p for p in probe.params if not _rejects_as_unknown(response, p, probe.params)]
         elif probe.kind == "accepted_parameters" and probe.parameter is not None:
-            if _accepted(response, probe.parameter):
+            taken = _accepted(response, probe.parameter)
+            if taken:
                 accepted.append(probe.parameter)
+            elif taken is None:
+                unjudged.append(probe.parameter)
+                refusal = classify(response).describe()
         elif probe.kind == "optional_defaults" and probe.parameter is not None:
             _default(findings, op, probe.parameter, response, index in sent.inconclusive)
             if not findings.optional_omitted:  # the call without any optional parameter
@@ -325,6 +341,13 @@ def _interpret(live: Live, sent: Sent, findings: Findings) -> None:
         elif probe.kind == "routing" and probe.tool is not None:
             findings.routing_tests.append({"operation": op.name, "tool": probe.tool, "response": response})
     findings.accepted = list(dict.fromkeys(accepted))
+    if unjudged:
+        reason = (
+            f"undocumented {', '.join(unjudged)}: not judged: the call was refused for another reason ({refusal}), "
+            "so it shows neither that the server took them nor that it refused them; plan values for the "
+            "operation's parameters can fix that"
+        )
+        findings.notes.append(note(op.name, "accepted_parameters", reason, NOT_APPLICABLE, count=0))
 
 
 def _missing(
@@ -394,7 +417,7 @@ async def discover_required(live: Live, op: Operation, key: tuple[int, ...]) -> 
     parameter it names, add that parameter and call again. Each refusal is the
     missing-parameter evidence of the parameter it named."""
     found: list[tuple[str, Any]] = []
-    params: JsonObject = {}
+    params: JsonObject = {"query": "operations"} if op.name == "introspect" else {}  # the spec requires it
     for step in range(MAX_DISCOVERY):
         sent = ", ".join(params) or "no parameters"
         response = await live.send(
@@ -421,6 +444,13 @@ def _named_parameters(message: str) -> list[str]:
 # --- reading the answers ---------------------------------------------------------------------------
 
 
+def _no_result(response: Any) -> bool:
+    """An answer that is no valid MCP-AQL result (text, an MCP error flag on a success, a bare
+    object), and no validation refusal (which may be about a value of ours)."""
+    answer = classify(response)
+    return not operation_result_schema().is_valid(response) and not (answer.refused and answer.validation)
+
+
 def _rejects_as_unknown(response: Any, parameter: str, params: JsonObject | None = None) -> bool:
     """The answer refuses ``parameter`` as unknown (a code or text says UNKNOWN and names it),
     not the value we gave it ("Unknown query type: probe" took ``query`` and refused "probe")."""
@@ -439,24 +469,23 @@ def _rejects_as_unknown(response: Any, parameter: str, params: JsonObject | None
 _NAMED_UNKNOWN = re.compile(r"unknown (?:parameters?|params?|fields?|arguments?|keys?|propert(?:y|ies))", re.IGNORECASE)
 
 
-def _accepted(response: Any, parameter: str) -> bool:
-    """An undocumented parameter counts as accepted when the call went through, or failed with a
-    structured error that shows the parameters were taken (not an unknown, missing or invalid
-    parameter, not an internal fault). A protocol error or a text says nothing either way."""
+def _accepted(response: Any, parameter: str) -> bool | None:
+    """Whether the server took an undocumented parameter: True when the call went through; False
+    when it refused the parameter as unknown, or answered with no structured result (which says
+    nothing); None when it refused the call for another reason (a record of ours not found, no
+    credentials upstream, a conflict): a verdict may rest only on a request valid apart from the
+    one thing under test, and this one was not."""
     answer = classify(response)
     if answer.succeeded:
         return True
-    if answer.kind is not Kind.ERROR:
+    if answer.kind is not Kind.ERROR or _rejects_as_unknown(response, parameter):
         return False
-    said = f"{answer.code or ''} {answer.message}".upper()
-    if "INTERNAL" in (answer.code or "") or "MISSING" in said or answer.validation:
-        return False
-    return not _rejects_as_unknown(response, parameter)
+    return None
 
 
 def _cross_value(name: str) -> Any:
     return {"fields": ["name"], "limit": 1, "offset": 0, "sort": {}, "filter": {}, "include_deleted": False}.get(
-        name, made_up()
+        name, made_up(name)
     )
 
 
@@ -473,66 +502,3 @@ def _find_value(response: Any, key: str, expected: Any, path: str = "", depth: i
             if found is not None:
                 return found
     return None
-
-
-# --- plan examples and the batch -----------------------------------------------------------------
-
-
-async def run_examples(live: Live, operations: dict[str, Operation]) -> None:
-    """The plan's example requests (checked against introspection first)."""
-    jobs = []
-    sent: list[tuple[Operation, JsonObject, str]] = []
-    for index, example in enumerate(live.plan.examples):
-        op = operations.get(example["operation"])
-        params = example.get("params", {})
-        problem = _invalid_example(op, params)
-        if problem is None and op is not None and not live.allows(op.need):
-            live.evidence.notes.append(live.withheld(op.name, "example", op.need, what="not sent"))
-            continue
-        if problem is not None or op is None:
-            live.evidence.notes.append(note(example["operation"], "example", f"not sent: {problem}", PLAN))
-            continue
-        description = str(example.get("_description", "plan example"))
-        arguments = {"operation": op.name, "params": params}
-        key = (PHASE_EXAMPLES, index)
-        jobs.append(_bind(live, key, op, arguments, description))
-        sent.append((op, params, description))
-    answers = await gather(jobs)
-    for (op, params, description), response in zip(sent, answers, strict=True):
-        live.evidence.valid_requests.append(
-            {
-                "operation": op.name,
-                "_description": description,
-                "params": live.redactor.params(op.name, params),
-                "response": response,
-            }
-        )
-
-
-def _bind(live: Live, key: tuple[int, ...], op: Operation, arguments: JsonObject, description: str) -> Any:
-    return lambda: live.send(key, op.tool, arguments, op.name, "example", description)
-
-
-def _invalid_example(op: Operation | None, params: JsonObject) -> str | None:
-    if op is None:
-        return "operation not in introspection"
-    if op.parameters is None:
-        return None  # nothing documented to check the example against
-    documented = {p["name"]: p for p in op.parameters}
-    for key, item in params.items():
-        if key not in documented:
-            return f"parameter {key!r} is not documented"
-        if not matches_type(item, documented[key]):
-            return f"parameter {key!r} does not match its introspected type {documented[key].get('type')!r}"
-    missing = [p["name"] for p in op.required if p["name"] not in params]
-    return f"required parameter(s) missing: {', '.join(missing)}" if missing else None
-
-
-async def probe_batch(live: Live) -> None:
-    single = live.tool_for_family(SINGLE)
-    queries = [{"operation": "introspect", "params": {"query": query}} for query in ("operations", "types")]
-    if single is None or not live.allows(live.guard.call_need(single, {"operations": queries})):
-        return
-    live.evidence.batch_example = await live.send(
-        (PHASE_BATCH, 0), single, {"operations": queries}, "batch", "batch", "introspect twice in one batch"
-    )

@@ -59,7 +59,8 @@ def _retries(live: Live, sent: Sent, seen: SeenValues) -> list[Any]:
         if blame is None or blame.parameter not in sent.chosen:
             continue  # about the parameter under test, or our unknown parameter itself
         blame = Blame(blame.parameter, probe.params[blame.parameter])
-        following = next_choice(live, sent.op, blame.parameter, blame.value, seen)
+        # (compared with the value chosen, before a create's numbering)
+        following = next_choice(live, sent.op, blame.parameter, sent.chosen[blame.parameter].value, seen)
         if following is None:
             if value_quoted(recorded, under_test(probe), answer) is not None:
                 sent.inconclusive[index] = _mark(blame, [blame.value], [sent.chosen[blame.parameter].source])

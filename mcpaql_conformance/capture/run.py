@@ -12,12 +12,14 @@ from typing import Any
 import anyio
 
 from mcpaql_conformance import SPEC_VERSION, __version__
+from mcpaql_conformance.capture.calls import probe_batch, probe_unknown_operation, run_examples
 from mcpaql_conformance.capture.cleanup import clean_up
 from mcpaql_conformance.capture.cycles import Inferred, infer_cycles, run_plan_cycles
 from mcpaql_conformance.capture.dryrun import plan_run
 from mcpaql_conformance.capture.plan_writer import write_plan
-from mcpaql_conformance.capture.probes import probe_batch, read_probes, run_examples, send_probes
+from mcpaql_conformance.capture.probes import read_probes, send_probes
 from mcpaql_conformance.capture.retry import retry_refused
+from mcpaql_conformance.capture.values import run_values
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.evidence.reading import Readings, parameters_of, read_detail
 from mcpaql_conformance.files.jsonio import dumps, make_folder, write_atomic
@@ -208,7 +210,7 @@ async def _capture(options: CaptureOptions, plan: Plan, stop: Stop, limit: Overa
     writer = RecordWriter(records_dir, stamp, plan.implementation or "server", redactor.value)
     warnings = _short_secret_warnings(plan)
     records = _Background(writer.flush)
-    with server_log() as errlog:
+    with server_log() as errlog, run_values(stamp) as token:
         try:
             guard = Guard(options.permission, dry_run=options.dry_run)
             async with connect(options.target, options.timeout, errlog, warnings, guard) as connection:
@@ -237,7 +239,7 @@ async def _capture(options: CaptureOptions, plan: Plan, stop: Stop, limit: Overa
     if options.dry_run:
         source = redactor.value(options.target.describe())
         return CaptureResult({}, redactor.value(writer.metrics()), writer.folder, source, dry_run=redactor.value(dry))
-    bundle = assemble(live, server, writer.implementation, options, started, cleaned)
+    bundle = assemble(live, server, writer.implementation, options, started, cleaned, token)
     write_atomic(options.bundle, dumps(bundle))
     if options.write_plan is not None:
         write_plan(options.write_plan, live, inferred)
@@ -339,6 +341,7 @@ async def run_probes(live: Live, limit: OverallLimit | None = None) -> Inferred:
     await run_plan_cycles(live, by_name)
     inferred = await infer_cycles(live, operations, seen)
     await probe_batch(live)
+    await probe_unknown_operation(live)
     return inferred
 
 
@@ -359,8 +362,10 @@ def assemble(
     options: CaptureOptions,
     started: dt.datetime,
     cleaned: dict[int, str] | None = None,
+    token: str = "",
 ) -> dict[str, Any]:
-    """Our bundle format from the evidence (it passes our bundle schema)."""
+    """Our bundle format from the evidence (it passes our bundle schema); ``token``: the one at
+    the end of the run's made-up values."""
     evidence: Evidence = live.evidence
     batch = evidence.batch_example
     bundle: dict[str, Any] = {
@@ -381,6 +386,7 @@ def assemble(
             "allow_writes": options.permission >= Permission.WRITES,
             "allow_destructive": options.permission is Permission.DESTRUCTIVE,
             "withheld_operations": sum(not live.allows(op.need) for op in live.operations),
+            "made_up_token": token,
         },
         "endpoint_modes": live.modes,
         "capabilities": {

@@ -2,17 +2,49 @@
 
 from __future__ import annotations
 
+import hashlib
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 JsonObject = dict[str, Any]
 # Every string capture makes up starts with this, so that what it names (a record, a file, a
 # path, a repository) can be found and cannot be taken for real data.
 MADE_UP = "mcpaql-conformance"
+# A token of the capture run, at the end of every made-up string: a record an earlier run left
+# behind never collides with one this run creates (CONFLICT_EXISTS would be our doing).
+_RUN: ContextVar[str] = ContextVar("mcpaql_conformance_run", default="")
+
+
+@contextmanager
+def run_values(stamp: str) -> Iterator[str]:
+    """Made-up strings of this run end with a short token derived from ``stamp`` (the run's time
+    and process id); the token."""
+    token = hashlib.sha256(stamp.encode()).hexdigest()[:6]
+    reset = _RUN.set(token)
+    try:
+        yield token
+    finally:
+        _RUN.reset(reset)
 
 
 def made_up(label: str = "probe") -> str:
-    """A made-up string: ``mcpaql-conformance-probe``, ``mcpaql-conformance-title``."""
-    return f"{MADE_UP}-{label}"
+    """A made-up string: ``mcpaql-conformance-probe``, ``mcpaql-conformance-title`` (during a
+    capture, with the run's token: ``mcpaql-conformance-title-3f9a2c``)."""
+    token = _RUN.get()
+    return f"{MADE_UP}-{label}-{token}" if token else f"{MADE_UP}-{label}"
+
+
+def numbered(value: Any, number: int) -> Any:
+    """``value`` with every made-up string in it numbered (``...-title-3f9a2c-2``): each call that
+    creates something gets names of its own, so the second is no conflict with the first."""
+    if isinstance(value, str) and value.startswith(MADE_UP):
+        return f"{value}-{number}"
+    if isinstance(value, list):
+        return [numbered(item, number) for item in value]
+    return value
 
 
 _FORMATS = {
@@ -39,10 +71,18 @@ def synthesise(parameter: JsonObject) -> Any:
     if kind == "boolean":
         return False
     if kind == "array":
-        return []
+        items = parameter.get("items")  # one item of the declared type: an empty list is often refused
+        return [synthesise(items)] if isinstance(items, dict) and items.get("type") in _SCALARS else []
     if kind == "object":
         return {}
-    return _fit(_FORMATS.get(str(parameter.get("format", "")), made_up()), parameter)
+    # Named after the parameter: a refusal that quotes it says which of our values it refused.
+    name = parameter.get("name")
+    label = name if isinstance(name, str) and _LABEL.fullmatch(name) else "probe"
+    return _fit(_FORMATS.get(str(parameter.get("format", "")), made_up(label)), parameter)
+
+
+_LABEL = re.compile(r"[A-Za-z0-9_]{1,40}")
+_SCALARS = ("string", "integer", "number", "boolean")
 
 
 MAX_LENGTH = 4096  # a server cannot make us build gigabyte strings
@@ -69,7 +109,15 @@ def matches_type(value: Any, parameter: JsonObject) -> bool:
     if check is None:
         return True  # an adapter-defined type: nothing to check against
     enum = parameter.get("enum")
-    return bool(check(value)) and (not isinstance(enum, list) or value in enum)
+    if not check(value) or (isinstance(enum, list) and value not in enum):
+        return False
+    items = parameter.get("items")
+    if kind == "array" and isinstance(items, dict) and str(items.get("type", "")).lower() in checks:
+        return all(matches_type(item, items) for item in value[:MAX_ITEMS])
+    return True
+
+
+MAX_ITEMS = 100  # items of a list value checked against the declared item type
 
 
 def distinct_value(parameter: JsonObject, label: str) -> Any:

@@ -140,6 +140,8 @@ class Answer(NamedTuple):
                 return f"failed{flag} without an error object{said}"
             return f"failed{flag} with an error {_malformed(self.details)}"
         if self.kind is Kind.MCP_ERROR:
+            if _says_success(self.message):
+                return f"answered `success: true` in an MCP result flagged isError: true (a contradiction): {quoted}"
             return f"answered with an MCP error result (isError){_json_said(self.message)}: {quoted}"
         if self.kind is Kind.JSONRPC_ERROR:
             return f"answered with JSON-RPC error {self.rpc_code} {quoted}"
@@ -173,6 +175,19 @@ def _json_said(text: str) -> str:
         deep = "depth" in str(exc).lower() or "recursion" in str(exc).lower()
         return " carrying JSON nested too deeply to read" if deep else ""
     return f" carrying a JSON {json_type(value)}"
+
+
+def _says_success(text: str) -> bool:
+    """Whether a text answer is a JSON object whose ``success`` is true."""
+    if not text.lstrip().startswith("{") or len(text) > MAX_JSON_SNIFF:
+        return False
+    import orjson
+
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(value, dict) and value.get("success") is True
 
 
 def _clip(text: str, limit: int = 300) -> str:

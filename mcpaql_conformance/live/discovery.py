@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from mcpaql_conformance.evidence.declared import typed
 from mcpaql_conformance.evidence.reading import (
     CRUDE_CATEGORIES,
     SINGLE,
@@ -95,7 +96,7 @@ async def discover_tools(live: Live) -> bool:
     crude = [f for f in families if f in CRUDE_FAMILIES]
     custom = sorted({f for f in families if f not in CRUDE_FAMILIES and f != SINGLE})
     live.modes = (["crude"] if crude else []) + (["single"] if SINGLE in families else []) + custom
-    live.guard.learn_tools(live.tools)
+    live.guard.learn_tools(live.tools, [name for name, reading in live.tools.items() if reading.family == "read"])
     return bool(live.tools)
 
 
@@ -289,7 +290,8 @@ def _operation(
     tool = _tool_for(live, shaped or (declarations[0] if declarations else {}), category)
     parameters = parameters_of(shaped)[0] if shaped is not None else None
     if parameters is not None:
-        parameters = [p for p in parameters if isinstance(p, dict) and isinstance(p.get("name"), str)]
+        # Types read as the JSON types they stand for (`string[]` is an array): what is sent keeps them.
+        parameters = [typed(p) for p in parameters if isinstance(p, dict) and isinstance(p.get("name"), str)]
         live.redactor.sensitive |= {(name, p["name"]) for p in parameters if p.get("sensitive") is True}
     need = operation_need(declarations + alien, [tool], (name,), parameters)
     return Operation(name, index, category, tool, parameters, declarations, need)

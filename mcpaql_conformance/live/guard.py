@@ -6,7 +6,8 @@ A call needs what its tool's name bars (``safety.tool_need``) and what every ope
 needs (``safety.operation_need``, learnt from introspection); a tool that is not one of the
 server's MCP-AQL tools, an operation introspection does not list, a call that names no
 operation are unknown, and need ``--allow-destructive``. ``introspect``, the spec's reserved
-READ, is read-only wherever it is listed. The guard also keeps the log of every call it let
+READ, is read-only wherever it is listed; so is capture's unknown-operation probe (a name no
+server lists) on a READ endpoint. The guard also keeps the log of every call it let
 through at a level above read-only and that the server did not refuse: what the run may have
 created or changed.
 """
@@ -19,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcpaql_conformance.live.levels import Need, Permission, strictest
-from mcpaql_conformance.live.safety import RESERVED_READS, tool_need, unsafe_switches
+from mcpaql_conformance.live.safety import RESERVED_READS, UNKNOWN_OPERATION, tool_need, unsafe_switches
 from mcpaql_conformance.sanitize import plain
 
 UNKNOWN = Permission.DESTRUCTIVE  # what an operation or tool the guard cannot read needs
@@ -101,11 +102,14 @@ class Guard:
     permission: Permission = Permission.READ_ONLY
     dry_run: bool = False  # nothing but introspect goes out
     tools: set[str] | None = None  # the server's MCP-AQL tools, once listed
+    read_tools: set[str] = field(default_factory=set)  # those that are READ endpoints
     operations: dict[str, Need] = field(default_factory=dict)  # every listed operation's need
     changes: list[Change] = field(default_factory=list)
 
-    def learn_tools(self, names: Iterable[str]) -> None:
+    def learn_tools(self, names: Iterable[str], read_tools: Iterable[str] = ()) -> None:
+        """The server's MCP-AQL tools, and which of them are READ endpoints."""
         self.tools = set(names)
+        self.read_tools = set(read_tools) & self.tools
 
     def learn(self, operation: str, need: Need) -> None:
         """An operation introspection lists, and what calling it needs (a name listed twice keeps
@@ -126,7 +130,7 @@ class Guard:
             return Need(UNKNOWN, f"{unnamed} names no operation, so what the server would do with it is unknown")
         needs = [tool_need(tool), *map(_switches_need, _requests(arguments))]
         for operation in operations_named(arguments):
-            if operation in RESERVED_READS:
+            if operation in RESERVED_READS or (operation == UNKNOWN_OPERATION and tool in self.read_tools):
                 continue
             need = self.operations.get(operation)
             if need is None:

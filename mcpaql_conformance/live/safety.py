@@ -28,6 +28,9 @@ from mcpaql_conformance.live.words import (
 from mcpaql_conformance.sanitize import plain
 
 RESERVED_READS = frozenset({"introspect"})  # the spec's reserved READ (§7.2, §8.5.4): every server has it
+# The operation name of capture's unknown-operation probe: listed by no server, sent only to a READ
+# endpoint (where a server routes READ operations alone), so it is read-only there.
+UNKNOWN_OPERATION = "mcpaql_conformance_no_such_operation"
 STRICT_CATEGORIES = frozenset(CRUDE_CATEGORIES) - {"READ"}
 _TOOL_KEYS = ("mcpTool", "mcp_tool", "mcptool", "tool", "toolName", "tool_name")
 MAX_KEYS = 200  # fields of one declaration looked at for a stray category

@@ -24,8 +24,8 @@ JsonObject = dict[str, Any]
 # Phases of a capture, the first part of every record's sort key.
 (
     PHASE_INTROSPECT, PHASE_TYPES, PHASE_TYPE_DETAILS, PHASE_DETAILS, PHASE_PROBES, PHASE_EXAMPLES, PHASE_CYCLES,
-    PHASE_BATCH, PHASE_CLEANUP,
-) = range(9)  # fmt: skip
+    PHASE_BATCH, PHASE_UNKNOWN, PHASE_CLEANUP,
+) = range(10)  # fmt: skip
 
 # Why a probe was not sent (the bundle's capture_notes[].cause): withheld for safety, the
 # run's level too low (WRITES: --allow-writes would send it; DESTRUCTIVE: --allow-destructive);
@@ -51,6 +51,7 @@ class Findings:
     update_input_tests: list[JsonObject] = field(default_factory=list)
     error_tests: list[JsonObject] = field(default_factory=list)
     routing_tests: list[JsonObject] = field(default_factory=list)
+    valid_requests: list[JsonObject] = field(default_factory=list)
     notes: list[JsonObject] = field(default_factory=list)
 
 
@@ -87,7 +88,7 @@ class Evidence:
             self.accepted[operation] = findings.accepted
         for key in (
             "missing_required", "unknown_parameter", "optional_defaults", "optional_omitted", "update_input_tests",
-            "error_tests", "routing_tests",
+            "error_tests", "routing_tests", "valid_requests",
         ):  # fmt: skip
             getattr(self, key).extend(getattr(findings, key))
         self.notes.extend(findings.notes)

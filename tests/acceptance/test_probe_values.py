@@ -18,7 +18,13 @@ from tests.acceptance.conftest import DEMO, run_cli
 
 SERVERS = Path(__file__).with_name("servers.py")
 PICKY = (sys.executable, str(SERVERS), "picky")
-MADE_UP = made_up()  # what capture sends where nothing documents a value
+
+
+def made(bundle: dict[str, Any], name: str) -> str:
+    """What capture made up for parameter ``name`` in the run that wrote ``bundle``."""
+    return f"{made_up(name)}-{bundle['provenance']['made_up_token']}"
+
+
 UNKNOWN_VALUE = "mcpaql-conformance-unknown-value"  # what the unknown parameter is sent with
 FALSE_BLAME = ("does not name", "documented but not accepted", "does not mention", "Unknown query type")
 
@@ -74,9 +80,10 @@ def test_a_refused_value_of_ours_is_replaced_by_one_an_earlier_answer_returned(f
     # list_codes returned X-42
     assert lookup["request"] == {"code": "X-42", "zz_conformance_probe": UNKNOWN_VALUE}
     assert lookup["value_sources"] == {"code": "earlier answer"}
-    assert lookup["first_try"]["request"] == {"code": MADE_UP, "zz_conformance_probe": UNKNOWN_VALUE}
+    code = made(bundle, "code")
+    assert lookup["first_try"]["request"] == {"code": code, "zz_conformance_probe": UNKNOWN_VALUE}
     # the first try is kept: why it was sent again
-    assert lookup["first_try"]["response"]["error"]["message"] == f"Unknown code '{MADE_UP}'"
+    assert lookup["first_try"]["response"]["error"]["message"] == f"Unknown code '{code}'"
     assert lookup["response"]["error"]["message"] == "Unknown parameter: zz_conformance_probe"
     records = folder / "picky-records"
     sent = [json.loads(path.read_text()) for path in records.rglob("lookup-*.json")]
@@ -87,17 +94,18 @@ def test_a_refused_value_of_ours_is_replaced_by_one_an_earlier_answer_returned(f
 def test_a_value_still_refused_is_inconclusive_and_not_judged(folder: Path) -> None:
     bundle, report = captured("picky", folder, *PICKY)
     find = case(bundle, "unknown_parameter", "find")
+    region = made(bundle, "region")  # the value the server refused
     assert find["inconclusive"] == {
-        "reason": f'refused our value "{MADE_UP}" for region',
+        "reason": f'refused our value "{region}" for region',
         "parameter": "region",
-        "values": [MADE_UP],
+        "values": [region],
         "sources": ["synthesised"],
     }
     assert bundle["accepted_parameters"]["find"] == ["region"]  # refused for its value: the parameter was taken
     tests = by_id(report)
     expected = (
-        f'not judged: the server refused the value capture chose for region ("{MADE_UP}", made up); it answered '
-        f"VALIDATION_INVALID_VALUE: Invalid region: {MADE_UP}; give one in a plan"
+        f'not judged: the server refused the value capture chose for region ("{region}", made up); it answered '
+        f"VALIDATION_INVALID_VALUE: Invalid region: {region}; give one in a plan"
     )
     assert f"find.zz_conformance_probe: {expected}" in tests["L1.params.unknown-explicit"]["findings"]
     assert f"unknown-find: {expected}" in tests["L1.errors.actionable"]["findings"]
@@ -109,7 +117,7 @@ def test_a_refusal_that_only_names_another_parameter_whatever_its_value_is_judge
     bundle, report = captured("picky", folder, *PICKY)
     search = case(bundle, "unknown_parameter", "search")
     # "cats" first (the description's example), then the made-up value: the same refusal for both
-    assert search["request"] == {"term": MADE_UP, "zz_conformance_probe": UNKNOWN_VALUE}
+    assert search["request"] == {"term": made(bundle, "term"), "zz_conformance_probe": UNKNOWN_VALUE}
     assert search["value_sources"] == {"term": "synthesised"} and "inconclusive" not in search
     tests = by_id(report)
     assert tests["L1.params.unknown-explicit"]["result"] == "FAIL"

@@ -188,6 +188,10 @@ def test_texts_of_a_deeply_nested_batch_stop_at_a_bound() -> None:
         ({"_raw_text": "[" * 3000 + "]" * 3000, "_is_error": False}, "answered JSON nested too deeply to read"),
         (
             {"_raw_text": '{"success": true, "data": {}}', "_is_error": True},
+            "answered `success: true` in an MCP result flagged isError: true (a contradiction): ",
+        ),
+        (
+            {"_raw_text": '{"ok": true}', "_is_error": True},
             "answered with an MCP error result (isError) carrying a JSON object: ",
         ),
         ({"success": False, "error": {"code": 400, "message": {"x": 1}}}, "whose code is not a string (400) and "),

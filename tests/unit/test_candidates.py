@@ -22,7 +22,7 @@ from mcpaql_conformance.capture.candidates import (
 )
 from mcpaql_conformance.capture.values import made_up
 
-MADE_UP = made_up()  # what capture makes up for a string nothing documents: mcpaql-conformance-probe
+QUERY_MADE_UP = made_up("query")  # what capture makes up for a string nothing documents, named after it
 
 
 def values(found: list[Candidate]) -> list[object]:
@@ -65,12 +65,12 @@ def test_the_issue_s_introspect_query_gets_a_documented_value_first() -> None:
     query = {"name": "query", "type": "string", "required": True, "description": "Query type: 'operations' or 'types'"}
     found = candidates("introspect", query)
     assert found[:2] == [Candidate("operations", DESCRIPTION), Candidate("types", DESCRIPTION)]
-    assert found[-1] == Candidate(MADE_UP, SYNTHESISED)
+    assert found[-1] == Candidate(QUERY_MADE_UP, SYNTHESISED)
 
 
 def test_the_spec_s_values_for_introspect_when_nothing_is_documented() -> None:
     found = candidates("introspect", {"name": "query", "type": "string"})
-    assert found == [Candidate("operations", SPEC), Candidate("types", SPEC), Candidate(MADE_UP, SYNTHESISED)]
+    assert found == [Candidate("operations", SPEC), Candidate("types", SPEC), Candidate(QUERY_MADE_UP, SYNTHESISED)]
 
 
 def test_sources_come_in_order_and_values_are_not_repeated() -> None:
@@ -113,7 +113,7 @@ def test_identifiers_come_from_earlier_answers() -> None:
     seen.add_answer({"notes": [{"id": "n-7", "title": "a"}, {"id": "n-8", "title": "b"}]})
     for name in ("note_id", "noteId", "id"):
         found = candidates("get_note", {"name": name, "type": "string", "required": True}, None, seen)
-        assert values(found) == ["n-7", "n-8", MADE_UP], name
+        assert values(found) == ["n-7", "n-8", made_up(name)], name
         assert found[0].source == ANSWER
 
 
@@ -147,7 +147,7 @@ def test_hostile_descriptions_give_bounded_values() -> None:
     found = candidates("x", {"name": "p", "type": "string", "description": huge})
     assert len(found) <= 9
     quotes = "'" * 1_000_000 + "e.g. " * 100_000
-    assert values(candidates("x", {"name": "p", "type": "string", "description": quotes})) == [MADE_UP]
+    assert values(candidates("x", {"name": "p", "type": "string", "description": quotes})) == [made_up("p")]
 
 
 def test_seen_values_are_bounded() -> None:

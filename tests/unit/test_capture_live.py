@@ -236,13 +236,16 @@ def test_parameter_names_are_read_from_refusals(message: str, names: list[str]) 
 
 def test_an_unknown_parameter_refusal_and_acceptance_are_told_apart() -> None:
     unknown = {"success": False, "error": {"code": "VALIDATION_UNKNOWN_PARAM", "message": "Unknown parameter 'sort'"}}
-    assert _rejects_as_unknown(unknown, "sort") and not _accepted(unknown, "sort")
+    assert _rejects_as_unknown(unknown, "sort") and _accepted(unknown, "sort") is False
     as_string = {"success": False, "error": "unknown parameter: sort"}
     assert _rejects_as_unknown(as_string, "sort")
+    # refused for a value of ours (or no credentials, a conflict): it shows nothing either way
     not_found = {"success": False, "error": {"code": "NOT_FOUND_RESOURCE", "message": "No note 'probe'."}}
-    assert _accepted(not_found, "sort")  # the call got past parameter checks
-    assert _accepted({"success": True, "data": {}}, "sort")
-    assert not _accepted({"_raw_text": "hello", "_is_error": False}, "sort")
+    assert _accepted(not_found, "sort") is None
+    upstream = {"success": False, "error": {"code": "INTERNAL_ERROR", "message": "ENOENT: no such file, '<path>'"}}
+    assert _accepted(upstream, "sort") is None
+    assert _accepted({"success": True, "data": {}}, "sort") is True
+    assert _accepted({"_raw_text": "hello", "_is_error": False}, "sort") is False
 
 
 # --- order ----------------------------------------------------------------------------------------

@@ -13,7 +13,9 @@ from mcpaql_conformance.evidence.reading import (
     Readings,
     detail_of,
 )
+from mcpaql_conformance.files.jsonio import dumps
 from mcpaql_conformance.files.schemas import introspection_schema
+from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.blame import case_blame
 from mcpaql_conformance.verdict.checks.base import (
     CONFORMANCE,
@@ -164,10 +166,10 @@ _INTROSPECTION_OPERATION_DETAILS_RULES = (
     "operations:6.1:by-semantics", "operations:6.3:validate-endpoint", "operations:6.3:no-cross-execution",
     "operations:6.3:mismatch-error", "operations:9.1:introspect", "endpoint-modes:4.2:wrong-tool-rejected",
     "endpoint-modes:4.4:one-category-each", "endpoint-modes:4.5:wrong-family-rejected",
-    "endpoint-modes:4.6:route-validated", "endpoint-modes:8.1:conformance-musts",
-    "endpoint-modes:8.2:conformance-shoulds", "crude:5.1:one-endpoint", "crude:5.1:reject-wrong-endpoint",
-    "crude:6.6:document-classification", "crude:6.6:endpoint-discoverable", "crude:7.1:profile-musts",
-    "mcp:2.2.1:standard-names", "mcp:2.2.1:names-introspected", "mcp:6.4:prefix-charset",
+    "endpoint-modes:4.6:route-validated", "endpoint-modes:5.5:unknown-operation-structured",
+    "endpoint-modes:8.1:conformance-musts", "endpoint-modes:8.2:conformance-shoulds", "crude:5.1:one-endpoint",
+    "crude:5.1:reject-wrong-endpoint", "crude:6.6:document-classification", "crude:6.6:endpoint-discoverable",
+    "crude:7.1:profile-musts", "mcp:2.2.1:standard-names", "mcp:2.2.1:names-introspected", "mcp:6.4:prefix-charset",
     "mcp:6.4:prefix-underscore", "mcp:7.2:conformance-shoulds",
     "features/collection-querying:4.2:input-type-introspected",
 )  # fmt: skip
@@ -188,7 +190,7 @@ def operation_details(ctx: Context) -> Outcome:
     failures += schema_failures
     failures += _naming_failures(_names(details, ctx.details_by_name), "documented")
     failures += _listing_failures(ctx, valid)
-    failures += _reserved_failures(valid) + _routing_evidence_failures(ctx)
+    failures += _reserved_failures(valid) + _routing_evidence_failures(ctx) + _unknown_operation_findings(ctx)
     shape_failures, warnings = _shape_failures(ctx, valid)
     failures += shape_failures + update_input_documentation(valid)
     warnings += _unlisted_introspect(ctx, valid)
@@ -317,6 +319,37 @@ def _routing_evidence_failures(ctx: Context) -> list[str]:
                 )
             )
     return failures
+
+
+UNKNOWN_OPERATION_CASE = "unknown-operation"  # error_tests' case of capture's unknown-operation probe
+
+
+def _unknown_operation_findings(ctx: Context) -> list[str]:
+    """An operation name the server does not list is refused with a structured error, never
+    routed by guesswork (endpoint-modes §5.5, a SHOULD: a success warns). The refusal's shape,
+    leakage and message are the Error Quality tests'."""
+    findings: list[str] = []
+    for case in ctx.bundle.cases("error_tests"):
+        operation = case.get("operation")
+        if case.get("name") != UNKNOWN_OPERATION_CASE or not isinstance(operation, str):
+            continue
+        answer = classify(case["response"])
+        if answer.succeeded:
+            via = f" via {plain(str(case.get('tool')), max_len=80)}" if case.get("tool") else ""
+            findings.append(
+                cite(
+                    "endpoint-modes:5.5:unknown-operation-structured",
+                    f"{plain(operation, max_len=80)}{via}: an operation name the server does not list was answered "
+                    f"with success, not refused (data: {_excerpt(case['response'].get('data'))})",
+                )
+            )
+    return findings
+
+
+def _excerpt(value: Any) -> str:
+    """The start of a value as JSON, for a finding (at most 80 characters, control characters shown)."""
+    text = dumps(value, indent=False).strip() if value is not None else "none"
+    return plain(text if len(text) <= 80 else text[:77] + "...", max_len=80)
 
 
 def _reserved_failures(entries: list[JsonObject]) -> list[str]:

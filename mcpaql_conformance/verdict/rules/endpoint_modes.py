@@ -190,7 +190,7 @@ RULES: tuple[Rule, ...] = (
         "5.5",
         "return a structured error rather than",
         "An operation name the server does not know is refused with a structured error, never routed by guesswork.",
-        not_judged="needs a probe capture does not send yet: an operation name the server does not list",
+        tests=("L1.introspection.operation-details",),
         reading=(
             "§8.1 item 3 makes this a MUST; we take this SHOULD (the specific rule over the summary list; the core "
             "says nothing of unknown operations). The example's VALIDATION_UNKNOWN_OPERATION is in no registry "

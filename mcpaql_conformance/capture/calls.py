@@ -1,0 +1,125 @@
+"""Calls of the whole server rather than of one operation: the plan's example requests, the
+batch, and one call of an operation no server lists."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcpaql_conformance.capture.values import matches_type
+from mcpaql_conformance.evidence.reading import SINGLE
+from mcpaql_conformance.live.discovery import Operation
+from mcpaql_conformance.live.safety import UNKNOWN_OPERATION
+from mcpaql_conformance.live.session import (
+    DESTRUCTIVE,
+    NOT_APPLICABLE,
+    PHASE_BATCH,
+    PHASE_EXAMPLES,
+    PHASE_UNKNOWN,
+    PLAN,
+    Live,
+    gather,
+    note,
+)
+
+JsonObject = dict[str, Any]
+
+
+async def run_examples(live: Live, operations: dict[str, Operation]) -> None:
+    """The plan's example requests (checked against introspection first)."""
+    jobs = []
+    sent: list[tuple[Operation, JsonObject, str]] = []
+    for index, example in enumerate(live.plan.examples):
+        op = operations.get(example["operation"])
+        params = example.get("params", {})
+        problem = _invalid_example(op, params)
+        if problem is None and op is not None and not live.allows(op.need):
+            live.evidence.notes.append(live.withheld(op.name, "example", op.need, what="not sent"))
+            continue
+        if problem is not None or op is None:
+            live.evidence.notes.append(note(example["operation"], "example", f"not sent: {problem}", PLAN))
+            continue
+        description = str(example.get("_description", "plan example"))
+        arguments = {"operation": op.name, "params": params}
+        key = (PHASE_EXAMPLES, index)
+        jobs.append(_bind(live, key, op, arguments, description))
+        sent.append((op, params, description))
+    answers = await gather(jobs)
+    for (op, params, description), response in zip(sent, answers, strict=True):
+        live.evidence.valid_requests.append(
+            {
+                "operation": op.name,
+                "_description": description,
+                "params": live.redactor.params(op.name, params),
+                "response": response,
+            }
+        )
+
+
+def _bind(live: Live, key: tuple[int, ...], op: Operation, arguments: JsonObject, description: str) -> Any:
+    return lambda: live.send(key, op.tool, arguments, op.name, "example", description)
+
+
+def _invalid_example(op: Operation | None, params: JsonObject) -> str | None:
+    if op is None:
+        return "operation not in introspection"
+    if op.parameters is None:
+        return None  # nothing documented to check the example against
+    documented = {p["name"]: p for p in op.parameters}
+    for key, item in params.items():
+        if key not in documented:
+            return f"parameter {key!r} is not documented"
+        if not matches_type(item, documented[key]):
+            return f"parameter {key!r} does not match its introspected type {documented[key].get('type')!r}"
+    missing = [p["name"] for p in op.required if p["name"] not in params]
+    return f"required parameter(s) missing: {', '.join(missing)}" if missing else None
+
+
+def unknown_operation_tool(live: Live) -> tuple[str | None, str]:
+    """The tool the unknown-operation probe goes to, and why none when it is not sent: a READ
+    endpoint at any level; the single tool (or, lacking both, any MCP-AQL tool) only where the
+    run may call anything, since a server that routes by guesswork could run something there."""
+    read = live.tool_for_family("read")
+    if read is not None:
+        return read, ""
+    other = live.tool_for_family(SINGLE) or next(iter(live.tools), None)
+    if other is not None and live.allows(live.guard.call_need(other, _unknown_arguments())):
+        return other, ""
+    if other is None:
+        return None, "the server has no MCP-AQL tool"
+    return None, (
+        f"not sent: the server has no READ endpoint, and an operation name it does not list, sent to {other}, "
+        "needs --allow-destructive (a server that routes by guesswork could run something)"
+    )
+
+
+def _unknown_arguments() -> JsonObject:
+    return {"operation": UNKNOWN_OPERATION, "params": {}}
+
+
+async def probe_unknown_operation(live: Live) -> None:
+    """One call of an operation no server lists: its refusal is evidence of the error shape,
+    leakage and actionable messages (error-codes §4.8: it names the operation) even on a server
+    that otherwise never refuses; a success shows routing by guesswork (endpoint-modes §5.5)."""
+    tool, why_not = unknown_operation_tool(live)
+    if tool is None:
+        cause = DESTRUCTIVE if live.tools else NOT_APPLICABLE
+        live.evidence.notes.append(note(None, "unknown_operation", why_not, cause))
+        return
+    response = await live.send(
+        (PHASE_UNKNOWN, 0), tool, _unknown_arguments(), UNKNOWN_OPERATION, "unknown_operation",
+        "an operation name the server does not list",
+    )  # fmt: skip
+    live.evidence.error_tests.append(
+        {"name": "unknown-operation", "operation": UNKNOWN_OPERATION, "tool": tool, "must_mention": [UNKNOWN_OPERATION],
+         "request": {}, "response": response}
+    )  # fmt: skip
+
+
+async def probe_batch(live: Live) -> None:
+    single = live.tool_for_family(SINGLE)
+    queries = [{"operation": "introspect", "params": {"query": query}} for query in ("operations", "types")]
+    if single is None or not live.allows(live.guard.call_need(single, {"operations": queries})):
+        return
+    live.evidence.batch_example = await live.send(
+        (PHASE_BATCH, 0), single, {"operations": queries}, "batch", "batch", "introspect twice in one batch"
+    )

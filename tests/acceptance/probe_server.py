@@ -1,0 +1,215 @@
+"""Servers that answer capture's probes the way real ones did (issue 27), over stdio.
+
+python tests/acceptance/probe_server.py KIND
+
+- ``files``: a file store whose examples hold placeholders (``"<path>"``), which checks the file a
+  call names before anything else (an unknown parameter beside a missing file gets "no such
+  file or directory", never VALIDATION_UNKNOWN_PARAM), whose ``write_file`` takes ``tags`` as a
+  ``string[]`` and refuses a plain string, and whose file names must be unique (a second
+  ``write_file`` of the same path is CONFLICT_EXISTS). Conformant apart from that order, which
+  the spec does not fix: a capture must blame it for nothing.
+- ``guesswork``: ``files``, but an operation name it does not know runs the closest it has.
+- ``flagged-success``: ``files``, but list_files answers ``success: true`` in a result flagged
+  ``isError: true``.
+
+Every tools/call is logged to $PROBE_LOG when it is set (one JSON line: tool, operation, params).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+JsonObject = dict[str, Any]
+TOOLS = ("mcp_aql_read", "mcp_aql_create")
+
+
+def _parameter(name: str, kind: str = "string", required: bool = False, **extra: Any) -> JsonObject:
+    return {"name": name, "type": kind, "required": required, "description": f"The {name}.", **extra}
+
+
+READ = {"readOnly": True, "destructive": False}
+ADDS = {"readOnly": False, "destructive": False}
+RETURNS = {"name": "File", "kind": "object", "description": "The file, or the list of files."}
+PROTOCOL = {"version": "1.0.0-draft"}
+TYPES = [
+    {"name": "File", "kind": "object", "description": "A file.",
+     "fields": [_parameter("path"), _parameter("content"), _parameter("tags", "string[]")]},
+    {"name": "SemanticCategory", "kind": "enum", "description": "A category.",
+     "values": ["CREATE", "READ", "UPDATE", "DELETE", "EXECUTE"]},
+    {"name": "OperationResult", "kind": "union", "description": "A result.", "members": ["Success", "Failure"]},
+]  # fmt: skip
+INTROSPECT = {
+    "name": "introspect", "semantic_category": "READ", "endpoint": "read", "mcpTool": "mcp_aql_read",
+    "description": "Discover the operations and types.", "permissions": READ, "returns": RETURNS,
+    "parameters": [_parameter("query", required=True, enum=["operations", "types"]), _parameter("name")],
+}  # fmt: skip
+
+
+FILES_OPERATIONS = [
+    {
+        "name": "read_file",
+        "semantic_category": "READ",
+        "endpoint": "read",
+        "mcpTool": "mcp_aql_read",
+        "description": "Read one file.",
+        "permissions": READ,
+        "returns": RETURNS,
+        "parameters": [_parameter("path", required=True, description="The file, e.g. '<path>'.")],
+        "examples": [{"request": {"operation": "read_file", "params": {"path": "<path>"}}}],
+    },
+    {
+        "name": "list_files",
+        "semantic_category": "READ",
+        "endpoint": "read",
+        "mcpTool": "mcp_aql_read",
+        "description": "List the files.",
+        "permissions": READ,
+        "returns": RETURNS,
+        "parameters": [],
+    },
+    {
+        "name": "write_file",
+        "semantic_category": "CREATE",
+        "endpoint": "create",
+        "mcpTool": "mcp_aql_create",
+        "description": "Write a new file.",
+        "permissions": ADDS,
+        "returns": RETURNS,
+        "parameters": [
+            _parameter("path", required=True),
+            _parameter("content", required=True),
+            _parameter("tags", "string[]", required=True),
+        ],
+        "examples": [{"request": {"operation": "write_file", "params": {"path": "<path>", "content": "<text>"}}}],
+    },
+]
+
+
+class Files:
+    """The ``files`` server's store and answers."""
+
+    flagged: tuple[str, ...] = ()  # operations whose answers go out flagged isError
+
+    def __init__(self) -> None:
+        self.files: dict[str, JsonObject] = {
+            "notes/readme.txt": {"path": "notes/readme.txt", "content": "hi", "tags": []}
+        }
+
+    def answer(self, tool: str, operation: Any, params: JsonObject) -> JsonObject:
+        if operation == "introspect":
+            if tool != "mcp_aql_read":
+                return _refuse("VALIDATION_WRONG_ENDPOINT", "Operation 'introspect' is served by mcp_aql_read.")
+            return _introspect(FILES_OPERATIONS, params)
+        declared = next((op for op in FILES_OPERATIONS if op["name"] == operation), None)
+        if declared is None:
+            return _refuse("NOT_FOUND_OPERATION", f"Unknown operation: '{operation}'")
+        if declared["mcpTool"] != tool:
+            return _refuse("VALIDATION_WRONG_ENDPOINT", f"Operation '{operation}' is served by {declared['mcpTool']}.")
+        path = params.get("path")
+        if operation == "read_file" and isinstance(path, str) and path not in self.files:
+            return _refuse("NOT_FOUND_RESOURCE", f"ENOENT: no such file or directory, open '{path}'")
+        if operation == "write_file" and isinstance(path, str) and path in self.files:
+            return _refuse("CONFLICT_EXISTS", f"File '{path}' already exists.")
+        problem = _validate(declared, params)
+        if problem is not None:
+            return problem
+        if operation == "read_file":
+            return {"success": True, "data": self.files[params["path"]]}
+        if operation == "list_files":
+            return {"success": True, "data": {"files": list(self.files)}}  # bare names: no `path` to reuse
+        if not isinstance(params["tags"], list) or not all(isinstance(t, str) for t in params["tags"]):
+            return _refuse("VALIDATION_INVALID_TYPE", "Parameter 'tags' must be an array of strings.")
+        record = {"path": params["path"], "content": params["content"], "tags": params["tags"]}
+        self.files[params["path"]] = record
+        return {"success": True, "data": record}
+
+
+def _validate(declared: JsonObject, params: JsonObject) -> JsonObject | None:
+    names = [p["name"] for p in declared["parameters"]]
+    for name in params:
+        if name not in names:
+            return _refuse("VALIDATION_UNKNOWN_PARAM", f"Unknown parameter: '{name}'")
+    for p in declared["parameters"]:
+        if p["required"] and p["name"] not in params:
+            return _refuse("VALIDATION_MISSING_PARAM", f"Missing required parameter: '{p['name']}'")
+    return None
+
+
+def _introspect(operations: list[JsonObject], params: JsonObject) -> JsonObject:
+    unknown = [name for name in params if name not in ("query", "name")]
+    if unknown:
+        return _refuse("VALIDATION_UNKNOWN_PARAM", f"Unknown parameter: '{unknown[0]}'")
+    query = params.get("query")
+    if query == "types":
+        if "name" in params:
+            return {"success": True, "data": {"type": next((t for t in TYPES if t["name"] == params["name"]), None)}}
+        listed = [{k: t[k] for k in ("name", "kind", "description")} for t in TYPES]
+        return {"success": True, "data": {"_protocol": PROTOCOL, "types": listed}}
+    if query != "operations":
+        return _refuse("VALIDATION_MISSING_PARAM", "Missing required parameter: 'query'")
+    if "name" in params:
+        detail = next((op for op in [INTROSPECT, *operations] if op["name"] == params["name"]), None)
+        return {"success": True, "data": {"operation": detail}}
+    listed = [{k: op[k] for k in ("name", "semantic_category", "endpoint", "description")} for op in operations]
+    listed = [
+        {k: op[k] for k in ("name", "semantic_category", "endpoint", "description")} for op in [INTROSPECT, *operations]
+    ]
+    return {"success": True, "data": {"_protocol": PROTOCOL, "operations": listed}}
+
+
+def _refuse(code: str, message: str) -> JsonObject:
+    return {"success": False, "error": {"code": code, "message": message}}
+
+
+class Guesswork(Files):
+    """``guesswork``: the file store, routing an operation name it does not know to the closest
+    one it has (endpoint-modes §5.5 asks for a structured error instead)."""
+
+    def answer(self, tool: str, operation: Any, params: JsonObject) -> JsonObject:
+        if operation != "introspect" and not any(op["name"] == operation for op in FILES_OPERATIONS):
+            return super().answer(tool, "list_files", {})
+        return super().answer(tool, operation, params)
+
+
+class FlaggedSuccess(Files):
+    """``flagged-success``: the file store, but every answer of list_files, a success, goes out
+    in an MCP result flagged ``isError: true``."""
+
+    flagged = ("list_files",)
+
+
+KINDS = {"files": Files, "guesswork": Guesswork, "flagged-success": FlaggedSuccess}
+
+
+def main() -> None:
+    sys.path.insert(0, str(Path(__file__).parent))  # run as a script: its neighbour servers.py
+    from servers import rpc_reply, serve_stdio, text_result
+
+    store = KINDS[sys.argv[1]]()
+    schema = {"type": "object", "properties": {"operation": {"type": "string"}, "params": {"type": "object"}}}
+    tools = [{"name": name, "description": "MCP-AQL operations.", "inputSchema": schema} for name in TOOLS]
+
+    def call(tool: str, arguments: JsonObject) -> JsonObject:
+        params = arguments.get("params")
+        operation = arguments.get("operation")
+        result = text_result(store.answer(tool, operation, params if isinstance(params, dict) else {}))
+        return {**result, "isError": operation in store.flagged}
+
+    def reply(message: JsonObject) -> JsonObject | None:
+        log = os.environ.get("PROBE_LOG")
+        tool = str((message.get("params") or {}).get("name"))
+        if message.get("method") == "tools/call" and log:
+            arguments = message["params"].get("arguments") or {}
+            with open(log, "a", encoding="utf-8") as sink:
+                sink.write(json.dumps({"tool": tool, **arguments}) + "\n")
+        return rpc_reply(message, "probe-" + sys.argv[1], lambda arguments: call(tool, arguments), tools)
+
+    serve_stdio(reply)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,135 @@
+"""A verdict rests only on an answer to a request that was valid apart from the one thing under
+test (issue 27): values keep their declared type, a placeholder from a server's examples
+(``<path>``) is never sent, made-up names are unique (a second create is no conflict of ours),
+introspect always gets its spec-required ``query``, an undocumented parameter counts as accepted
+only when a call with it went through, and one call of an operation no server lists gives the
+error tests evidence."""
+
+from __future__ import annotations
+
+import json
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcpaql_conformance.live.safety import UNKNOWN_OPERATION
+from tests.acceptance.conftest import run_cli
+
+PROBE_SERVER = Path(__file__).with_name("probe_server.py")
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("probe-validity")
+
+
+@cache
+def captured(kind: str, folder: Path, *flags: str) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
+    """(bundle, JSON report, every tools/call the server saw) of a capture without a plan."""
+    name = f"{kind}{''.join(flags)}"
+    bundle, log = folder / f"{name}.json", folder / f"{name}.log"
+    args = ["capture", "--bundle", str(bundle), "--capture-dir", str(folder / "records"), *flags]
+    result = run_cli(*args, "--", sys.executable, str(PROBE_SERVER), kind, env={"PROBE_LOG": str(log)})
+    assert result.returncode == 0, result.stderr
+    report = json.loads(run_cli("test", str(bundle), "-f", "json").stdout)
+    calls = [json.loads(line) for line in log.read_text().splitlines()]
+    return json.loads(bundle.read_text()), report, calls
+
+
+def findings(report: dict[str, Any]) -> list[str]:
+    return [
+        line for category in report["categories"] for test in category["tests"] for line in test.get("findings", [])
+    ]
+
+
+def by_id(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {test["id"]: test for category in report["categories"] for test in category["tests"]}
+
+
+def strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in strings(item)]
+    if isinstance(value, list):
+        return [text for item in value for text in strings(item)]
+    return []
+
+
+def test_a_server_that_checks_our_values_first_is_blamed_for_nothing(folder: Path) -> None:
+    # The file store refuses a file it does not have before it looks at unknown parameters: the
+    # made-up path's "no such file or directory" says nothing of `fields` or `limit` beside it.
+    _, report, _ = captured("files", folder, "--allow-destructive")
+    assert report["exitCode"] == 0, findings(report)
+    assert not [line for line in findings(report) if "accepted but not documented" in line]
+    assert by_id(report)["L1.introspection.completeness"]["result"] == "PASS"
+    assert by_id(report)["L1.roundtrip.create-read"]["result"] == "PASS"  # tags sent as a list: the create worked
+
+
+def test_no_placeholder_is_sent_and_values_keep_their_declared_type(folder: Path) -> None:
+    _, _, calls = captured("files", folder, "--allow-destructive")
+    sent = [text for call in calls for text in strings(call.get("params"))]
+    assert sent and not [text for text in sent if "<" in text or ">" in text]
+    writes = [call["params"] for call in calls if call["operation"] == "write_file"]
+    assert writes and all(isinstance(p["tags"], list) for p in writes if "tags" in p)  # declared `string[]`
+
+
+def test_made_up_names_are_unique_within_a_run_and_between_runs(folder: Path) -> None:
+    _, report, calls = captured("files", folder, "--allow-destructive")
+    paths = [call["params"]["path"] for call in calls if call["operation"] == "write_file" and "path" in call["params"]]
+    assert len(paths) == len(set(paths)) > 2
+    assert not [line for line in findings(report) if "CONFLICT_EXISTS" in line]
+    _, _, again = captured("files", folder, "--allow-destructive", "--timeout", "20")
+    later = {call["params"]["path"] for call in again if call["operation"] == "write_file" and "path" in call["params"]}
+    assert not later & set(paths)
+
+
+def test_introspect_is_always_sent_its_query(folder: Path) -> None:
+    _, _, calls = captured("files", folder, "--allow-destructive")
+    without = [call for call in calls if call["operation"] == "introspect" and "query" not in call.get("params", {})]
+    # only the probe that leaves out `query` on purpose (it is documented as required)
+    assert [call["params"] for call in without] == [{}]
+
+
+def test_an_unknown_operation_is_sent_once_on_the_read_endpoint_even_in_a_read_only_run(folder: Path) -> None:
+    bundle, report, calls = captured("files", folder)
+    unknown = [call for call in calls if call["operation"] == UNKNOWN_OPERATION]
+    assert [(call["tool"], call["params"]) for call in unknown] == [("mcp_aql_read", {})]
+    (case,) = [case for case in bundle["error_tests"] if case["name"] == "unknown-operation"]
+    assert case["response"]["error"]["code"] == "NOT_FOUND_OPERATION"
+    assert case["must_mention"] == [UNKNOWN_OPERATION]
+    # judged (its message names the operation): no warning is about it
+    assert not [line for line in by_id(report)["L1.errors.actionable"]["findings"] if "unknown-operation" in line]
+    assert "[endpoint-modes" not in json.dumps(by_id(report)["L1.introspection.operation-details"])
+
+
+def test_an_unknown_operation_routed_by_guesswork_warns_quoting_the_answer(folder: Path) -> None:
+    _, report, _ = captured("guesswork", folder)
+    details = by_id(report)["L1.introspection.operation-details"]
+    assert details["result"] == "WARN", details
+    assert details["findings"] == [
+        f"{UNKNOWN_OPERATION} via mcp_aql_read: an operation name the server does not list was answered with "
+        'success, not refused (data: {"files":["notes/readme.txt"]})'
+    ]
+    assert details["findingRules"] == ["endpoint-modes:5.5:unknown-operation-structured"]
+    actionable = by_id(report)["L1.errors.actionable"]
+    assert "unknown-operation: the response is not an error (succeeded)" in " ".join(actionable["findings"])
+
+
+def test_a_success_flagged_is_error_is_kept_and_failed_in_the_test_that_owns_it(folder: Path) -> None:
+    # list_files answers `success: true` in an MCP result flagged isError: its answers are read for
+    # the parameters only, so one is kept as evidence, and the discriminated-union test fails it.
+    bundle, report, _ = captured("flagged-success", folder)
+    (kept,) = bundle["valid_requests"]
+    assert kept["operation"] == "list_files"
+    assert kept["_description"].endswith("(kept: its answer is no valid MCP-AQL result)")
+    union = by_id(report)["L1.errors.discriminated-union"]
+    assert union["result"] == "FAIL" and report["exitCode"] == 1
+    assert union["findings"] == [
+        "$.valid_requests[0].response (operation list_files): answered `success: true` in an MCP result flagged "
+        'isError: true (a contradiction): "{\\"success\\": true, \\"data\\": {\\"files\\": [\\"notes/readme.txt\\"]}}"'
+    ]
+    assert not captured("files", folder)[0].get("valid_requests")  # the conformant store keeps no such evidence
