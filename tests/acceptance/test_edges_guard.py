@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from mcpaql_conformance.live.safety import UNKNOWN_OPERATION
 from tests.acceptance.conftest import run_cli
 from tests.acceptance.servers import TRAP_OPERATIONS, TRAP_TOOLS
 
@@ -35,7 +36,7 @@ def test_introspect_falls_back_to_safe_tools_only_and_names_what_it_skipped(tmp_
     assert [c for c in sent if c["tool"] in TRAP_TOOLS] == []
     assert {c["tool"] for c in sent} == {"mcp_aql_read", "mcp_aql_create"}
     # The safe fallback answered the list: the operations were read, and only the safe one probed.
-    probed = {c["operation"] for c in sent if c["operation"] != "introspect"}
+    probed = {c["operation"] for c in sent if c["operation"] not in ("introspect", UNKNOWN_OPERATION)}
     assert probed == NAMED_SAFE
     notes = json.loads((tmp_path / "bundle.json").read_text())["capture_notes"]
     [skipped] = [n for n in notes if n["probe"] == "introspection"]

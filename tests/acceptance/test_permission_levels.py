@@ -19,6 +19,7 @@ import pytest
 
 from mcpaql_conformance.demo_adapter.adapter import OPERATIONS as DEMO_OPERATIONS
 from mcpaql_conformance.demo_adapter.dialects import DIALECTS
+from mcpaql_conformance.live.safety import UNKNOWN_OPERATION
 from tests.acceptance import level_server
 from tests.acceptance.conftest import DEMO, run_cli
 
@@ -48,7 +49,10 @@ def logged(log: Path) -> list[dict[str, Any]]:
 
 
 def operations(calls: list[dict[str, Any]]) -> set[str]:
-    return {str(call.get("operation")) for call in calls}
+    """The operations the calls named, but for capture's unknown-operation probe, which only ever
+    reaches the READ endpoint (the guard holds it read-only there and nowhere else)."""
+    assert {call["tool"] for call in calls if call.get("operation") == UNKNOWN_OPERATION} <= {"mcp_aql_read"}
+    return {str(call.get("operation")) for call in calls} - {UNKNOWN_OPERATION}
 
 
 def capture_levels(tmp_path: Path, *flags: str, command: str = "capture") -> tuple[Any, list[dict[str, Any]], Path]:
@@ -193,7 +197,8 @@ def test_a_dry_run_as_json(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     planned = json.loads(result.stdout)
     assert planned["dry_run"] is True and planned["permission"] == "read-only"
-    assert {call["operation"] for call in planned["would_send"]} == READ_ONLY - {"introspect"} | {"batch"}
+    would = {call["operation"] for call in planned["would_send"]}
+    assert would == READ_ONLY - {"introspect"} | {"batch", UNKNOWN_OPERATION}
     withheld = {entry["operation"]: entry["needs"] for entry in planned["would_withhold"]}
     assert withheld == {
         name: "--allow-writes" if name in WRITES else "--allow-destructive" for name in EVERY - READ_ONLY
@@ -305,7 +310,9 @@ def test_a_default_check_of_the_demo_calls_only_its_read_operations(tmp_path: Pa
     result = run_cli("check", "--capture-dir", str(tmp_path / "r"), "--", *DEMO, *speech)
     assert result.returncode in (0, 1, 2), result.stderr
     calls = list(recorded(tmp_path / "r"))
-    assert calls and {operation for _, operation in calls} <= DEMO_READS
+    assert calls and {operation for _, operation in calls} <= DEMO_READS | {UNKNOWN_OPERATION}
+    reached = {tool for tool, operation in calls if operation == UNKNOWN_OPERATION}
+    assert all(tool.lower().replace("-", "_").endswith("_read") for tool in reached), reached  # a READ endpoint
     assert not {tool for tool, _ in calls if any(word in tool.lower() for word in ("update", "delete", "execute"))}
 
 
@@ -329,5 +336,5 @@ def test_a_default_capture_of_every_test_server_calls_only_read_operations(tmp_p
     args = ["capture", "--bundle", str(tmp_path / "b.json"), "--capture-dir", str(tmp_path / "r")]
     result = run_cli(*args, "--", sys.executable, str(SERVERS), kind, env=env)
     assert result.returncode == 0, result.stderr
-    calls = {operation for _, operation in recorded(tmp_path / "r")}
+    calls = {operation for _, operation in recorded(tmp_path / "r")} - {UNKNOWN_OPERATION}  # (read endpoint only)
     assert calls and calls <= SERVER_READS[kind], calls - SERVER_READS[kind]
