@@ -40,6 +40,25 @@ CATEGORY_SET = frozenset(CRUDE_CATEGORIES)
 WITHHELD = {"writes": "--allow-writes", "destructive": "--allow-destructive"}
 
 
+def introspect_withheld(notes: Any) -> JsonObject | None:
+    """Capture's note when the run's level kept it from sending introspect at all (every tool
+    that could serve it needs a flag the run lacked): then nothing else was probed either."""
+    if not isinstance(notes, list):
+        return None
+    return next(
+        (
+            n
+            for n in notes
+            if isinstance(n, dict)
+            and n.get("operation") is None
+            and n.get("probe") == "introspection"
+            and n.get("cause") in WITHHELD
+            and str(n.get("reason", "")).startswith("introspect was not sent")
+        ),
+        None,
+    )
+
+
 @dataclass(frozen=True)
 class Pairs:
     """(operation, parameter) pairs as two parallel columns, compared without building tuples."""
@@ -217,6 +236,14 @@ class Context:
             if isinstance(entry.get("operation"), str):
                 notes.setdefault(entry["operation"], []).append(entry)
         return notes
+
+    @cached_property
+    def introspection_withheld(self) -> JsonObject | None:
+        """Capture's note when it withheld introspect itself and no introspect answer came: every
+        test short of evidence is short because of our caution, not the server."""
+        if self.bundle.data.get("introspection", {}).get("operations_list") is not None:
+            return None
+        return introspect_withheld(self.bundle.data.get("capture_notes"))
 
     @cached_property
     def withheld_operations(self) -> set[str]:

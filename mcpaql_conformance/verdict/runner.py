@@ -8,6 +8,7 @@ from typing import Any
 from mcpaql_conformance import SPEC_VERSION, __version__
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.evidence.bundle import Bundle, incomplete_invocation
+from mcpaql_conformance.evidence.index import introspect_withheld
 from mcpaql_conformance.files.jsonio import gc_paused
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.checks import CATEGORIES, Category, Context
@@ -154,7 +155,9 @@ def _permission(provenance: dict[str, Any], notes: Any, changes: Any) -> str:
         return _withheld(provenance, notes) if provenance.get("allow_destructive") is False else ""
     line = f"; {_RUNS[level]}"
     count = provenance.get("withheld_operations")
-    if _count(count) and count:
+    if introspect_withheld(notes) is not None:
+        line += ": introspect not sent, so nothing else was (see Not probed during capture)"
+    elif _count(count) and count:
         line += f": {count} operation(s) not called (see Not probed during capture)"
     elif _count(count):
         line += ": every operation called"

@@ -11,6 +11,8 @@ python tests/acceptance/probe_server.py KIND
 - ``guesswork``: ``files``, but an operation name it does not know runs the closest it has.
 - ``flagged-success``: ``files``, but list_files answers ``success: true`` in a result flagged
   ``isError: true``.
+- ``execute-only``: the same operations, every one EXECUTE, served (introspect too) by the one
+  tool mcp_aql_execute.
 
 Every tools/call is logged to $PROBE_LOG when it is set (one JSON line: tool, operation, params).
 """
@@ -93,6 +95,7 @@ class Files:
     """The ``files`` server's store and answers."""
 
     flagged: tuple[str, ...] = ()  # operations whose answers go out flagged isError
+    tools: tuple[str, ...] = TOOLS  # the MCP tools it lists
 
     def __init__(self) -> None:
         self.files: dict[str, JsonObject] = {
@@ -182,7 +185,31 @@ class FlaggedSuccess(Files):
     flagged = ("list_files",)
 
 
-KINDS = {"files": Files, "guesswork": Guesswork, "flagged-success": FlaggedSuccess}
+class ExecuteOnly(Files):
+    """``execute-only``: one tool, mcp_aql_execute, serving every operation, introspect included
+    (no READ endpoint: introspection says so; every operation is declared EXECUTE)."""
+
+    tools = ("mcp_aql_execute",)
+
+    def answer(self, tool: str, operation: Any, params: JsonObject) -> JsonObject:
+        if tool != "mcp_aql_execute":
+            return _refuse("VALIDATION_WRONG_ENDPOINT", "Every operation is served by mcp_aql_execute.")
+        if operation == "introspect":
+            return _introspect(EXECUTE_OPERATIONS, params)
+        declared = next((op for op in EXECUTE_OPERATIONS if op["name"] == operation), None)
+        if declared is None:
+            return _refuse("NOT_FOUND_OPERATION", f"Unknown operation: '{operation}'")
+        return _validate(declared, params) or {"success": True, "data": {"ran": operation}}
+
+
+EXECUTE_OPERATIONS = [
+    {**op, "semantic_category": "EXECUTE", "endpoint": "execute", "mcpTool": "mcp_aql_execute",
+     "permissions": {"readOnly": False, "destructive": True}}
+    for op in FILES_OPERATIONS
+]  # fmt: skip
+
+
+KINDS = {"files": Files, "guesswork": Guesswork, "flagged-success": FlaggedSuccess, "execute-only": ExecuteOnly}
 
 
 def main() -> None:
@@ -191,7 +218,7 @@ def main() -> None:
 
     store = KINDS[sys.argv[1]]()
     schema = {"type": "object", "properties": {"operation": {"type": "string"}, "params": {"type": "object"}}}
-    tools = [{"name": name, "description": "MCP-AQL operations.", "inputSchema": schema} for name in TOOLS]
+    tools = [{"name": name, "description": "MCP-AQL operations.", "inputSchema": schema} for name in store.tools]
 
     def call(tool: str, arguments: JsonObject) -> JsonObject:
         params = arguments.get("params")

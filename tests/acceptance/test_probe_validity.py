@@ -35,7 +35,7 @@ def captured(kind: str, folder: Path, *flags: str) -> tuple[dict[str, Any], dict
     result = run_cli(*args, "--", sys.executable, str(PROBE_SERVER), kind, env={"PROBE_LOG": str(log)})
     assert result.returncode == 0, result.stderr
     report = json.loads(run_cli("test", str(bundle), "-f", "json").stdout)
-    calls = [json.loads(line) for line in log.read_text().splitlines()]
+    calls = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
     return json.loads(bundle.read_text()), report, calls
 
 
@@ -133,3 +133,39 @@ def test_a_success_flagged_is_error_is_kept_and_failed_in_the_test_that_owns_it(
         'isError: true (a contradiction): "{\\"success\\": true, \\"data\\": {\\"files\\": [\\"notes/readme.txt\\"]}}"'
     ]
     assert not captured("files", folder)[0].get("valid_requests")  # the conformant store keeps no such evidence
+
+
+def test_evidence_we_withheld_is_not_judged_and_the_defect_that_made_it_necessary_fails(folder: Path) -> None:
+    # Every tool is the EXECUTE endpoint, introspect included: a read-only run sends nothing.
+    _, report, calls = captured("execute-only", folder)
+    assert calls == []
+    tests = by_id(report)
+    home = tests["L1.introspection.operations-query"]
+    assert home["result"] == "FAIL" and report["exitCode"] == 1
+    assert home["findings"] == [
+        "the server has no READ endpoint and no single tool (its MCP-AQL tools: mcp_aql_execute): introspect, a "
+        "READ operation, can only be served by an endpoint of another category"
+    ]
+    assert home["findingRules"] == ["operations:9.1:introspect"]
+    others = {test_id: test for test_id, test in tests.items() if test_id != "L1.introspection.operations-query"}
+    for test_id, test in others.items():
+        assert test["result"] == "WARN", (test_id, test)
+        assert test["detail"].startswith("not judged: capture withheld introspect, so it probed nothing ("), test
+        assert test["detail"].endswith(
+            "capture again with --allow-destructive, against a disposable instance only, to judge it"
+        )
+    assert "no evidence" not in json.dumps(report)
+    assert report["provenance"].endswith(
+        "read-only run: introspect not sent, so nothing else was (see Not probed during capture)"
+    )
+
+
+def test_introspect_served_only_by_an_execute_endpoint_fails_when_it_answers_too(folder: Path) -> None:
+    _, report, calls = captured("execute-only", folder, "--allow-destructive")
+    assert {call["tool"] for call in calls} == {"mcp_aql_execute"}
+    tests = by_id(report)
+    assert tests["L1.introspection.operations-query"]["result"] == "FAIL"
+    assert tests["L1.introspection.operations-query"]["findingRules"] == ["operations:9.1:introspect"]
+    assert [test_id for test_id, test in tests.items() if test["result"] == "FAIL"] == [
+        "L1.introspection.operations-query"
+    ]

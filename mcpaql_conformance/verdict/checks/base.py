@@ -10,7 +10,8 @@ from mcpaql_conformance.evidence.bundle import JsonObject
 from mcpaql_conformance.evidence.fields import (
     SUCCESS,
 )
-from mcpaql_conformance.evidence.index import Context
+from mcpaql_conformance.evidence.index import WITHHELD, Context
+from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.model import Requirement, Result, TestResult
 
 MAX_LISTED = 8
@@ -75,7 +76,7 @@ class Check:
     def run(self, ctx: Context) -> TestResult:
         judging = _JUDGING.set((self.primary, *self.rules) if self.primary else self.rules)
         try:
-            outcome = self.function(ctx)
+            outcome = withheld_by_us(ctx, self.function(ctx))
         finally:
             _JUDGING.reset(judging)
         return TestResult(
@@ -132,6 +133,20 @@ def listing(items: Iterable[str], limit: int = MAX_LISTED) -> str:
 
 
 WITHHELD_LABEL = "withheld for safety by capture"
+
+
+def withheld_by_us(ctx: Context, outcome: Outcome) -> Outcome:
+    """A test short of evidence because capture withheld introspect itself (and so everything
+    else) is not judged: it warns, saying so and which option would judge it; the defect that
+    made it necessary (introspect only on an EXECUTE endpoint, say) is the owning test's."""
+    note = ctx.introspection_withheld
+    if note is None or outcome.result is Result.PASS or not outcome.detail.startswith("no evidence:"):
+        return outcome
+    flag = WITHHELD.get(str(note.get("cause")), "--allow-destructive")
+    hint = withheld_hint([flag]).removesuffix(" to judge them") + " to judge it"
+    reason = plain(str(note.get("reason", "")), max_len=300)
+    lead = "not judged: capture withheld introspect, so it probed nothing"
+    return Outcome(Result.WARN, f"{lead} ({reason}); {hint}", (uncited(f"{reason}; {hint}"),), lead)
 
 
 def withheld_hint(flags: Iterable[str]) -> str:

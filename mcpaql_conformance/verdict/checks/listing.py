@@ -12,9 +12,10 @@ from typing import Any
 
 from mcpaql_conformance.evidence.answers import classify
 from mcpaql_conformance.evidence.bundle import JsonObject
-from mcpaql_conformance.evidence.index import Context
+from mcpaql_conformance.evidence.index import CRUDE_ENDPOINTS, Context
 from mcpaql_conformance.evidence.reading import data_of, operations_of, read_entry, read_type, types_of
 from mcpaql_conformance.files.schemas import introspection_schema, operation_result_schema
+from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.checks.base import cite
 
 PROTOCOL = "_protocol"
@@ -105,6 +106,24 @@ def protocol_findings(ctx: Context) -> list[str]:
     return findings
 
 
+def _introspect_home(ctx: Context) -> list[str]:
+    """introspect is a READ operation on a documented endpoint family (operations §9.1): a server
+    whose MCP-AQL tools are all CRUDE endpoints but none the READ one (and no single tool, no
+    family of its own) can serve it only where READ operations do not belong. Judged from the tool
+    list alone, so also when capture did not call such a tool at all."""
+    families = {reading.family for reading in ctx.aql_tools}
+    if not families or not families <= set(CRUDE_ENDPOINTS) or "read" in families:
+        return []
+    names = ", ".join(plain(reading.name, max_len=80) for reading in ctx.aql_tools[:6])
+    return [
+        cite(
+            "operations:9.1:introspect",
+            f"the server has no READ endpoint and no single tool (its MCP-AQL tools: {names}): introspect, a READ "
+            "operation, can only be served by an endpoint of another category",
+        )
+    ]
+
+
 def discovery_failures(ctx: Context, query: str) -> list[str]:
     """Failures of finding introspection at all: no MCP-AQL tool, introspect calls that failed."""
     failures = []
@@ -112,6 +131,8 @@ def discovery_failures(ctx: Context, query: str) -> list[str]:
     if query == "operations" and tools is not None and not ctx.aql_tools:
         names = ", ".join(str(t.get("name")) for t in tools[:10] if isinstance(t, dict)) or "none"
         failures.append(f"the server exposes no MCP-AQL tool (mcp_aql, mcp_aql_<family>); its tools: {names}")
+    if query == "operations":
+        failures += _introspect_home(ctx)
     for attempt in ctx.bundle.query_attempts:
         if attempt.get("query") == query:
             params = ", ".join(f"{k}: {v}" for k, v in attempt["params"].items()) if attempt["params"] else ""
