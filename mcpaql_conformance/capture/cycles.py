@@ -57,7 +57,8 @@ async def run_plan_cycles(live: Live, operations: dict[str, Operation]) -> None:
         steps = await _steps(live, operations, cycle, ("create", "update", "read"), index)
         index += 1
         if steps is not None:
-            changed = set(cycle["update"].get("params", {}).get("input", {}))
+            names = ("setup", "create", "update", "read") if "setup" in cycle else ("create", "update", "read")
+            changed = _changed_by(live, operations, cycle["update"], dict(zip(names, steps, strict=True)))
             kept = cycle.get("expected_fields") or {
                 f"data.{k}": v for k, v in _echoed(live, cycle["create"]).items() if k not in changed
             }
@@ -83,6 +84,22 @@ async def run_plan_cycles(live: Live, operations: dict[str, Operation]) -> None:
                     "response": steps[-1],
                 }
             )
+
+
+def _changed_by(live: Live, operations: dict[str, Operation], update: JsonObject, answers: JsonObject) -> set[str]:
+    """The fields a plan's update step changes: those in its `input` (core §4.5); where it sends
+    them flat in `params`, every one of them (so that none is expected unchanged), and the call is
+    evidence of an UPDATE taken without `input` (core §4.5.3 item 1), judged as capture's own."""
+    params = update.get("params") or {}
+    nested = params.get("input")
+    if isinstance(nested, dict):
+        return set(nested)
+    op = operations[update["operation"]]
+    if op.category == "UPDATE":  # the request as sent: the plan's references filled in from earlier answers
+        request = live.redactor.params(op.name, dict(substitute(params, answers)))
+        case = {"operation": op.name, "kind": "missing_input", "request": request, "response": answers["update"]}
+        live.evidence.update_input_tests.append(case)
+    return set(params)
 
 
 def _echoed(live: Live, step: JsonObject) -> JsonObject:

@@ -30,7 +30,7 @@ from mcpaql_conformance.evidence.reading import (
 )
 from mcpaql_conformance.files.schemas import introspection_schema
 from mcpaql_conformance.live.levels import Need, strictest
-from mcpaql_conformance.live.safety import operation_need, tool_need
+from mcpaql_conformance.live.safety import UNKNOWN_OPERATION, operation_need, tool_need
 from mcpaql_conformance.live.session import (
     NOT_APPLICABLE,
     PHASE_DETAILS,
@@ -219,7 +219,6 @@ def _spec_shaped(answer: Any, definition: str, key: str) -> bool:
 
 
 # Names no server defines: introspect answers `null` for them (introspection §4.3).
-UNKNOWN_OPERATION = "mcpaql_conformance_no_such_operation"
 UNKNOWN_TYPE = "McpaqlConformanceNoSuchType"
 
 

@@ -11,6 +11,7 @@ python tests/acceptance/probe_server.py KIND
 - ``guesswork``: ``files``, but an operation name it does not know runs the closest it has.
 - ``flagged-success``: ``files``, but list_files answers ``success: true`` in a result flagged
   ``isError: true``.
+- ``flat-update``: ``files`` with an UPDATE that takes its fields flat in params, no `input`.
 - ``execute-only``: the same operations, every one EXECUTE, served (introspect too) by the one
   tool mcp_aql_execute.
 
@@ -23,7 +24,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 JsonObject = dict[str, Any]
 TOOLS = ("mcp_aql_read", "mcp_aql_create")
@@ -209,7 +210,44 @@ EXECUTE_OPERATIONS = [
 ]  # fmt: skip
 
 
-KINDS = {"files": Files, "guesswork": Guesswork, "flagged-success": FlaggedSuccess, "execute-only": ExecuteOnly}
+class FlatUpdate(Files):
+    """``flat-update``: the file store with ``update_file``, an UPDATE that takes the fields it
+    changes flat in params, beside the path, instead of in the nested `input` of core §4.5."""
+
+    operations: ClassVar[list[JsonObject]] = [
+        *FILES_OPERATIONS,
+        {
+            "name": "update_file", "semantic_category": "UPDATE", "endpoint": "update", "mcpTool": "mcp_aql_update",
+            "description": "Change a file.", "permissions": {"readOnly": False, "destructive": True},
+            "returns": RETURNS, "parameters": [_parameter("path", required=True), _parameter("content")],
+        },
+    ]  # fmt: skip
+    tools = (*TOOLS, "mcp_aql_update")
+
+    def answer(self, tool: str, operation: Any, params: JsonObject) -> JsonObject:
+        if operation == "introspect" and tool == "mcp_aql_read":
+            return _introspect(self.operations, params)
+        if operation != "update_file":
+            return super().answer(tool, operation, params)
+        if tool != "mcp_aql_update":
+            return _refuse("VALIDATION_WRONG_ENDPOINT", "Operation 'update_file' is served by mcp_aql_update.")
+        problem = _validate(self.operations[-1], params)
+        if problem is not None:
+            return problem
+        record = self.files.get(params["path"])
+        if record is None:
+            return _refuse("NOT_FOUND_RESOURCE", f"No file '{params['path']}'.")
+        record.update({k: v for k, v in params.items() if k != "path"})
+        return {"success": True, "data": record}
+
+
+KINDS = {
+    "files": Files,
+    "guesswork": Guesswork,
+    "flagged-success": FlaggedSuccess,
+    "execute-only": ExecuteOnly,
+    "flat-update": FlatUpdate,
+}
 
 
 def main() -> None:

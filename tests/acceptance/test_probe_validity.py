@@ -169,3 +169,30 @@ def test_introspect_served_only_by_an_execute_endpoint_fails_when_it_answers_too
     assert [test_id for test_id, test in tests.items() if test["result"] == "FAIL"] == [
         "L1.introspection.operations-query"
     ]
+
+
+FLAT_PLAN = {
+    "update_read": [
+        {
+            "name": "flat-update-keeps-tags",
+            "create": {"operation": "write_file", "params": {"path": "docs/a.md", "content": "one", "tags": ["x"]}},
+            "update": {"operation": "update_file", "params": {"path": "${create.data.path}", "content": "two"}},
+            "read": {"operation": "read_file", "params": {"path": "${create.data.path}"}},
+        }
+    ]
+}
+
+
+def test_a_plan_update_with_flat_fields_is_judged_as_the_update_without_input_it_is(folder: Path) -> None:
+    # The plan sends `content` flat in params (no `input`): the field it changes is not expected
+    # unchanged, and the server taking such an update is the deviation, in the test that owns it.
+    plan = folder / "flat-plan.json"
+    plan.write_text(json.dumps(FLAT_PLAN))
+    bundle, report, _ = captured("flat-update", folder, "--allow-destructive", "--plan", str(plan))
+    tests = by_id(report)
+    assert tests["L1.roundtrip.update-preservation"]["result"] == "PASS", tests["L1.roundtrip.update-preservation"]
+    flat = [case for case in bundle["update_input_tests"] if case["request"] == {"path": "docs/a.md", "content": "two"}]
+    assert [case["kind"] for case in flat] == ["missing_input"]
+    required = tests["L1.params.required-enforced"]
+    assert "update_file without `input`: the update succeeded" in required["findings"]
+    assert required["result"] == "FAIL"
