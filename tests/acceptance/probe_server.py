@@ -12,6 +12,7 @@ python tests/acceptance/probe_server.py KIND
 - ``flagged-success``: ``files``, but list_files answers ``success: true`` in a result flagged
   ``isError: true``.
 - ``flat-update``: ``files`` with an UPDATE that takes its fields flat in params, no `input`.
+- ``nested-read``: ``files``, whose read_file answers under ``data.structured_content``.
 - ``execute-only``: the same operations, every one EXECUTE, served (introspect too) by the one
   tool mcp_aql_execute.
 
@@ -241,12 +242,24 @@ class FlatUpdate(Files):
         return {"success": True, "data": record}
 
 
+class NestedRead(Files):
+    """``nested-read``: the file store, whose read_file answers the file under
+    ``data.structured_content`` (as servers wrapping an upstream MCP tool do)."""
+
+    def answer(self, tool: str, operation: Any, params: JsonObject) -> JsonObject:
+        result = super().answer(tool, operation, params)
+        if operation == "read_file" and result.get("success") is True:
+            return {"success": True, "data": {"structured_content": result["data"]}}
+        return result
+
+
 KINDS = {
     "files": Files,
     "guesswork": Guesswork,
     "flagged-success": FlaggedSuccess,
     "execute-only": ExecuteOnly,
     "flat-update": FlatUpdate,
+    "nested-read": NestedRead,
 }
 
 

@@ -196,3 +196,25 @@ def test_a_plan_update_with_flat_fields_is_judged_as_the_update_without_input_it
     required = tests["L1.params.required-enforced"]
     assert "update_file without `input`: the update succeeded" in required["findings"]
     assert required["result"] == "FAIL"
+
+
+NESTED_PLAN = {
+    "create_read": [
+        {
+            "name": "write-then-read",
+            "create": {"operation": "write_file", "params": {"path": "docs/b.md", "content": "one", "tags": ["x"]}},
+            "read": {"operation": "read_file", "params": {"path": "${create.data.path}"}},
+        }
+    ]
+}
+
+
+def test_a_read_answer_that_wraps_the_record_is_searched_where_the_server_put_it(folder: Path) -> None:
+    # read_file answers {data: {structured_content: {...}}}; the plan expects data.content, data.tags
+    plan = folder / "nested-plan.json"
+    plan.write_text(json.dumps(NESTED_PLAN))
+    bundle, report, _ = captured("nested-read", folder, "--allow-destructive", "--plan", str(plan))
+    (case,) = [case for case in bundle["round_trip_tests"] if case["name"] == "write-then-read"]
+    assert case["expected_fields"] == {"data.path": "docs/b.md", "data.content": "one", "data.tags": ["x"]}
+    assert "path" not in case["read_response"]["data"]
+    assert by_id(report)["L1.roundtrip.create-read"]["result"] == "PASS", by_id(report)["L1.roundtrip.create-read"]

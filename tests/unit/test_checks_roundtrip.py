@@ -6,7 +6,7 @@ from typing import Any
 
 from bundle_builders import detail, fail, ok, report, run, summary_of
 
-from mcpaql_conformance.verdict.checks.roundtrip import create_read, update_preservation
+from mcpaql_conformance.verdict.checks.roundtrip import create_read, read_back, update_preservation
 from mcpaql_conformance.verdict.model import Result
 
 Bundle = dict[str, Any]
@@ -84,6 +84,26 @@ def test_a_dropped_field_fails_as_missing(bundle: Bundle) -> None:
     outcome = run(create_read, bundle)
     assert outcome.result is Result.FAIL
     assert outcome.detail == 'create then read: data.widget_name expected "Sprocket", got (missing)'
+
+
+def test_a_record_the_server_wraps_in_its_answer_is_found_where_it_put_it(bundle: Bundle) -> None:
+    read = bundle["round_trip_tests"][0]["read_response"]
+    read["data"] = {"structured_content": read["data"]}
+    assert run(create_read, bundle).result is Result.PASS
+    read["data"]["structured_content"]["widget_name"] = "sprocket"
+    outcome = run(create_read, bundle)
+    assert outcome.result is Result.FAIL
+    assert outcome.detail == (
+        'create then read: data.widget_name expected "Sprocket", got "sprocket" '
+        "(at data.structured_content.widget_name)"
+    )
+
+
+def test_a_record_wrapped_deeper_than_four_objects_is_missing() -> None:
+    data: dict[str, Any] = {"widget_name": "Sprocket"}
+    for _ in range(5):
+        data = {"wrap": data}
+    assert read_back({"success": True, "data": data}, "data.widget_name")[1] == "data.widget_name"
 
 
 def test_list_index_paths_are_followed(bundle: Bundle) -> None:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections import deque
+from itertools import islice
+from typing import Any
+
 from mcpaql_conformance.evidence.answers import Kind, classify
 from mcpaql_conformance.evidence.bundle import JsonObject
 from mcpaql_conformance.evidence.index import Context
-from mcpaql_conformance.files.values import json_equal, resolve_path, show
+from mcpaql_conformance.files.values import MISSING, json_equal, resolve_path, show
 from mcpaql_conformance.verdict.checks.base import CONFORMANCE, Category, Outcome, judge, skip, split_withheld
 from mcpaql_conformance.verdict.model import Requirement
 
@@ -62,10 +66,37 @@ def _judge_case(case: JsonObject, fields_key: str) -> tuple[list[str], list[str]
         return [], [f"{name}: compares no fields"]
     failures = []
     for path, expected in fields.items():
-        actual = resolve_path(response, path)
+        actual, where = read_back(response, path)
         if not json_equal(actual, expected):
-            failures.append(f"{name}: {path} expected {show(expected)}, got {show(actual)}")
+            at = f" (at {where})" if where != path else ""
+            failures.append(f"{name}: {path} expected {show(expected)}, got {show(actual)}{at}")
     return failures, []
+
+
+MAX_NODES = 2_000  # objects looked at for a field the read answer holds deeper than expected
+MAX_DEPTH = 4
+
+
+def read_back(response: JsonObject, path: str) -> tuple[Any, str]:
+    """The value at ``path`` (``data.entities``) in a read answer, and where it was found: where the
+    path says, else, read leniently, the same field inside an object the server wrapped the record
+    in (``data.structured_content.entities``, ``data.note.title``), the shallowest first."""
+    actual = resolve_path(response, path)
+    head, _, rest = path.partition(".")
+    if actual is not MISSING or head != "data" or not rest:
+        return actual, path
+    queue: deque[tuple[Any, str, int]] = deque([(response.get("data"), "data", 0)])
+    looked = 0
+    while queue and looked < MAX_NODES:
+        node, where, depth = queue.popleft()
+        looked += 1
+        if not isinstance(node, dict):
+            continue
+        if depth > 0 and (found := resolve_path(node, rest)) is not MISSING:
+            return found, f"{where}.{rest}"
+        if depth < MAX_DEPTH:
+            queue.extend((value, f"{where}.{key}", depth + 1) for key, value in islice(node.items(), 200))
+    return MISSING, path
 
 
 def _uncovered(cases: list[JsonObject], operations: list[str]) -> list[str]:
