@@ -318,7 +318,8 @@ def _interpret(live: Live, sent: Sent, findings: Findings) -> None:
         elif probe.kind == "unknown_parameter":
             case = {"operation": op.name, "parameter": UNKNOWN_PROBE, "response": response, **context}
             findings.unknown_parameter.append(case)
-            error_test = {"name": f"unknown-{op.name}", "must_mention": [UNKNOWN_PROBE], "response": response}
+            error_test = {"name": f"unknown-{op.name}", "operation": op.name, "must_mention": [UNKNOWN_PROBE],
+                          "response": response}  # fmt: skip
             findings.error_tests.append({**error_test, **context})
         elif probe.kind == "accepted_parameters" and probe.parameter is None:
             accepted += [p for p in probe.params if not _rejects_as_unknown(response, p, probe.params)]
@@ -355,7 +356,8 @@ def _missing(
 ) -> None:
     case = {"operation": operation, "parameter": parameter, "response": response, **(context or {})}
     findings.missing_required.append(case)
-    error_test = {"name": f"missing-{operation}-{parameter}", "must_mention": [parameter], "response": response}
+    error_test = {"name": f"missing-{operation}-{parameter}", "operation": operation, "must_mention": [parameter],
+                  "response": response}  # fmt: skip
     findings.error_tests.append({**error_test, **(context or {})})
 
 

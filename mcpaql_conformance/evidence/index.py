@@ -11,6 +11,7 @@ from functools import cached_property
 from itertools import chain, compress, repeat
 from typing import Any
 
+from mcpaql_conformance.evidence.blanket import Blanket
 from mcpaql_conformance.evidence.bundle import Bundle, JsonObject
 from mcpaql_conformance.evidence.fields import (
     GET_REQUIRED,
@@ -236,6 +237,11 @@ class Context:
             if isinstance(entry.get("operation"), str):
                 notes.setdefault(entry["operation"], []).append(entry)
         return notes
+
+    @cached_property
+    def blanket(self) -> Blanket:
+        """Operations every probe of which got one refusal not about the request."""
+        return Blanket.of(self.bundle)
 
     @cached_property
     def introspection_withheld(self) -> JsonObject | None:

@@ -8,10 +8,38 @@ import unicodedata
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import islice
+from typing import Any
 
 _IDENT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NON_WORD = re.compile(r"[^\w]+")  # Unicode-aware: letters of every script are word characters
+
+
+def refusal_names(message: str, details: Any, name: str) -> bool:
+    """Whether any part of a refusal names ``name`` whole: its message, or a key or string anywhere
+    in its details (an upstream's own error nested there counts), read breadth first, bounded."""
+    if mentions_identifier(message, name):
+        return True
+    queue: deque[Any] = deque([details])
+    looked = 0
+    while queue and looked < MAX_DETAIL_NODES:
+        item = queue.popleft()
+        looked += 1
+        if isinstance(item, str):
+            if mentions_identifier(item[:MAX_DETAIL_TEXT], name):
+                return True
+        elif isinstance(item, dict):
+            if name in item:
+                return True
+            queue.extend(islice(item.values(), 200))
+        elif isinstance(item, list):
+            queue.extend(item[:200])
+    return False
+
+
+MAX_DETAIL_NODES = 500
+MAX_DETAIL_TEXT = 2_000
 
 
 def mentions_identifier(text: str, name: str) -> bool:

@@ -13,6 +13,8 @@ python tests/acceptance/probe_server.py KIND
   ``isError: true``.
 - ``flat-update``: ``files`` with an UPDATE that takes its fields flat in params, no `input`.
 - ``nested-read``: ``files``, whose read_file answers under ``data.structured_content``.
+- ``no-credentials``: ``files`` without a token for its upstream: every operation call is refused
+  the same way.
 - ``execute-only``: the same operations, every one EXECUTE, served (introspect too) by the one
   tool mcp_aql_execute.
 
@@ -253,6 +255,18 @@ class NestedRead(Files):
         return result
 
 
+class NoCredentials(Files):
+    """``no-credentials``: the file store in front of an upstream it has no token for: every call
+    of an operation is refused the same way, whatever it asks (introspect still answers)."""
+
+    def answer(self, tool: str, operation: Any, params: JsonObject) -> JsonObject:
+        if operation == "introspect" or not any(op["name"] == operation for op in FILES_OPERATIONS):
+            return super().answer(tool, operation, params)
+        return _refuse(
+            "AUTH_REQUIRED", "Upstream refused the request: no access token is configured (set FILES_TOKEN)."
+        )
+
+
 KINDS = {
     "files": Files,
     "guesswork": Guesswork,
@@ -260,6 +274,7 @@ KINDS = {
     "execute-only": ExecuteOnly,
     "flat-update": FlatUpdate,
     "nested-read": NestedRead,
+    "no-credentials": NoCredentials,
 }
 
 

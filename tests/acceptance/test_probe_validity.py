@@ -218,3 +218,21 @@ def test_a_read_answer_that_wraps_the_record_is_searched_where_the_server_put_it
     assert case["expected_fields"] == {"data.path": "docs/b.md", "data.content": "one", "data.tags": ["x"]}
     assert "path" not in case["read_response"]["data"]
     assert by_id(report)["L1.roundtrip.create-read"]["result"] == "PASS", by_id(report)["L1.roundtrip.create-read"]
+
+
+def test_the_same_refusal_for_every_call_is_one_grouped_finding_quoting_it_once(folder: Path) -> None:
+    _, report, _ = captured("no-credentials", folder, "--allow-destructive")
+    tests = by_id(report)
+    said = "(AUTH_REQUIRED: Upstream refused the request: no access token is configured (set FILES_TOKEN).)"
+    for test_id, count, what in (
+        ("L1.params.required-enforced", 4, "missing-parameter probe(s) of read_file, write_file"),
+        ("L1.params.unknown-explicit", 3, "unknown-parameter probe(s) of list_files, read_file, write_file"),
+        ("L1.errors.actionable", 7, "error case(s) of list_files, read_file, write_file"),
+    ):
+        test = tests[test_id]
+        assert test["result"] == "WARN", test
+        (line,) = test["findings"]
+        assert line.startswith(f"{count} {what}: not judged: every probe of these operations was refused the same way")
+        assert said in line and line.endswith("capture again once it can")
+    assert report["exitCode"] == 0
+    assert "does not mention" not in json.dumps(report) and "not shown" not in json.dumps(report)

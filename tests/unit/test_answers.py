@@ -205,3 +205,33 @@ def test_descriptions_name_json_shapes_and_what_is_wrong_with_an_error(response:
 def test_long_messages_are_clipped_in_descriptions() -> None:
     answer = classify({"success": False, "error": {"code": "X", "message": "m" * 5000}})
     assert len(answer.describe()) < 400 and answer.describe().endswith("(5000 characters)")
+
+
+def _refused(code: str, message: str) -> dict[str, Any]:
+    return {"success": False, "error": {"code": code, "message": message}}
+
+
+def test_one_refusal_for_every_probe_whatever_it_asked_is_a_blanket_refusal() -> None:
+    from mcpaql_conformance.evidence.blanket import Blanket, by_refusal
+    from mcpaql_conformance.evidence.bundle import Bundle
+
+    down = _refused("INTERNAL_ERROR", "upstream unavailable")
+    cases = {
+        "missing_required": [
+            {"operation": "get_a", "parameter": "id", "response": down},
+            {"operation": "get_b", "parameter": "id", "response": _refused("VALIDATION_MISSING_PARAM", "id")},
+        ],
+        "unknown_parameter": [
+            {"operation": "get_a", "parameter": "zz", "response": down},
+            {"operation": "list_c", "parameter": "zz", "response": down},
+            {"operation": "get_b", "parameter": "zz", "response": down},  # get_b's other probe was answered
+            {"operation": "get_d", "parameter": "zz", "response": _refused("NOT_FOUND_RESOURCE", "No d 'x'")},
+        ],
+    }
+    blanket = Blanket.of(Bundle({"implementation": "x", "parameter_tests": cases}))
+    assert set(blanket.operations) == {"get_a", "list_c"}  # get_d: one probe alone shows nothing
+    key = blanket.covers("get_a", down)
+    assert key is not None and blanket.covers("get_b", down) is None and blanket.covers(None, down) == key
+    (line,) = blanket.findings(by_refusal([(key, "get_a.id"), (key, "list_c.zz")]), "probe(s)")
+    assert line.startswith("2 probe(s) of get_a, list_c: not judged: every probe of these operations was refused")
+    assert "(INTERNAL_ERROR: upstream unavailable)" in line

@@ -480,9 +480,13 @@ def test_a_refusal_for_another_reason_shows_nothing_about_parameters_and_only_wa
     unknown = run(unknown_explicit, bundle)
     assert unknown.result is Result.WARN
     assert unknown.detail.startswith("get_widget.bogus: not shown: refused for another reason (")
+    # the same refusal for both probes, whatever they asked: one grouped finding for each test
     parameter_case(bundle, "missing_required", "get_widget", "id")["response"] = refusal
     missing = run(required_enforced, bundle)
-    assert missing.result is Result.WARN and "get_widget.id: not shown: refused for another reason" in missing.detail
+    assert missing.result is Result.WARN
+    assert "1 missing-parameter probe(s) of get_widget: not judged: every probe of this operation" in missing.detail
+    unknown = run(unknown_explicit, bundle)
+    assert unknown.detail.startswith("1 unknown-parameter probe(s) of get_widget: not judged: every probe")
 
 
 # Defaults: the documented default decides (issue 26, point 4)

@@ -15,6 +15,7 @@ from mcpaql_conformance.verdict.textmatch import (
     mentions,
     mentions_identifier,
     normalize_words,
+    refusal_names,
 )
 
 # mentions_identifier (deliberate difference 3)
@@ -374,3 +375,16 @@ def test_mentions_all_agrees_with_mentions() -> None:
     text = "Missing 'widget_id' (see docs/api.md); id is required, a-b too."
     fragments = ["id", "widget_id", "widget", "docs/api.md", "a-b", "required", "", "api", "b"]
     assert mentions_all(text, fragments) == [mentions(text, f) for f in fragments]
+
+
+def test_a_refusal_names_a_parameter_anywhere_in_it() -> None:
+    upstream = {"upstream": {"errors": [{"field": "owner", "message": "owner must be a login"}]}}
+    assert refusal_names("Upstream rejected the request", upstream, "owner")
+    assert refusal_names("bad", {"unknown_params": ["tag"]}, "tag")
+    assert refusal_names("bad", {"tag": "not allowed"}, "tag")  # a key of its own
+    assert not refusal_names("bad", {"hint": "see owner_id"}, "owner")  # not whole
+    assert not refusal_names("Upstream unavailable", None, "owner")
+    deep: object = "owner"
+    for _ in range(1000):
+        deep = [deep]
+    assert not refusal_names("bad", deep, "owner")  # bounded: a refusal built to be slow is not followed far

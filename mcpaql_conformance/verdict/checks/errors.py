@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcpaql_conformance.evidence.answers import Kind, classify, texts
+from mcpaql_conformance.evidence.blanket import by_refusal
 from mcpaql_conformance.evidence.bundle import JsonObject, response_path
 from mcpaql_conformance.evidence.index import Context
 from mcpaql_conformance.files.schemas import CompiledSchema, operation_result_schema
@@ -211,8 +212,13 @@ _ERRORS_ACTIONABLE_RULES = (
 def actionable(ctx: Context) -> Outcome:
     cases = ctx.bundle.cases("error_tests")
     warnings: list[str] = []
+    blanket: list[tuple[tuple[str, str] | None, str]] = []
     judged = 0
     for case in cases:
+        operation = case.get("operation")
+        if (key := ctx.blanket.covers(operation, case["response"])) is not None:
+            blanket.append((key, f"{operation}." if isinstance(operation, str) else f"{case['name']}."))
+            continue
         if not case.get("must_mention"):
             warnings.append(f"{case['name']}: no must_mention criteria to judge the message by")
             continue
@@ -230,6 +236,7 @@ def actionable(ctx: Context) -> Outcome:
         missing = [m for m, said in zip(fragments, mentions_all(message, fragments), strict=True) if not said]
         if missing:
             warnings.append(f"{case['name']}: message does not mention {', '.join(missing)}")
+    warnings += ctx.blanket.findings(by_refusal(blanket), "error case(s)")
     # conformance-testing §3.3 gives this test PASS and WARN outcomes only: no evidence warns too
     return judge(
         SHOULD,

@@ -8,6 +8,7 @@ from itertools import compress
 from typing import Any
 
 from mcpaql_conformance.evidence.answers import Kind, classify
+from mcpaql_conformance.evidence.blanket import by_refusal
 from mcpaql_conformance.evidence.bundle import JsonObject
 from mcpaql_conformance.evidence.fields import EXPECTED_VALUE_PATH, RESPONSE
 from mcpaql_conformance.evidence.index import Context
@@ -27,7 +28,7 @@ from mcpaql_conformance.verdict.checks.base import (
 )
 from mcpaql_conformance.verdict.checks.updates import update_input_findings
 from mcpaql_conformance.verdict.model import Requirement
-from mcpaql_conformance.verdict.textmatch import is_snake_case, mentions_identifier
+from mcpaql_conformance.verdict.textmatch import is_snake_case, mentions_identifier, refusal_names
 
 PARAMETERS = Category("Parameter Handling", required=True, level=1)
 MUST = Requirement.MUST
@@ -64,8 +65,12 @@ def required_enforced(ctx: Context) -> Outcome:
         return skip("No documented operation has a required parameter.")
     failures: list[str] = []
     warnings: list[str] = []
+    blanket: list[tuple[tuple[str, str] | None, str]] = []
     for case in cases:  # every case is judged, even several for the same parameter
         if _clearly_missing(case):
+            continue
+        if (key := ctx.blanket.covers(case["operation"], case["response"])) is not None:
+            blanket.append((key, f"{case['operation']}.{case['parameter']}"))
             continue
         blame = case_blame(case, case["parameter"])
         if blame is not None:  # the refusal was of a value capture chose for another parameter
@@ -74,6 +79,7 @@ def required_enforced(ctx: Context) -> Outcome:
         failure, warning = _judge_missing(case["operation"], case["parameter"], case["response"])
         failures += failure
         warnings += warning
+    warnings += ctx.blanket.findings(by_refusal(blanket), "missing-parameter probe(s)")
     omitted_failures, omitted = _optional_findings(ctx)
     update_failures, update_warnings, updates = update_input_findings(ctx)
     failures += omitted_failures + update_failures
@@ -151,7 +157,7 @@ def _judge_missing(operation: str, parameter: str, response: Any) -> tuple[list[
         return [f"{label}: the call succeeded without the required parameter"], []
     if not answer.refused:
         return [f"{label}: the answer is not a refusal ({answer.describe()})"], []
-    if not mentions_identifier(answer.message, parameter):
+    if not refusal_names(answer.message, answer.details, parameter):
         if answer.unrelated:  # e.g. a synthesised id was not found first: nothing shown either way
             return [], [f"{label}: not shown: refused for another reason ({answer.describe()})"]
         return [f"{label}: the refusal does not name the parameter ({answer.describe()})"], []
@@ -183,8 +189,12 @@ def unknown_explicit(ctx: Context) -> Outcome:
     cases = [case for case in every if not case["parameter"].startswith("_")]
     failures: list[str] = []
     warnings: list[str] = []
+    blanket: list[tuple[tuple[str, str] | None, str]] = []
     for case in cases:
         if _clearly_refused(case):
+            continue
+        if (key := ctx.blanket.covers(case["operation"], case["response"])) is not None:
+            blanket.append((key, f"{case['operation']}.{case['parameter']}"))
             continue
         blame = case_blame(case, case["parameter"])
         if blame is not None:  # the refusal was of a value capture chose for another parameter
@@ -205,6 +215,7 @@ def unknown_explicit(ctx: Context) -> Outcome:
         elif answer.code != UNKNOWN_PARAM_CODE:
             found = f"error code {answer.code}" if answer.code else f"no error code ({answer.describe()})"
             failures.append(cite(UNKNOWN_CODE, f"{label}: refused with {found}, not {UNKNOWN_PARAM_CODE}"))
+    warnings += ctx.blanket.findings(by_refusal(blanket), "unknown-parameter probe(s)")
     metadata = len(every) - len(cases)
     covered = {case["operation"] for case in cases}
     uncovered, withheld = split_withheld(
@@ -230,7 +241,7 @@ def unknown_parameter_problem(parameter: str, response: Any) -> str | None:
     in any form counts (its form is judged by the discriminated-union test)."""
     answer = classify(response)
     if answer.refused:
-        if mentions_identifier(answer.message, parameter) or _details_name(answer.details, parameter):
+        if refusal_names(answer.message, answer.details, parameter):
             return None
         return f"the refusal does not name the unknown parameter ({answer.describe()})"
     if not answer.succeeded:
@@ -244,15 +255,6 @@ def unknown_parameter_problem(parameter: str, response: Any) -> str | None:
         if isinstance(message, str) and mentions_identifier(message, parameter):
             return None
     return "silently accepted: no error and no warning names it"
-
-
-def _details_name(details: Any, parameter: str) -> bool:
-    """A structured ``details`` list (e.g. ``unknown_params``) that names the parameter."""
-    if not isinstance(details, dict):
-        return False
-    return any(isinstance(value, list) and parameter in value for value in details.values()) or any(
-        value == parameter for value in details.values()
-    )
 
 
 _PARAMS_DEFAULTS_RULES = (
