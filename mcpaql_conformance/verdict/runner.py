@@ -8,7 +8,6 @@ from typing import Any
 from mcpaql_conformance import SPEC_VERSION, __version__
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.evidence.bundle import Bundle, incomplete_invocation
-from mcpaql_conformance.evidence.index import introspect_withheld
 from mcpaql_conformance.files.jsonio import gc_paused
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.checks import CATEGORIES, Category, Context
@@ -69,7 +68,10 @@ def evaluate(bundle: Bundle, level: int = 1, tier: str = "both", category: str |
         readings=tuple(str(reading) for reading in bundle.capture_readings),
         notes=note_lines(bundle.cases("capture_notes")),
         provenance=provenance_line(
-            bundle.data.get("provenance"), bundle.data.get("capture_notes"), bundle.data.get("changes")
+            bundle.data.get("provenance"),
+            bundle.data.get("capture_notes"),
+            bundle.data.get("changes"),
+            nothing_sent=ctx.introspection_withheld is not None,
         ),
         changes=change_lines(bundle.cases("changes")),
         agent_summary=agent_summary(bundle.cases("agent_runs")),
@@ -115,10 +117,11 @@ def agent_incomplete(runs: list[Any]) -> str | None:
     return plain(f"{line}; the missing runs are not judged (agent --resume runs them)", max_len=500)
 
 
-def provenance_line(provenance: Any, notes: Any = None, changes: Any = None) -> str | None:
+def provenance_line(provenance: Any, notes: Any = None, changes: Any = None, nothing_sent: bool = False) -> str | None:
     """One line on where the evidence came from, from a bundle's ``provenance`` (None when the
     bundle has none: evidence written by hand or by another tool): the run's permission level,
-    the operations it did not call, and the calls that may have changed data."""
+    the operations it did not call (``nothing_sent``: its level kept capture from sending
+    introspect), and the calls that may have changed data."""
     if not isinstance(provenance, dict):
         return None
     server = provenance.get("server")
@@ -133,7 +136,7 @@ def provenance_line(provenance: Any, notes: Any = None, changes: Any = None) -> 
         parts.append(f"from {named}")
     if provenance.get("transport"):
         parts.append(f"over {provenance['transport']}")
-    line = " ".join(parts) + _permission(provenance, notes, changes)
+    line = " ".join(parts) + _permission(provenance, notes, changes, nothing_sent)
     return plain(line, max_len=500)
 
 
@@ -144,7 +147,7 @@ _RUNS = {
 }
 
 
-def _permission(provenance: dict[str, Any], notes: Any, changes: Any) -> str:
+def _permission(provenance: dict[str, Any], notes: Any, changes: Any, nothing_sent: bool = False) -> str:
     """``; read-only run: 12 operation(s) not called (see Not probed during capture)``, and for
     a run that could change data, how many of its calls may have; older bundles say only
     whether destructive operations were allowed."""
@@ -155,7 +158,7 @@ def _permission(provenance: dict[str, Any], notes: Any, changes: Any) -> str:
         return _withheld(provenance, notes) if provenance.get("allow_destructive") is False else ""
     line = f"; {_RUNS[level]}"
     count = provenance.get("withheld_operations")
-    if introspect_withheld(notes) is not None:
+    if nothing_sent:
         line += ": introspect not sent, so nothing else was (see Not probed during capture)"
     elif _count(count) and count:
         line += f": {count} operation(s) not called (see Not probed during capture)"
