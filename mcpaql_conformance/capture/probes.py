@@ -306,7 +306,7 @@ def _interpret(live: Live, sent: Sent, findings: Findings) -> None:
         context = case_context(live, sent, index)
         if probe.kind == "accepted_parameters" and not findings.valid_requests and _no_result(response):
             # the answer is read for the parameters only: one that is no MCP-AQL result is kept, to be judged
-            description = f"{probe.description} (kept: its answer is no valid MCP-AQL result)"
+            description = f"{probe.description}, kept as its answer is no valid MCP-AQL result"
             findings.valid_requests.append(
                 {"operation": op.name, "_description": description, "params": context["request"], "response": response}
             )

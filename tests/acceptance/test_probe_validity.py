@@ -125,11 +125,13 @@ def test_a_success_flagged_is_error_is_kept_and_failed_in_the_test_that_owns_it(
     bundle, report, _ = captured("flagged-success", folder)
     (kept,) = bundle["valid_requests"]
     assert kept["operation"] == "list_files"
-    assert kept["_description"].endswith("(kept: its answer is no valid MCP-AQL result)")
+    assert kept["_description"] == "no parameter, as documented, kept as its answer is no valid MCP-AQL result"
     union = by_id(report)["L1.errors.discriminated-union"]
     assert union["result"] == "FAIL" and report["exitCode"] == 1
     assert union["findings"] == [
-        "$.valid_requests[0].response (operation list_files): answered `success: true` in an MCP result flagged "
+        # said in the server's terms: the call, not the bundle field that keeps it
+        "list_files (no parameter, as documented, kept as its answer is no valid MCP-AQL result): answered "
+        "`success: true` in an MCP result flagged "
         'isError: true (a contradiction): "{\\"success\\": true, \\"data\\": {\\"files\\": [\\"notes/readme.txt\\"]}}"'
     ]
     assert not captured("files", folder)[0].get("valid_requests")  # the conformant store keeps no such evidence

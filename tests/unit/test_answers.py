@@ -235,3 +235,29 @@ def test_one_refusal_for_every_probe_whatever_it_asked_is_a_blanket_refusal() ->
     (line,) = blanket.findings(by_refusal([(key, "get_a.id"), (key, "list_c.zz")]), "probe(s)")
     assert line.startswith("2 probe(s) of get_a, list_c: not judged: every probe of these operations was refused")
     assert "(INTERNAL_ERROR: upstream unavailable)" in line
+
+
+@pytest.mark.parametrize(
+    ("template", "case", "said"),
+    [
+        ("$.introspection.operations_list", None, "introspect {query: operations}"),
+        ("$.parameter_tests.missing_required[{}].response", {"operation": "get_note", "parameter": "note_id"},
+         "get_note without its required note_id"),
+        ("$.parameter_tests.unknown_parameter[{}].response", {"operation": "get_note", "parameter": "zz"},
+         "get_note with the unknown parameter zz"),
+        ("$.round_trip_tests[{}].read_response", {"name": "c1", "operation": "create_note"},
+         "the read-back of c1 (after create_note)"),
+        ("$.routing_tests[{}].response", {"operation": "get_note", "tool": "mcp_aql_create"},
+         "get_note sent to mcp_aql_create"),
+        ("$.error_tests[{}].response", {"name": "unknown-get_note"}, "error case unknown-get_note"),
+        ("$.update_input_tests[{}].response", {"operation": "update_note", "kind": "missing_input"},
+         "update_note without `input`"),
+        ("$.parameter_tests.missing_required[{}].response", {"parameter": "note_id"},
+         "$.parameter_tests.missing_required[0].response"),  # too little to name the call: its path
+    ],
+)  # fmt: skip
+def test_an_answer_is_named_by_the_call_that_drew_it(template: str, case: Any, said: str) -> None:
+    from mcpaql_conformance.evidence.where import answer_label
+
+    assert answer_label(template, 0, case, captured=True) == said
+    assert answer_label(template, 0, case, captured=False) == template.format(0)  # a hand-written bundle's terms

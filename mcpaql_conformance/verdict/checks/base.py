@@ -279,6 +279,12 @@ def single(requirement: Requirement, failures: list[str], passed: str) -> Outcom
     return judge(requirement, judged=1, failures=failures, passed=passed, no_evidence="")
 
 
+def told(ctx: Context, server: str, bundle: str) -> str:
+    """What is missing, in the server's terms for a captured bundle (the call that gave nothing,
+    how to get it), in the bundle's own for one written by hand (its author's terms)."""
+    return server if ctx.captured else bundle
+
+
 def no_evidence(requirement: Requirement, what: str, failures: list[str] | None = None) -> Outcome:
     """The verdict of a test that had nothing to judge (FAIL for MUST, WARN for SHOULD)."""
     return judge(requirement, judged=0, failures=failures or [], passed="", no_evidence=what)

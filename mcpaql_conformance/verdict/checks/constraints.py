@@ -7,7 +7,7 @@ import re
 from mcpaql_conformance.evidence.answers import Answer, Kind, classify
 from mcpaql_conformance.evidence.bundle import JsonObject
 from mcpaql_conformance.evidence.index import Context
-from mcpaql_conformance.verdict.checks.base import CONFORMANCE, Category, Outcome, judge
+from mcpaql_conformance.verdict.checks.base import CONFORMANCE, Category, Outcome, judge, told
 from mcpaql_conformance.verdict.model import Requirement
 from mcpaql_conformance.verdict.textmatch import mentions_identifier
 
@@ -48,8 +48,11 @@ def enforced(ctx: Context) -> Outcome:
         failures=failures,
         warnings=warnings,
         passed=f"{len(cases)} constrained write(s) were rejected with structured errors.",
-        no_evidence="no constraint_tests (read-only or append-only attempts)"
-        + ("; capture attempts constrained writes only from a plan's `constraints`" if ctx.captured else ""),
+        no_evidence=told(
+            ctx,
+            "no constrained write was tried (capture tries them only from a plan's `constraints`)",
+            "no constraint_tests (read-only or append-only attempts)",
+        ),
     )
 
 
@@ -95,5 +98,9 @@ def documented(ctx: Context) -> Outcome:
         failures=[],
         warnings=[f"{c['name']}: not documented in introspection" for c in cases if c.get("documented") is not True],
         passed=f"{len(cases)} constraint(s) are documented in introspection.",
-        no_evidence="no constraint_tests",
+        no_evidence=told(
+            ctx,
+            "no constrained write was tried (capture tries them only from a plan's `constraints`)",
+            "no constraint_tests",
+        ),
     )

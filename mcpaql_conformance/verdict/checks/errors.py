@@ -8,10 +8,11 @@ from mcpaql_conformance.evidence.answers import Kind, classify, texts
 from mcpaql_conformance.evidence.blanket import by_refusal
 from mcpaql_conformance.evidence.bundle import JsonObject, response_path
 from mcpaql_conformance.evidence.index import Context
+from mcpaql_conformance.evidence.where import answer_label
 from mcpaql_conformance.files.schemas import CompiledSchema, operation_result_schema
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.blame import case_blame, refusal_said
-from mcpaql_conformance.verdict.checks.base import CONFORMANCE, CORE, Category, Outcome, judge, uncited
+from mcpaql_conformance.verdict.checks.base import CONFORMANCE, CORE, Category, Outcome, judge, told, uncited
 from mcpaql_conformance.verdict.model import Requirement, Result
 from mcpaql_conformance.verdict.textmatch import find_leak_outside, find_leaks, mentions_all
 
@@ -47,15 +48,24 @@ def discriminated_union(ctx: Context) -> Outcome:
             cases = ctx.bundle.group_cases(template)
             for index, response in enumerate(group):
                 if not schema.is_valid(response):
-                    where = response_path(template, index) + _operation_of(template, cases, index)
+                    where = _where(ctx, template, cases, index)
                     failures.append(f"{where}: {_union_failure(schema, response)}")
     return judge(
         MUST,
         judged=len(responses),
         failures=failures,
         passed=f"All {len(responses)} recorded response(s) are valid {{success, data}} or {{success, error}} results.",
-        no_evidence="the bundle records no response",
+        no_evidence=told(ctx, "the server answered no call", "the bundle records no response"),
     )
+
+
+def _where(ctx: Context, template: str, cases: list[JsonObject] | None, index: int) -> str:
+    """Which call an answer is: in the server's terms for a captured bundle (the probe and its
+    operation), the JSON path and the operation for one written by hand."""
+    case = cases[index] if cases is not None and index < len(cases) else None
+    if ctx.captured:
+        return answer_label(template, index, case, captured=True)
+    return response_path(template, index) + _operation_of(template, cases, index)
 
 
 def _operation_of(template: str, cases: list[JsonObject] | None, index: int) -> str:
@@ -121,7 +131,11 @@ def no_leakage(ctx: Context) -> Outcome:
     echoes = 0
     for i, leak in find_leaks([entry[3] for entry in entries]):
         template, index, sub, text, in_error = entries[i]
-        where = f"{response_path(template, index)}{sub}"
+        if ctx.captured:  # the call, in the server's terms, and where in its answer
+            where = _where(ctx, template, ctx.bundle.group_cases(template), index)
+            where = f"{where}, at {sub.lstrip('.')}" if sub else where
+        else:
+            where = f"{response_path(template, index)}{sub}"
         sent = _caller_strings(ctx, template, index)
         found = find_leak_outside(text, sent) if sent else leak
         if found is None:
@@ -130,7 +144,11 @@ def no_leakage(ctx: Context) -> Outcome:
             failures.append(f"{where}: {found}")
         else:  # introspection §8.1.3 is about error answers: elsewhere it is no MUST
             warnings.append(uncited(f"{where}: {found} (in an answer that is no error: a warning)"))
-    return _leak_outcome(len(entries), failures, len(ctx.bundle.responses), echoes, warnings)
+    missing = told(ctx, "no answer of the server carried an error or warning message", _NO_TEXT)
+    return _leak_outcome(len(entries), failures, len(ctx.bundle.responses), echoes, warnings, missing)
+
+
+_NO_TEXT = "the bundle records no error or warning message"
 
 
 def _simple_error_texts(ctx: Context) -> list[str] | None:
@@ -178,7 +196,12 @@ def _leaf_strings(value: Any, depth: int) -> list[str]:
 
 
 def _leak_outcome(
-    judged: int, failures: list[str], answers: int = 0, echoes: int = 0, warnings: list[str] | None = None
+    judged: int,
+    failures: list[str],
+    answers: int = 0,
+    echoes: int = 0,
+    warnings: list[str] | None = None,
+    missing: str = _NO_TEXT,
 ) -> Outcome:
     if judged == 0 and answers:
         # The server never said an error: nothing can leak here; the parameter tests judge why.
@@ -191,7 +214,7 @@ def _leak_outcome(
         warnings=warnings,
         passed=f"{judged} error text(s) show no stack trace, internal path or language artifact"
         + (f" ({echoes} only quote back what the caller sent)." if echoes else "."),
-        no_evidence="the bundle records no error or warning message",
+        no_evidence=missing,
     )
 
 
@@ -244,5 +267,9 @@ def actionable(ctx: Context) -> Outcome:
         failures=[],
         warnings=warnings,
         passed=f"{judged} error message(s) name what went wrong and what to correct.",
-        no_evidence="no error_tests with must_mention criteria",
+        no_evidence=told(
+            ctx,
+            "no call drew an error to judge (the missing- and unknown-parameter probes, the unknown-operation call)",
+            "no error_tests with must_mention criteria",
+        ),
     )

@@ -28,6 +28,7 @@ from mcpaql_conformance.verdict.checks.base import (
     prefixed,
     single,
     split_withheld,
+    told,
     uncited,
 )
 from mcpaql_conformance.verdict.checks.encoding import encoding_findings
@@ -93,7 +94,8 @@ _INTROSPECTION_OPERATIONS_QUERY_RULES = (
 def operations_query(ctx: Context) -> Outcome:
     failures = discovery_failures(ctx, "operations")
     if ctx.bundle.operations_list is None:
-        return no_evidence(MUST, "no introspection.operations_list", failures)
+        said = told(ctx, "introspect {query: operations} gave no operations list", "no introspection.operations_list")
+        return no_evidence(MUST, said, failures)
     answer_failures, operations = introspect_answer(ctx, "operations")
     failures += answer_failures
     count = 0
@@ -131,7 +133,9 @@ _INTROSPECTION_TYPES_QUERY_RULES = (
 def types_query(ctx: Context) -> Outcome:
     failures = discovery_failures(ctx, "types")
     if ctx.bundle.types_list is None:
-        return no_evidence(MUST, "no introspection.types_list", failures)
+        return no_evidence(
+            MUST, told(ctx, "introspect {query: types} gave no types list", "no introspection.types_list"), failures
+        )
     answer_failures, types = introspect_answer(ctx, "types")
     failures += answer_failures
     missing, warnings = undiscoverable(ctx)
@@ -208,7 +212,11 @@ def operation_details(ctx: Context) -> Outcome:
         uncovered=uncovered,
         uncovered_label="listed operations without detail evidence",
         passed=f"{len(details)} operation detail(s) match the schema, naming, routing and permission rules.",
-        no_evidence="no introspection.operation_details",
+        no_evidence=told(
+            ctx,
+            "no introspect {query: operations, name} gave an operation's detail",
+            "no introspection.operation_details",
+        ),
     )
 
 
@@ -561,5 +569,5 @@ def completeness(ctx: Context) -> Outcome:
         withheld=withheld,
         uncovered_label="operations without accepted-parameter evidence",
         passed=f"Every accepted parameter of {len(accepted)} operation(s) is documented.",
-        no_evidence="no accepted_parameters",
+        no_evidence=told(ctx, "no call of an operation with its parameters was answered", "no accepted_parameters"),
     )

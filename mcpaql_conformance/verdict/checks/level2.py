@@ -7,7 +7,7 @@ from typing import Any
 from mcpaql_conformance.evidence.answers import classify
 from mcpaql_conformance.evidence.index import Context
 from mcpaql_conformance.evidence.reading import data_of
-from mcpaql_conformance.verdict.checks.base import CONFORMANCE, CORE, Category, Outcome, no_evidence, single
+from mcpaql_conformance.verdict.checks.base import CONFORMANCE, CORE, Category, Outcome, no_evidence, single, told
 from mcpaql_conformance.verdict.model import LEVEL2_FEATURES, Requirement
 
 LEVEL2 = Category(LEVEL2_FEATURES, required=False, level=2)
@@ -31,7 +31,7 @@ _FEATURES_ENDPOINT_MODES_RULES = (
 def endpoint_modes(ctx: Context) -> Outcome:
     modes = ctx.modes
     if modes is None:
-        return no_evidence(SHOULD, "no endpoint_modes")
+        return no_evidence(SHOULD, told(ctx, "the server's tools show no endpoint mode", "no endpoint_modes"))
     failures = []
     if "single" not in modes:
         failures.append("single mode (`mcp_aql`) is not supported")
@@ -89,7 +89,8 @@ def batch(ctx: Context) -> Outcome:
     if not _capability(ctx, "batch_operations", "batch"):
         failures.append("neither the bundle's capabilities.batch_operations nor _protocol.capabilities.batch is true")
     if example is None:
-        return no_evidence(SHOULD, "no batch_example", failures)
+        said = told(ctx, "no batch was sent (it needs the single tool mcp_aql)", "no batch_example")
+        return no_evidence(SHOULD, said, failures)
     answer = classify(example)
     if not ctx.is_valid_result(example):
         failures.append(f"batch_example is not a valid operation result ({answer.describe()})")

@@ -25,6 +25,7 @@ from mcpaql_conformance.verdict.checks.base import (
     judge,
     skip,
     split_withheld,
+    told,
 )
 from mcpaql_conformance.verdict.checks.updates import update_input_findings
 from mcpaql_conformance.verdict.model import Requirement
@@ -97,7 +98,9 @@ def required_enforced(ctx: Context) -> Outcome:
         withheld=withheld,
         uncovered_label="required parameters without missing-parameter evidence",
         passed="; ".join(shown) + ".",
-        no_evidence="no parameter_tests.missing_required",
+        no_evidence=told(
+            ctx, "no call that left out a required parameter was answered", "no parameter_tests.missing_required"
+        ),
     )
 
 
@@ -231,7 +234,7 @@ def unknown_explicit(ctx: Context) -> Outcome:
         uncovered_label="operations without unknown-parameter evidence",
         passed=f"{len(cases)} unknown parameter(s) each refused with {UNKNOWN_PARAM_CODE}, naming it"
         + (f" ({metadata} metadata field(s) with a leading underscore are outside this rule)." if metadata else "."),
-        no_evidence="no parameter_tests.unknown_parameter"
+        no_evidence=told(ctx, "no call with an unknown parameter was answered", "no parameter_tests.unknown_parameter")
         + (" (its cases are all metadata fields, which core §4.6.1 leaves out)" if metadata else ""),
     )
 
@@ -302,7 +305,7 @@ def _no_default_evidence(ctx: Context, observed: bool) -> str:
         return "capture's answers show no documented default"
     if not ctx.details_by_name and ctx.bundle.detail_queries:
         return "introspection gave no operation detail to learn defaults from (the operation-details test fails that)"
-    return "no parameter_tests.optional_defaults"
+    return told(ctx, "no call left out a parameter with a documented default", "no parameter_tests.optional_defaults")
 
 
 def _reason(ctx: Context, item: str) -> str | None:
@@ -392,5 +395,9 @@ def snake_case(ctx: Context) -> Outcome:
         failures=failures,
         passed=f"All {len(names)} distinct public parameter name(s) are snake_case"
         + (f" ({aliases} camelCase alias(es) beside their snake_case names)." if aliases else "."),
-        no_evidence="no operation details or accepted parameters",
+        no_evidence=told(
+            ctx,
+            "no operation's parameters are known (no detail given, no call answered)",
+            "no operation details or accepted parameters",
+        ),
     )

@@ -1,0 +1,85 @@
+"""Where an answer came from, said in the server's terms: the call capture made (``get_note
+without its required note_id``, ``introspect {query: types, name: Note}``), never the bundle field
+that holds it. A bundle written by hand is its author's own terms: its JSON path is kept."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from mcpaql_conformance.evidence.bundle import JsonObject, response_path
+from mcpaql_conformance.sanitize import plain
+
+
+def answer_label(template: str, index: int, case: JsonObject | None, captured: bool) -> str:
+    """The call whose answer is the ``index``-th of a ``response_groups`` entry: the probe and
+    the operation for a captured bundle; the JSON path otherwise (or when the case says too
+    little to name the call)."""
+    path = response_path(template, index)
+    if not captured:
+        return path
+    said = _said(template, case if isinstance(case, dict) else {})
+    return said if said is not None else path
+
+
+def _said(template: str, case: JsonObject) -> str | None:
+    section = template.removeprefix("$.").split("[", 1)[0]
+    named = _SECTIONS.get(section)
+    if named is None:
+        return None
+    try:
+        return str(named(case))
+    except (KeyError, TypeError):  # a case without what its section names: its path says it
+        return None
+
+
+def _name(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(value)
+    return plain(value, max_len=80)
+
+
+def _params(value: Any) -> str:
+    if not isinstance(value, dict):
+        return ""
+    return ", ".join(f"{plain(str(key), max_len=40)}: {plain(str(item), max_len=40)}" for key, item in value.items())
+
+
+_SECTIONS: dict[str, Callable[[JsonObject], str]] = {
+    "introspection.operations_list": lambda case: "introspect {query: operations}",
+    "introspection.types_list": lambda case: "introspect {query: types}",
+    "introspection.query_attempts": lambda case: f"introspect {{{_params(case['params'])}}} via {_name(case['tool'])}",
+    "introspection.detail_queries": lambda case: f"introspect {{query: operations, name: {_name(case['operation'])}}}",
+    "introspection.unknown_name_queries": lambda case: (
+        f"introspect {{query: {_name(case['query'])}, name: {_name(case['name'])}}}"
+    ),
+    "introspection.type_queries": lambda case: f"introspect {{query: types, name: {_name(case['type'])}}}",
+    "parameter_tests.missing_required": lambda case: (
+        f"{_name(case['operation'])} without its required {_name(case['parameter'])}"
+    ),
+    "parameter_tests.unknown_parameter": lambda case: (
+        f"{_name(case['operation'])} with the unknown parameter {_name(case['parameter'])}"
+    ),
+    "parameter_tests.optional_defaults": lambda case: (
+        f"{_name(case['operation'])} without its optional {_name(case['parameter'])}"
+    ),
+    "parameter_tests.optional_omitted": lambda case: f"{_name(case['operation'])} without its optional parameters",
+    "error_tests": lambda case: (
+        f"{_name(case['operation'])} (error case {_name(case['name'])})" if "operation" in case
+        else f"error case {_name(case['name'])}"
+    ),
+    "routing_tests": lambda case: f"{_name(case['operation'])} sent to {_name(case['tool'])}",
+    "valid_requests": lambda case: (
+        f"{_name(case['operation'])} ({_name(case.get('_description') or 'a valid request')})"
+    ),
+    "round_trip_tests": lambda case: f"the read-back of {_name(case['name'])} (after {_name(case['operation'])})",
+    "update_preservation_tests": lambda case: (
+        f"the read-back of {_name(case['name'])} (after {_name(case['operation'])})"
+    ),
+    "update_input_tests": lambda case: (
+        f"{_name(case['operation'])} without `input`" if case.get("kind") == "missing_input"
+        else f"{_name(case['operation'])} with an identifier inside `input`"
+    ),
+    "constraint_tests": lambda case: f"constraint {_name(case['name'])}",
+    "batch_example": lambda case: "the batch",
+}  # fmt: skip
