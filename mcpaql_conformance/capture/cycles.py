@@ -13,6 +13,7 @@ from mcpaql_conformance.capture.candidates import ANSWER, SAFE, SeenValues, cand
 from mcpaql_conformance.capture.probes import SENSITIVE_PROBE, next_choice
 from mcpaql_conformance.capture.values import changed_value, distinct_value
 from mcpaql_conformance.evidence.answers import Kind, classify
+from mcpaql_conformance.evidence.declared import write_only
 from mcpaql_conformance.evidence.reading import identifier_like
 from mcpaql_conformance.files.values import MISSING, json_equal, resolve_path
 from mcpaql_conformance.live.discovery import Operation
@@ -44,7 +45,9 @@ async def run_plan_cycles(live: Live, operations: dict[str, Operation]) -> None:
         steps = await _steps(live, operations, cycle, ("create", "read"), index)
         index += 1
         if steps is not None:
-            fields = cycle.get("expected_fields") or {f"data.{k}": v for k, v in _echoed(live, cycle["create"]).items()}
+            fields = cycle.get("expected_fields") or {
+                f"data.{k}": v for k, v in _echoed(live, cycle["create"], operations).items()
+            }
             live.evidence.round_trip_tests.append(
                 {
                     "name": cycle["name"],
@@ -60,7 +63,7 @@ async def run_plan_cycles(live: Live, operations: dict[str, Operation]) -> None:
             names = ("setup", "create", "update", "read") if "setup" in cycle else ("create", "update", "read")
             changed = _changed_by(live, operations, cycle["update"], dict(zip(names, steps, strict=True)))
             kept = cycle.get("expected_fields") or {
-                f"data.{k}": v for k, v in _echoed(live, cycle["create"]).items() if k not in changed
+                f"data.{k}": v for k, v in _echoed(live, cycle["create"], operations).items() if k not in changed
             }
             live.evidence.update_preservation_tests.append(
                 {
@@ -102,10 +105,17 @@ def _changed_by(live: Live, operations: dict[str, Operation], update: JsonObject
     return set(params)
 
 
-def _echoed(live: Live, step: JsonObject) -> JsonObject:
-    """A step's parameters a read is expected to give back: not the sensitive ones."""
+def _echoed(live: Live, step: JsonObject, operations: dict[str, Operation] | None = None) -> JsonObject:
+    """A step's parameters a read is expected to give back: not the sensitive ones, nor those its
+    operation documents as never given back (write-only)."""
     operation = step["operation"]
-    return {k: v for k, v in step.get("params", {}).items() if (operation, k) not in live.redactor.sensitive}
+    op = (operations or {}).get(operation)
+    hidden = {p["name"] for p in op.parameters or [] if write_only(p)} if op is not None else set()
+    return {
+        k: v
+        for k, v in step.get("params", {}).items()
+        if (operation, k) not in live.redactor.sensitive and k not in hidden
+    }
 
 
 async def _steps(
@@ -403,6 +413,7 @@ def _expected(
     None when a structured read answer holds no record with any of the values sent or read by
     (the read shows something else, e.g. another page of a list: nothing to judge)."""
     sensitive = {name for (operation, name) in live.redactor.sensitive if operation == op.name}
+    sensitive |= {p["name"] for p in op.parameters or [] if write_only(p)}  # documented as never given back
     sent = {name: value for name, value in params.items() if name not in sensitive and name not in read_by}
     prefix = "data."
     if classify(read).kind is Kind.SUCCESS:

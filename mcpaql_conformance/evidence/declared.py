@@ -120,3 +120,24 @@ def is_placeholder(value: Any) -> bool:
         elif isinstance(item, list):
             stack.extend(item)
     return False
+
+
+# What a server says of a field it takes but never gives back: a secret, a password, a one-way value.
+_WRITE_ONLY_TEXT = re.compile(
+    r"write[- ]only|never (?:returned|read back|shown|echoed|exposed)|not (?:returned|echoed|exposed|included in "
+    r"(?:the )?(?:response|answer|output)s?)|(?:is|are) hashed|one-way",
+    re.IGNORECASE,
+)
+_SECRET_NAMES = re.compile(r"(?:^|_)(?:password|passphrase|passwd|secret|token|api_?key|credentials?)(?:$|_)", re.I)
+
+
+def write_only(parameter: JsonObject) -> bool:
+    """Whether a documented parameter is one a read is not expected to give back: declared
+    ``writeOnly`` or ``sensitive``, described as never returned, or named as a secret."""
+    if parameter.get("writeOnly") is True or parameter.get("sensitive") is True:
+        return True
+    description = parameter.get("description")
+    if isinstance(description, str) and _WRITE_ONLY_TEXT.search(description[: MAX_TYPE * 10]):
+        return True
+    name = parameter.get("name")
+    return isinstance(name, str) and _SECRET_NAMES.search(name) is not None

@@ -15,6 +15,7 @@ python tests/acceptance/probe_server.py KIND
 - ``nested-read``: ``files``, whose read_file answers under ``data.structured_content``.
 - ``no-credentials``: ``files`` without a token for its upstream: every operation call is refused
   the same way.
+- ``write-only``: ``files`` whose write_file takes an ``owner_key`` it never gives back.
 - ``execute-only``: the same operations, every one EXECUTE, served (introspect too) by the one
   tool mcp_aql_execute.
 
@@ -267,6 +268,26 @@ class NoCredentials(Files):
         )
 
 
+OWNER_KEY = _parameter("owner_key", description="Stored hashed, never returned.")
+
+
+class WriteOnly(Files):
+    """``write-only``: the file store, whose write_file also takes ``owner_key``, documented as
+    stored hashed and never returned (a read gives the file without it)."""
+
+    operations: ClassVar[list[JsonObject]] = [
+        op if op["name"] != "write_file" else {**op, "parameters": [*op["parameters"], OWNER_KEY]}
+        for op in FILES_OPERATIONS
+    ]
+
+    def answer(self, tool: str, operation: Any, params: JsonObject) -> JsonObject:
+        if operation == "introspect" and tool == "mcp_aql_read":
+            return _introspect(self.operations, params)
+        if operation == "write_file" and "owner_key" in params:
+            params = {k: v for k, v in params.items() if k != "owner_key"}  # kept aside, hashed: never answered
+        return super().answer(tool, operation, params)
+
+
 KINDS = {
     "files": Files,
     "guesswork": Guesswork,
@@ -275,6 +296,7 @@ KINDS = {
     "flat-update": FlatUpdate,
     "nested-read": NestedRead,
     "no-credentials": NoCredentials,
+    "write-only": WriteOnly,
 }
 
 

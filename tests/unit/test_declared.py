@@ -6,7 +6,7 @@ import pytest
 
 from mcpaql_conformance.capture.candidates import candidates
 from mcpaql_conformance.capture.values import made_up, matches_type, numbered, run_values, synthesise
-from mcpaql_conformance.evidence.declared import is_placeholder, json_type, typed
+from mcpaql_conformance.evidence.declared import is_placeholder, json_type, typed, write_only
 
 
 @pytest.mark.parametrize(
@@ -96,3 +96,20 @@ def test_numbered_values_differ_only_where_capture_made_them_up():
     assert numbered(["mcpaql-conformance-x", "real"], 3) == ["mcpaql-conformance-x-3", "real"]
     assert numbered("notes/readme.txt", 2) == "notes/readme.txt"
     assert numbered(5, 2) == 5
+
+
+@pytest.mark.parametrize(
+    ("parameter", "expected"),
+    [
+        ({"name": "owner_key", "description": "Stored hashed, never returned."}, True),
+        ({"name": "note", "description": "A write-only field."}, True),
+        ({"name": "x", "writeOnly": True}, True),
+        ({"name": "x", "sensitive": True}, True),
+        ({"name": "api_key"}, True),
+        ({"name": "password"}, True),
+        ({"name": "title", "description": "The title, returned by every read."}, False),
+        ({"name": "tokens_used"}, False),
+    ],
+)
+def test_fields_a_read_does_not_give_back(parameter, expected):
+    assert write_only(parameter) is expected
