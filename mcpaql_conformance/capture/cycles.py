@@ -14,7 +14,7 @@ from mcpaql_conformance.capture.probes import SENSITIVE_PROBE, next_choice
 from mcpaql_conformance.capture.values import changed_value, distinct_value
 from mcpaql_conformance.evidence.answers import Kind, classify
 from mcpaql_conformance.evidence.declared import write_only
-from mcpaql_conformance.evidence.reading import identifier_like
+from mcpaql_conformance.evidence.reading import identifier_like, identifier_words
 from mcpaql_conformance.files.values import MISSING, json_equal, resolve_path
 from mcpaql_conformance.live.discovery import Operation
 from mcpaql_conformance.live.levels import strictest
@@ -317,8 +317,9 @@ def _reader_for(create: Operation, answer: Any, readers: list[Operation]) -> tup
     fewest other parameters, then the most name in common with the create), and where each
     value sits in the answer."""
     ranked = []
+    made = created_words(create.name)
     for reader in readers:
-        ids = filled(reader.required_names, lambda parameter: _locate(answer, parameter))
+        ids = filled(reader.required_names, lambda parameter: _locate(answer, parameter, made))
         if ids is not None:
             identifying = sum(1 for name in ids if identifier_like(name))
             rank = (-identifying, len(ids) - identifying, -shared_suffix(create.name, reader.name), reader.index)
@@ -350,19 +351,39 @@ def shared_suffix(left: str, right: str) -> int:
     return count
 
 
-def _locate(answer: Any, key: str, path: str = "", depth: int = 0) -> str | None:
-    """The dotted path of a scalar field ``key`` (or ``id`` for a ``*_id`` key) in an answer."""
+_CREATING = frozenset({"create", "add", "new", "make", "insert", "post", "put", "write", "register", "save", "upload"})
+
+
+def created_words(operation: str) -> frozenset[str]:
+    """What a create operation makes, as words: ``create_note`` -> {note}, ``addBookmarkList`` ->
+    {bookmark, list}."""
+    return frozenset(word.lower() for word in identifier_words(operation)) - _CREATING
+
+
+def _locate(answer: Any, key: str, made: frozenset[str] = frozenset(), path: str = "", depth: int = 0) -> str | None:
+    """The dotted path of a scalar field ``key`` in an answer; for ``note_id`` (or ``noteId``) also
+    an ``id``, but only where the create made a note: another kind of identifier (``tag_id`` after
+    ``create_note``) is not the record's own."""
     if depth > MAX_DEPTH or not isinstance(answer, dict):
         return None
-    for name in (key, "id") if key.endswith("_id") else (key,):
+    for name in (key, "id") if _names_kind(key, made) else (key,):
         item = answer.get(name)
         if isinstance(item, str | int) and not isinstance(item, bool) and item != "":
             return f"{path}{name}"
     for name, item in answer.items():
-        found = _locate(item, key, f"{path}{name}.", depth + 1)
+        found = _locate(item, key, made, f"{path}{name}.", depth + 1)
         if found is not None:
             return found
     return None
+
+
+def _names_kind(key: str, made: frozenset[str]) -> bool:
+    """Whether ``key`` is an identifier of what the create made: ``note_id``/``noteId`` after
+    ``create_note`` (any identifier, when the create's name says nothing of what it makes)."""
+    words = [word.lower() for word in identifier_words(key)]
+    if len(words) < 2 or words[-1] != "id":
+        return False
+    return not made or bool(set(words[:-1]) & made)
 
 
 PROSE = "prose:"  # an identifier read out of a prose answer: ``prose:N`` is its Nth candidate token

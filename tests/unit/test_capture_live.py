@@ -502,3 +502,17 @@ def test_a_camel_case_tool_is_read_for_its_family() -> None:
 
     reading = read_tool("mcpAqlDelete")
     assert reading is not None and (reading.family, reading.standard) == ("delete", "mcp_aql_delete")
+
+
+def test_a_read_back_takes_the_identifier_of_the_kind_the_create_made() -> None:
+    from mcpaql_conformance.capture.cycles import _locate, created_words
+
+    note = {"success": True, "data": {"id": "n-1", "title": "t"}}
+    made = created_words("create_note")
+    assert made == {"note"}
+    assert _locate(note, "note_id", made) == "data.id"
+    assert _locate(note, "noteId", made) == "data.id"
+    assert _locate(note, "tag_id", made) is None  # another kind of identifier: not the note's id
+    assert _locate(note, "tag_id", frozenset()) == "data.id"  # a create that says nothing of what it makes
+    assert _locate({"data": {"tag_id": "t-1", "id": "n-1"}}, "tag_id", made) == "data.tag_id"  # named as such
+    assert created_words("addBookmarkList") == {"bookmark", "list"}
