@@ -318,7 +318,10 @@ def detail_of(answer: Any, requested: str) -> DetailReading:
             found = data[key]
             if found is None:
                 return DetailReading(None, readings, f"answered `{key}: null` for a listed operation")
-            if isinstance(found, dict) and _looks_like_detail(found):
+            # under the spec's own key, an object named as asked is its detail, however partial
+            # ({name, endpoint, description}): kept, for the schema to name what it lacks
+            partial = key == "operation" and isinstance(found, dict) and name_of(found)[0] == requested
+            if isinstance(found, dict) and (partial or _looks_like_detail(found)):
                 if key != "operation":
                     readings.add(f"read `{key}` as the operation detail", requested)
                 return _named(found, requested, readings)

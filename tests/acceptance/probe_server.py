@@ -16,6 +16,7 @@ python tests/acceptance/probe_server.py KIND
 - ``no-credentials``: ``files`` without a token for its upstream: every operation call is refused
   the same way.
 - ``write-only``: ``files`` whose write_file takes an ``owner_key`` it never gives back.
+- ``partial-details``: ``files`` whose operation details hold only name, endpoint, description.
 - ``execute-only``: the same operations, every one EXECUTE, served (introspect too) by the one
   tool mcp_aql_execute.
 
@@ -268,6 +269,18 @@ class NoCredentials(Files):
         )
 
 
+class PartialDetails(Files):
+    """``partial-details``: the file store, whose operation details hold only name, endpoint and
+    description (partial, but real)."""
+
+    def answer(self, tool: str, operation: Any, params: JsonObject) -> JsonObject:
+        result = super().answer(tool, operation, params)
+        detail = result.get("data", {}).get("operation") if operation == "introspect" else None
+        if isinstance(detail, dict):
+            return {"success": True, "data": {"operation": {k: detail[k] for k in ("name", "endpoint", "description")}}}
+        return result
+
+
 OWNER_KEY = _parameter("owner_key", description="Stored hashed, never returned.")
 
 
@@ -297,6 +310,7 @@ KINDS = {
     "nested-read": NestedRead,
     "no-credentials": NoCredentials,
     "write-only": WriteOnly,
+    "partial-details": PartialDetails,
 }
 
 

@@ -238,3 +238,17 @@ def test_the_same_refusal_for_every_call_is_one_grouped_finding_quoting_it_once(
         assert said in line and line.endswith("capture again once it can")
     assert report["exitCode"] == 0
     assert "does not mention" not in json.dumps(report) and "not shown" not in json.dumps(report)
+
+
+def test_partial_details_are_kept_and_judged_for_what_they_lack(folder: Path) -> None:
+    # introspect {query: operations, name} answers {operation: {name, endpoint, description}}
+    bundle, report, _ = captured("partial-details", folder)
+    kept = {detail["name"] for detail in bundle["introspection"]["operation_details"]}
+    assert kept == {"introspect", "read_file", "list_files", "write_file"}
+    details = by_id(report)["L1.introspection.operation-details"]
+    assert details["result"] == "FAIL"
+    assert (
+        "read_file: $: missing required property 'mcpTool', 'permissions', 'parameters', 'returns'"
+        in (details["findings"])
+    )
+    assert "gave no operation detail" not in json.dumps(report)
