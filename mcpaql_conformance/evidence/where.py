@@ -45,6 +45,10 @@ def _params(value: Any) -> str:
     return ", ".join(f"{plain(str(key), max_len=40)}: {plain(str(item), max_len=40)}" for key, item in value.items())
 
 
+def _read_back(case: JsonObject) -> str:
+    return f"the read-back of {_name(case['name'])} (after {_name(case['operation'])})"
+
+
 _SECTIONS: dict[str, Callable[[JsonObject], str]] = {
     "introspection.operations_list": lambda case: "introspect {query: operations}",
     "introspection.types_list": lambda case: "introspect {query: types}",
@@ -72,10 +76,8 @@ _SECTIONS: dict[str, Callable[[JsonObject], str]] = {
     "valid_requests": lambda case: (
         f"{_name(case['operation'])} ({_name(case.get('_description') or 'a valid request')})"
     ),
-    "round_trip_tests": lambda case: f"the read-back of {_name(case['name'])} (after {_name(case['operation'])})",
-    "update_preservation_tests": lambda case: (
-        f"the read-back of {_name(case['name'])} (after {_name(case['operation'])})"
-    ),
+    "round_trip_tests": lambda case: _read_back(case),
+    "update_preservation_tests": lambda case: _read_back(case),
     "update_input_tests": lambda case: (
         f"{_name(case['operation'])} without `input`" if case.get("kind") == "missing_input"
         else f"{_name(case['operation'])} with an identifier inside `input`"
