@@ -10,9 +10,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mcpaql_conformance.capture.candidates import PLAN as PLAN_SOURCE
-from mcpaql_conformance.capture.candidates import SYNTHESISED, Candidate, SeenValues, candidates, retry_order
-from mcpaql_conformance.capture.values import made_up, numbered
+from mcpaql_conformance.capture.candidates import SAFE, SYNTHESISED, Candidate, SeenValues, candidates, retry_order
+from mcpaql_conformance.capture.values import made_up, matches_type, numbered
 from mcpaql_conformance.evidence.answers import Kind, classify
+from mcpaql_conformance.evidence.reading import identifier_like
 from mcpaql_conformance.files.schemas import operation_result_schema
 from mcpaql_conformance.files.values import MISSING, json_equal
 from mcpaql_conformance.live.discovery import CRUDE_FAMILIES, Operation
@@ -66,7 +67,22 @@ def choices(
         return [Candidate(planned, PLAN_SOURCE)]
     if parameter.get("sensitive") is True:
         return [Candidate(SENSITIVE_PROBE, SYNTHESISED)]
-    return candidates(operation, parameter, declarations, seen)
+    found = candidates(operation, parameter, declarations, seen)
+    borrowed = _borrowed(live, operation, parameter)
+    if borrowed is not MISSING and matches_type(borrowed, parameter) and found[0].source != SAFE:
+        found = [Candidate(borrowed, PLAN_SOURCE), *(c for c in found if not json_equal(c.value, borrowed))]
+    return found
+
+
+def _borrowed(live: Live, operation: str, parameter: JsonObject) -> Any:
+    """An identifier the plan gives the same parameter of another operation, for a READ operation
+    (a record the user named is read by every operation that takes it, never changed by one that
+    was not named for it); MISSING otherwise."""
+    name = parameter["name"]
+    op = next((o for o in live.operations if o.name == operation), None)
+    if op is None or op.category != "READ" or op.need or not identifier_like(name):
+        return MISSING
+    return live.plan.given_elsewhere(operation, name)
 
 
 def next_choice(

@@ -51,6 +51,15 @@ class Plan:
                 return self.values[key]
         return MISSING
 
+    def given_elsewhere(self, operation: str, parameter: str) -> Any:
+        """A value the plan gives ``parameter`` for another operation (``get_note.note_id`` for
+        ``list_comments``' note_id), in plan order; never a secret; MISSING when there is none."""
+        for key, value in self.values.items():
+            named, _, name = key.rpartition(".")
+            if name == parameter and named and named != operation and key not in self.secrets:
+                return value
+        return MISSING
+
 
 def load_plan(path: Path | None) -> Plan:
     """Read and check a plan; every problem is a ConfigError naming its JSON path."""

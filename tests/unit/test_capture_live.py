@@ -516,3 +516,25 @@ def test_a_read_back_takes_the_identifier_of_the_kind_the_create_made() -> None:
     assert _locate(note, "tag_id", frozenset()) == "data.id"  # a create that says nothing of what it makes
     assert _locate({"data": {"tag_id": "t-1", "id": "n-1"}}, "tag_id", made) == "data.tag_id"  # named as such
     assert created_words("addBookmarkList") == {"bookmark", "list"}
+
+
+def test_an_identifier_the_plan_gives_one_read_is_reused_by_the_others_that_take_it() -> None:
+    from types import SimpleNamespace
+
+    from mcpaql_conformance.capture.probes import _borrowed
+    from mcpaql_conformance.files.values import MISSING
+    from mcpaql_conformance.live.discovery import Operation
+    from mcpaql_conformance.live.levels import Need, Permission
+    from mcpaql_conformance.live.plan import Plan
+
+    plan = Plan(values={"get_note.note_id": "n-7", "note_id_secret": "x", "title": "t"})
+    assert plan.given_elsewhere("list_comments", "note_id") == "n-7"
+    assert plan.given_elsewhere("get_note", "note_id") is MISSING  # its own is value_for's
+    read = Operation("list_comments", 0, "READ", "mcp_aql_read", [{"name": "note_id"}])
+    read.need = Need(Permission.READ_ONLY)
+    delete = Operation("delete_note", 1, "DELETE", "mcp_aql_delete", [{"name": "note_id"}])
+    delete.need = Need(Permission.DESTRUCTIVE, "declared DELETE")
+    live = SimpleNamespace(operations=[read, delete], plan=plan)
+    assert _borrowed(live, "list_comments", {"name": "note_id"}) == "n-7"  # type: ignore[arg-type]
+    assert _borrowed(live, "delete_note", {"name": "note_id"}) is MISSING  # type: ignore[arg-type]
+    assert _borrowed(live, "list_comments", {"name": "title"}) is MISSING  # type: ignore[arg-type]

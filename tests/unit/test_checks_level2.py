@@ -134,12 +134,35 @@ def test_batch_passes(bundle: Bundle) -> None:
     assert outcome.detail == "The batch answered 2 individual result(s) with a matching summary."
 
 
-def test_batch_not_advertised_fails(bundle: Bundle) -> None:
+def test_a_working_batch_the_bundle_says_is_unsupported_warns(bundle: Bundle) -> None:
+    # capabilities are a MAY (introspection §4.1.1): the batch answered is the evidence; the
+    # contradiction is worth a warning, not a failure
     bundle["capabilities"]["batch_operations"] = False
     outcome = run(batch, bundle)
+    assert outcome.result is Result.WARN
+    assert outcome.detail == "the bundle's capabilities.batch_operations is false, but its batch was answered"
+
+
+def test_the_batch_flag_under_another_name_is_read_and_warned_about(bundle: Bundle) -> None:
+    bundle["capabilities"]["batch_operations"] = True
+    data = bundle["introspection"]["operations_list"]["data"]
+    data["_protocol"] = {"version": "1.0.0-draft", "capabilities": {"batch_operations": True}}
+    outcome = run(batch, bundle)
+    assert outcome.result is Result.WARN
+    assert outcome.detail == (
+        "the batch flag is declared as `_protocol.capabilities.batch_operations`; introspection §4.1.1 names it `batch`"
+    )
+    data["_protocol"]["capabilities"] = {"batch": False}
+    assert run(batch, bundle).detail == "`_protocol.capabilities` declares no batch support, but a batch was answered"
+
+
+def test_batch_neither_declared_nor_answered_fails(bundle: Bundle) -> None:
+    bundle["capabilities"]["batch_operations"] = False
+    del bundle["batch_example"]
+    outcome = run(batch, bundle)
     assert outcome.result is Result.FAIL
-    assert (
-        outcome.detail == "neither the bundle's capabilities.batch_operations nor _protocol.capabilities.batch is true"
+    assert "neither the bundle's capabilities.batch_operations nor _protocol.capabilities.batch is true" in (
+        outcome.detail
     )
 
 

@@ -7,7 +7,17 @@ from typing import Any
 from mcpaql_conformance.evidence.answers import classify
 from mcpaql_conformance.evidence.index import Context
 from mcpaql_conformance.evidence.reading import data_of
-from mcpaql_conformance.verdict.checks.base import CONFORMANCE, CORE, Category, Outcome, no_evidence, single, told
+from mcpaql_conformance.verdict.checks.base import (
+    CONFORMANCE,
+    CORE,
+    Category,
+    Outcome,
+    judge,
+    no_evidence,
+    single,
+    told,
+    uncited,
+)
 from mcpaql_conformance.verdict.model import LEVEL2_FEATURES, Requirement
 
 LEVEL2 = Category(LEVEL2_FEATURES, required=False, level=2)
@@ -85,12 +95,19 @@ _FEATURES_BATCH_RULES = (
 )
 def batch(ctx: Context) -> Outcome:
     example = ctx.bundle.batch_example
-    failures = []
-    if not _capability(ctx, "batch_operations", "batch"):
-        failures.append("neither the bundle's capabilities.batch_operations nor _protocol.capabilities.batch is true")
+    failures: list[str] = []
     if example is None:
+        if not _capability(ctx, "batch_operations", "batch"):
+            failures.append(
+                told(
+                    ctx,
+                    "the server declares no batch support (`_protocol.capabilities.batch`) and no batch was answered",
+                    "neither the bundle's capabilities.batch_operations nor _protocol.capabilities.batch is true",
+                )
+            )
         said = told(ctx, "no batch was sent (it needs the single tool mcp_aql)", "no batch_example")
         return no_evidence(SHOULD, said, failures)
+    warnings = _declared_batch(ctx, example)
     answer = classify(example)
     if not ctx.is_valid_result(example):
         failures.append(f"batch_example is not a valid operation result ({answer.describe()})")
@@ -100,7 +117,41 @@ def batch(ctx: Context) -> Outcome:
         failures += _batch_shape(example)
     results = example.get("results")
     count = len(results) if isinstance(results, list) else 0
-    return single(SHOULD, failures, f"The batch answered {count} individual result(s) with a matching summary.")
+    passed = f"The batch answered {count} individual result(s) with a matching summary."
+    return judge(SHOULD, judged=1, failures=failures, warnings=warnings, passed=passed, no_evidence="")
+
+
+# Names servers give the batch flag that introspection §4.1.1 calls `batch`.
+_BATCH_ALIASES = ("batch_operations", "batchOperations", "supports_batch", "supportsBatch", "batching", "batches")
+
+
+def _declared_batch(ctx: Context, example: Any) -> list[str]:
+    """What the server's `_protocol.capabilities` says of batches, against the batch it answered:
+    the flag under another name than the spec's `batch`, or `batch: false` beside a working batch
+    (capabilities are a MAY: saying nothing is no finding)."""
+    capabilities = _protocol_capabilities(ctx)
+    findings: list[str] = []
+    aliases = [key for key in _BATCH_ALIASES if key in capabilities]
+    if aliases and "batch" not in capabilities:
+        findings.append(
+            uncited(
+                f"the batch flag is declared as `_protocol.capabilities.{aliases[0]}`; "
+                "introspection §4.1.1 names it `batch`"
+            )
+        )
+    answered = isinstance(example, dict) and isinstance(example.get("results"), list)
+    if answered and capabilities.get("batch", capabilities.get(aliases[0]) if aliases else None) is False:
+        findings.append(uncited("`_protocol.capabilities` declares no batch support, but a batch was answered"))
+    if answered and ctx.bundle.capabilities.get("batch_operations") is False and not ctx.captured:
+        findings.append(uncited("the bundle's capabilities.batch_operations is false, but its batch was answered"))
+    return findings
+
+
+def _protocol_capabilities(ctx: Context) -> dict[str, Any]:
+    data, _ = data_of(ctx.bundle.operations_list)
+    protocol = data.get("_protocol") if isinstance(data, dict) else None
+    capabilities = protocol.get("capabilities") if isinstance(protocol, dict) else None
+    return capabilities if isinstance(capabilities, dict) else {}
 
 
 def _capability(ctx: Context, bundle_name: str, protocol_name: str) -> bool:
@@ -108,10 +159,9 @@ def _capability(ctx: Context, bundle_name: str, protocol_name: str) -> bool:
     (introspection §4.1.1) of its operations list."""
     if ctx.bundle.capabilities.get(bundle_name) is True:
         return True
-    data, _ = data_of(ctx.bundle.operations_list)
-    protocol = data.get("_protocol") if isinstance(data, dict) else None
-    capabilities = protocol.get("capabilities") if isinstance(protocol, dict) else None
-    return isinstance(capabilities, dict) and capabilities.get(protocol_name) is True
+    capabilities = _protocol_capabilities(ctx)
+    aliases = _BATCH_ALIASES if protocol_name == "batch" else ()
+    return capabilities.get(protocol_name) is True or any(capabilities.get(key) is True for key in aliases)
 
 
 def _batch_shape(example: dict[str, Any]) -> list[str]:
