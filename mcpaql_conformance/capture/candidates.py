@@ -23,7 +23,7 @@ import orjson
 
 from mcpaql_conformance.capture.values import matches_type, synthesise
 from mcpaql_conformance.evidence.declared import is_placeholder
-from mcpaql_conformance.evidence.reading import identifier_like, name_words
+from mcpaql_conformance.evidence.reading import identifier_like, identifier_words, name_words
 from mcpaql_conformance.files.values import json_equal
 from mcpaql_conformance.live.safety import harmless_value, safe_value
 
@@ -98,12 +98,17 @@ class SeenValues:
     identifier parameter can be given once the server has shown one."""
 
     by_field: dict[str, list[Any]] = field(default_factory=dict)
+    # the bare `id`s and `name`s, each with the words of the operation that answered it (``note``
+    # for add_note's): a `label_id` is never given a note's id
+    kinds: dict[str, list[tuple[Any, frozenset[str]]]] = field(default_factory=dict)
     MAX_VALUES = 8
     MAX_NODES = 10_000  # objects and arrays looked at in one answer
     MAX_FIELDS = 1_000  # fields looked at in one object
 
-    def add_answer(self, data: Any) -> None:
-        """Every scalar field of a successful answer's data (breadth first, bounded)."""
+    def add_answer(self, data: Any, operation: str = "") -> None:
+        """Every scalar field of a successful answer's data (breadth first, bounded); ``operation``:
+        the one that answered (what its bare ids and names are of)."""
+        words = _kind_words(operation)
         queue: deque[Any] = deque([data])
         nodes = 0
         while queue and nodes < self.MAX_NODES:
@@ -114,24 +119,46 @@ class SeenValues:
                     if isinstance(value, dict | list):
                         queue.append(value)
                     elif isinstance(name, str) and _scalar(value):
-                        self._keep(name, value)
+                        self._keep(name, value, words)
             elif isinstance(item, list):
                 queue.extend(item[:100])
 
-    def _keep(self, name: str, value: Any) -> None:
+    def _keep(self, name: str, value: Any, words: frozenset[str] = frozenset()) -> None:
         kept = self.by_field.setdefault(name.lower(), [])
         if len(kept) < self.MAX_VALUES and not any(json_equal(value, old) for old in kept):
             kept.append(value)
+        if name.lower() in ("id", "name"):
+            kinds = self.kinds.setdefault(name.lower(), [])
+            if len(kinds) < self.MAX_VALUES * 4:
+                kinds.append((value, words))
 
     def for_parameter(self, name: str) -> list[Any]:
-        """Values of fields of the parameter's name; for ``note_id`` or ``noteId`` the ids too, for
-        ``persona_name`` or ``personaName`` the names too."""
+        """Values of fields of the parameter's name; for ``note_id`` or ``noteId`` the ids an
+        operation about notes answered too (or one whose name says nothing of what it answers),
+        for ``persona_name`` or ``personaName`` the names likewise."""
         found = list(self.by_field.get(name.lower(), []))
         for suffix, field_name in (("_id", "id"), ("Id", "id"), ("_name", "name"), ("Name", "name")):
             if name.endswith(suffix) and len(name) > len(suffix):
-                found += [v for v in self.by_field.get(field_name, []) if v not in found]
+                wanted = {word.lower() for word in identifier_words(name[: -len(suffix)])}
+                same = [v for v, words in self.kinds.get(field_name, []) if not words or words & wanted]
+                found += [v for v in same if v not in found]
                 break
         return found
+
+
+# Words of an operation's name that say what it does, not what it is about.
+_VERBS = frozenset(
+    ("get", "list", "read", "fetch", "find", "search", "query", "show", "describe", "view", "lookup", "create",
+     "add", "new", "make", "insert", "post", "put", "write", "register", "save", "upload", "update", "edit", "set",
+     "patch", "modify", "delete", "remove", "drop", "execute", "run", "do", "by", "all", "one", "many")
+)  # fmt: skip
+
+
+def _kind_words(operation: str) -> frozenset[str]:
+    """What an operation's answers are about, as words: ``get_note`` -> {note}, ``listNotes`` ->
+    {notes, note}."""
+    words = {word.lower() for word in identifier_words(operation)} - _VERBS
+    return frozenset(words | {word[:-1] for word in words if word.endswith("s") and len(word) > 3})
 
 
 def candidates(

@@ -31,7 +31,7 @@ def seen_values(sent: list[Sent]) -> SeenValues:
             continue  # what the server says of itself: operation names, not values of its records
         for answer in operation.answers:
             if isinstance(answer, dict) and classify(answer).succeeded:
-                seen.add_answer(answer.get("data"))
+                seen.add_answer(answer.get("data"), operation.op.name)
     return seen
 
 

@@ -17,6 +17,7 @@ python tests/acceptance/probe_server.py KIND
   the same way.
 - ``write-only``: ``files`` whose write_file takes an ``owner_key`` it never gives back.
 - ``partial-details``: ``files`` whose operation details hold only name, endpoint, description.
+- ``two-kinds``: notes and labels: add_note answers an `id`, and the only read takes a label's id.
 - ``execute-only``: the same operations, every one EXECUTE, served (introspect too) by the one
   tool mcp_aql_execute.
 
@@ -281,6 +282,41 @@ class PartialDetails(Files):
         return result
 
 
+class TwoKinds(Files):
+    """``two-kinds``: notes and labels; add_note answers the note with its `id`, and the only read
+    is get_label, which takes a label's id: a note's id is no label's."""
+
+    operations: ClassVar[list[JsonObject]] = [
+        {"name": "add_note", "semantic_category": "CREATE", "endpoint": "create", "mcpTool": "mcp_aql_create",
+         "description": "Add a note.", "permissions": ADDS, "returns": RETURNS,
+         "parameters": [_parameter("title", required=True)]},
+        {"name": "get_label", "semantic_category": "READ", "endpoint": "read", "mcpTool": "mcp_aql_read",
+         "description": "Read one label.", "permissions": READ, "returns": RETURNS,
+         "parameters": [_parameter("label_id", required=True)]},
+    ]  # fmt: skip
+
+    def answer(self, tool: str, operation: Any, params: JsonObject) -> JsonObject:
+        if operation == "introspect":
+            return (
+                _introspect(self.operations, params)
+                if tool == "mcp_aql_read"
+                else super().answer(tool, operation, params)
+            )
+        declared = next((op for op in self.operations if op["name"] == operation), None)
+        if declared is None:
+            return _refuse("NOT_FOUND_OPERATION", f"Unknown operation: '{operation}'")
+        if declared["mcpTool"] != tool:
+            return _refuse("VALIDATION_WRONG_ENDPOINT", f"Operation '{operation}' is served by {declared['mcpTool']}.")
+        problem = _validate(declared, params)
+        if problem is not None:
+            return problem
+        if operation == "add_note":
+            return {"success": True, "data": {"id": f"note-{len(self.files)}", "title": params["title"]}}
+        if params["label_id"] != "label-1":
+            return _refuse("NOT_FOUND_RESOURCE", f"No label '{params['label_id']}'.")
+        return {"success": True, "data": {"id": "label-1", "name": "urgent"}}
+
+
 OWNER_KEY = _parameter("owner_key", description="Stored hashed, never returned.")
 
 
@@ -311,6 +347,7 @@ KINDS = {
     "no-credentials": NoCredentials,
     "write-only": WriteOnly,
     "partial-details": PartialDetails,
+    "two-kinds": TwoKinds,
 }
 
 

@@ -252,3 +252,22 @@ def test_partial_details_are_kept_and_judged_for_what_they_lack(folder: Path) ->
         in (details["findings"])
     )
     assert "gave no operation detail" not in json.dumps(report)
+
+
+def test_a_read_back_never_takes_an_identifier_of_another_kind(folder: Path) -> None:
+    # add_note answers {id}; the only read is get_label(label_id): a note's id is no label's, so
+    # the create-read cycle is not run (and says why) rather than failed by a read of the wrong kind
+    bundle, report, calls = captured("two-kinds", folder, "--allow-destructive")
+    assert not [
+        call
+        for call in calls
+        if call["operation"] == "get_label" and str(call["params"].get("label_id")).startswith("note-")
+    ]
+    assert "round_trip_tests" not in bundle or not bundle["round_trip_tests"]
+    create = by_id(report)["L1.roundtrip.create-read"]
+    assert create["result"] == "WARN", create
+    assert (
+        "add_note (inferred create-read cycle not run: no READ operation takes an identifier its answer carries)"
+        in (create["detail"])
+    )
+    assert report["exitCode"] == 0
