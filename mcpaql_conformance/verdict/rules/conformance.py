@@ -10,12 +10,12 @@ from mcpaql_conformance.verdict.rules.model import (
     GENERATOR,
     MAY,
     MUST,
+    NOT_A_REQUIREMENT,
     RUNNER,
     SHOULD,
     Rule,
 )
 
-DEFINED = "a definition, not a requirement"
 RUNNERS = "about conformance runners"
 
 INTROSPECTION_FIDELITY = (
@@ -57,7 +57,7 @@ RULES: tuple[Rule, ...] = (
         "1.1",
         "What implementations MUST test",
         "Lists, as this document's scope, that it says what must be tested.",
-        not_judged=DEFINED,
+        not_judged=NOT_A_REQUIREMENT,
         subject=DEFINITION,
     ),
     Rule(
@@ -66,7 +66,7 @@ RULES: tuple[Rule, ...] = (
         "1.2",
         "key words",
         "The keywords of this document carry their RFC 2119 meanings.",
-        not_judged=DEFINED,
+        not_judged=NOT_A_REQUIREMENT,
         subject=DEFINITION,
     ),
     # 2.1 Level 1: the MUST PASS categories
@@ -174,7 +174,7 @@ RULES: tuple[Rule, ...] = (
         "4.1",
         "Total MUST PASS tests",
         "Counts the Level 1 (MUST PASS) tests: thirteen.",
-        not_judged=DEFINED,
+        not_judged=NOT_A_REQUIREMENT,
         subject=DEFINITION,
         reading=COUNTS,
     ),

@@ -6,48 +6,50 @@ Document, sections 1-7, 9 and 10. Section 8 is in core_execution.py."""
 from __future__ import annotations
 
 from mcpaql_conformance.verdict.rules.model import (
+    A_MAY,
+    ABOUT_CLIENT,
+    ACTIONABLE,
+    BATCH,
     CLIENT,
+    COMPLETENESS,
+    CONSTRAINTS_DOCUMENTED,
+    CONSTRAINTS_ENFORCED,
+    CREATE_READ,
+    DEFAULTS,
     DEFINITION,
+    DETAILS,
+    ENDPOINT_MODES,
+    FIELD_SELECTION,
     MAY,
     MUST,
     MUST_NOT,
+    NO_LEAKAGE,
+    NOT_A_REQUIREMENT,
+    OPS_QUERY,
+    PROBE,
+    REQUIRED_ENFORCED,
+    SEMANTIC,
     SHOULD,
+    SNAKE_CASE,
+    TYPES_QUERY,
+    UNION,
+    UNKNOWN_EXPLICIT,
+    UNRECORDED,
+    UNSEEN,
+    UPDATE_PRESERVATION,
     Rule,
 )
 
 # Our tests (verdict/checks).
-OPS = "L1.introspection.operations-query"
-TYPES = "L1.introspection.types-query"
-DETAILS = "L1.introspection.operation-details"
-COMPLETE = "L1.introspection.completeness"
-REQUIRED_PARAMS = "L1.params.required-enforced"
-UNKNOWN = "L1.params.unknown-explicit"
-DEFAULTS = "L1.params.defaults"
-SNAKE = "L1.params.snake-case"
-UNION = "L1.errors.discriminated-union"
-LEAKAGE = "L1.errors.no-leakage"
-ACTIONABLE = "L1.errors.actionable"
-CREATE_READ = "L1.roundtrip.create-read"
-UPDATE_KEEP = "L1.roundtrip.update-preservation"
-MODES = "L2.features.endpoint-modes"
-FIELDS = "L2.features.field-selection"
-BATCH = "L2.features.batch"
-ENFORCED = "L2.constraints.enforced"
-DISCLOSED = "L2.constraints.documented"
-SEMANTIC = "L2.semantic"
-LEVEL1_CORE = (OPS, TYPES, DETAILS, UNION)  # the tests of the six Level 1 items of §10.1
+LEVEL1_CORE = (OPS_QUERY, TYPES_QUERY, DETAILS, UNION)  # the tests of the six Level 1 items of §10.1
 SUITE = (
-    OPS, TYPES, DETAILS, COMPLETE, REQUIRED_PARAMS, UNKNOWN, DEFAULTS, SNAKE, UNION, LEAKAGE, ACTIONABLE,
-    CREATE_READ, UPDATE_KEEP, MODES, FIELDS, BATCH, ENFORCED, DISCLOSED, SEMANTIC,
+    OPS_QUERY, TYPES_QUERY, DETAILS, COMPLETENESS, REQUIRED_ENFORCED, UNKNOWN_EXPLICIT, DEFAULTS, SNAKE_CASE, UNION,
+    NO_LEAKAGE, ACTIONABLE, CREATE_READ, UPDATE_PRESERVATION, ENDPOINT_MODES, FIELD_SELECTION, BATCH,
+    CONSTRAINTS_ENFORCED, CONSTRAINTS_DOCUMENTED, SEMANTIC,
 )  # fmt: skip
 
-# Why a rule is not judged (the registry's fixed wordings, each followed by a specific tail).
-UNSEEN = "not observable from evidence: "
-PROBE = "needs a probe capture does not send yet: "
-UNRECORDED = "needs evidence no bundle records yet: "
-ALLOWED = "a MAY: allowed either way: "
-ABOUT_CLIENT = "about the client"
-NOT_A_REQUIREMENT = "a definition, not a requirement"
+# Why a rule is not judged, followed by a specific tail.
+MAY_BECAUSE = A_MAY + ": "
 UNPLACED = "the spec does not say where this is documented, so introspection's silence shows nothing"
 
 # Readings where another sentence of the spec says otherwise.
@@ -69,7 +71,7 @@ RULES: tuple[Rule, ...] = (
     # Abstract, Status of This Document
     Rule("core:abstract:alternate-families", MAY, "Abstract", "MAY also define alternate semantic endpoint families",
          "An adapter may offer semantic endpoint families of its own instead of the CRUDE profile.",
-         not_judged=ALLOWED + "a custom family passes when the bundle declares it"),
+         not_judged=MAY_BECAUSE + "a custom family passes when the bundle declares it"),
     Rule("core:status-of-this-document:authoritative", MUST, "Status of This Document",
          "in this document are authoritative",
          "The keyword requirements of this document are the authoritative ones; informative documents yield to it.",
@@ -84,7 +86,7 @@ RULES: tuple[Rule, ...] = (
          not_judged=PROBE + "a second connection that reuses a confirmation token or execution of the first"),
     Rule("core:2.3.3:tokens-may-persist", MAY, "2.3.3", "MAY explicitly persist tokens across sessions",
          "An adapter may choose to keep confirmation tokens valid from one session to the next.",
-         not_judged=ALLOWED + "tokens may be session-bound or persisted"),
+         not_judged=MAY_BECAUSE + "tokens may be session-bound or persisted"),
     Rule("core:2.3.3:invalidate-on-end", MUST, "2.3.3", "MUST invalidate all session-scoped state",
          "When a session ends, cleanly or by a dropped transport, the adapter discards all its session-scoped state.",
          not_judged=PROBE + "a new connection after a dropped one that reuses the old session's token or execution"),
@@ -93,10 +95,10 @@ RULES: tuple[Rule, ...] = (
          not_judged=PROBE + "an execution left running when the connection drops, read back from a new session"),
     Rule("core:2.3.4:may-persist", MAY, "2.3.4", "MAY persist across sessions",
          "Configuration, stored resources, audit logs and finished execution results may outlive a session.",
-         not_judged=ALLOWED + "such data may be kept or not"),
+         not_judged=MAY_BECAUSE + "such data may be kept or not"),
     Rule("core:2.3.5:may-track", MAY, "2.3.5", "MAY track sessions using",
          "An adapter may tell sessions apart by connection id, its own session id or a client's _meta label.",
-         not_judged=ALLOWED + "session tracking is optional"),
+         not_judged=MAY_BECAUSE + "session tracking is optional"),
     Rule("core:2.3.5:meta-labels-only", MUST, "2.3.5", "treated as labels for logging purposes",
          "What a client puts in _meta is used only to label logs.",
          not_judged=UNSEEN + "what the adapter does internally with _meta values is not in its answers"),
@@ -114,27 +116,27 @@ RULES: tuple[Rule, ...] = (
     # 3 Protocol Overview
     Rule("core:3.3:one-mode", MUST, "3.3", "MUST support at least one mode",
          "The server offers the semantic endpoint mode, the single mode, or both.",
-         tests=(OPS, DETAILS)),
+         tests=(OPS_QUERY, DETAILS)),
     Rule("core:3.3:both-modes", SHOULD, "3.3", "Implementations SHOULD support both",
          "The server offers both the semantic endpoint mode and the single mode.",
-         tests=(MODES,)),
+         tests=(ENDPOINT_MODES,)),
     # 4 Request Format
     Rule("core:4.2:multiple-levels", MAY, "4.2", "MAY appear at multiple levels",
          "A parameter may be given inside params or at the top level of the request, params taking precedence.",
-         not_judged=ALLOWED + "top-level resolution is optional (§4.6.1 speaks of it as enabled or not)"),
+         not_judged=MAY_BECAUSE + "top-level resolution is optional (§4.6.1 speaks of it as enabled or not)"),
     Rule("core:4.3:snake-case", MUST, "4.3", "MUST use snake_case naming",
          "Every public parameter name is snake_case.",
-         tests=(SNAKE,)),
+         tests=(SNAKE_CASE,)),
     Rule("core:4.5:update-input", MUST, "4.5", "use a nested input object within params",
          "An UPDATE operation takes the fields it changes inside an `input` object in params.",
          tests=(DETAILS,), reading=INPUT_READING),
     Rule("core:4.5:identifiers-in-params", MUST, "4.5", "MUST remain at the params level",
          "The parameters that locate the resource of an UPDATE stay directly in params.",
-         tests=(REQUIRED_PARAMS,)),
+         tests=(REQUIRED_ENFORCED,)),
     Rule("core:4.5.1:deep-merge", MUST, "4.5.1", "MUST apply deep-merge semantics",
          "An UPDATE merges `input` into the resource: fields named replace, nested objects merge, arrays replace, "
          "null removes, the rest stays.",
-         tests=(UPDATE_KEEP,)),
+         tests=(UPDATE_PRESERVATION,)),
     Rule("core:4.5.1:merge-result", MUST, "4.5.1", "The resulting state MUST be",
          "The worked example's update leaves the nested sibling key untouched and the array replaced whole.",
          not_judged=PROBE + "an UPDATE changing one key of a nested object and an array, then a read of the rest"),
@@ -143,13 +145,13 @@ RULES: tuple[Rule, ...] = (
          not_judged=ABOUT_CLIENT, subject=CLIENT),
     Rule("core:4.5.3:validate-input", MUST, "4.5.3", "MUST validate the input object",
          "The adapter checks an UPDATE's `input` against the rules listed under it.",
-         tests=(REQUIRED_PARAMS,)),
+         tests=(REQUIRED_ENFORCED,)),
     Rule("core:4.5.3:input-present", MUST, "4.5.3", "The input field MUST be present",
          "A request to an UPDATE operation carries `input`.",
          not_judged=ABOUT_CLIENT, subject=CLIENT),
     Rule("core:4.5.3:missing-input-rejected", MUST, "4.5.3", "reject requests missing input",
          "An UPDATE without `input` is refused with VALIDATION_MISSING_PARAM.",
-         tests=(REQUIRED_PARAMS,)),
+         tests=(REQUIRED_ENFORCED,)),
     Rule("core:4.5.3:input-object", MUST, "4.5.3", "MUST be an object when present",
          "An `input` that is not an object is refused.",
          not_judged=PROBE + "an UPDATE whose `input` is a string or an array"),
@@ -161,22 +163,22 @@ RULES: tuple[Rule, ...] = (
          not_judged=PROBE + "an UPDATE whose `input` carries a made-up field (ours adds it beside params only)"),
     Rule("core:4.5.3:no-identifier-in-input", MUST_NOT, "4.5.3", "Identifier parameters MUST NOT appear",
          "The identifiers of an UPDATE are never inside `input`; one found there is refused.",
-         tests=(REQUIRED_PARAMS,)),
+         tests=(REQUIRED_ENFORCED,)),
     Rule("core:4.6:unknown-rejected", MUST, "4.6", "reject requests containing parameters not defined",
          "A request carrying a parameter the operation does not define is refused.",
-         tests=(UNKNOWN,), reading=UNKNOWN_READING),
+         tests=(UNKNOWN_EXPLICIT,), reading=UNKNOWN_READING),
     Rule("core:4.6:unknown-param-code", MUST, "4.6", "MUST return a VALIDATION_UNKNOWN_PARAM error",
          "The refusal of an unknown parameter has the code VALIDATION_UNKNOWN_PARAM.",
-         tests=(UNKNOWN,), reading=UNKNOWN_READING),
+         tests=(UNKNOWN_EXPLICIT,), reading=UNKNOWN_READING),
     Rule("core:4.6.2:strict-mode-option", MAY, "4.6.2", "MAY implement a strict_mode configuration option",
          "An adapter may have a strict_mode setting.",
-         not_judged=ALLOWED + "the setting is optional and not introspectable"),
+         not_judged=MAY_BECAUSE + "the setting is optional and not introspectable"),
     Rule("core:4.6.2:lenient-warnings", MAY, "4.6.2", "MAY log warnings for unknown parameters",
          "With strict_mode off, in development, an adapter may warn about unknown parameters instead of refusing.",
-         not_judged=ALLOWED + "only with strict_mode disabled"),
+         not_judged=MAY_BECAUSE + "only with strict_mode disabled"),
     Rule("core:4.6.2:default-rejects", MUST, "4.6.2", "the default behavior MUST be rejection",
          "Unless strict_mode is explicitly disabled, unknown parameters are refused.",
-         tests=(UNKNOWN,), reading=UNKNOWN_READING),
+         tests=(UNKNOWN_EXPLICIT,), reading=UNKNOWN_READING),
     Rule("core:4.6.2:clients-assume-strict", SHOULD, "4.6.2", "assume strict validation is enabled",
          "Clients count on unknown parameters being refused, never on leniency.",
          not_judged=ABOUT_CLIENT, subject=CLIENT),
@@ -191,10 +193,10 @@ RULES: tuple[Rule, ...] = (
          not_judged=PROBE + "a string parameter holding U+0000"),
     Rule("core:4.7.2:iso-8601", MUST, "4.7.2", "Dates and timestamps MUST use",
          "Dates and timestamps are written in ISO 8601.",
-         tests=(COMPLETE,)),
+         tests=(COMPLETENESS,)),
     Rule("core:4.7.2:utc", SHOULD, "4.7.2", "use UTC (Z suffix) for timestamps",
          "Timestamps in answers are given in UTC with the Z suffix.",
-         tests=(COMPLETE,)),
+         tests=(COMPLETENESS,)),
     Rule("core:4.7.2:timezone-documented", MUST, "4.7.2", "document timezone handling for date-only values",
          "The adapter documents how it treats time zones for dates without a time.",
          not_judged=UNSEEN + UNPLACED),
@@ -212,7 +214,7 @@ RULES: tuple[Rule, ...] = (
          not_judged=UNRECORDED + "which parameters and fields carry binary data, and answers holding some"),
     Rule("core:4.7.4:alternative-binary", MAY, "4.7.4", "MAY support alternative binary handling",
          "An adapter may also take binary data another way, such as URL references or multipart.",
-         not_judged=ALLOWED + "base64 alone is enough"),
+         not_judged=MAY_BECAUSE + "base64 alone is enough"),
     Rule("core:4.7.4:alternative-documented", MUST, "4.7.4", "MUST document this behavior via introspection",
          "Any other binary handling an adapter offers is described in introspection.",
          not_judged=UNSEEN + "an adapter's other ways of taking binary data do not show unless it says so"),
@@ -227,17 +229,17 @@ RULES: tuple[Rule, ...] = (
          not_judged=UNSEEN + "documentation outside introspection counts, so introspection's silence shows nothing"),
     Rule("core:4.7.5:limits-in-protocol", SHOULD, "4.7.5", "SHOULD expose limits in protocol metadata",
          "The limits appear in introspection's _protocol.limits so clients can check requests first.",
-         tests=(OPS,)),
+         tests=(OPS_QUERY,)),
     Rule("core:4.7.6:null-vs-omitted", MAY, "4.7.6", "MAY have different semantics",
          "In a request, leaving a field out and sending it as null may mean different things.",
-         not_judged=ALLOWED + "the two may mean the same or differ"),
+         not_judged=MAY_BECAUSE + "the two may mean the same or differ"),
     Rule("core:4.7.6:null-documented", MUST, "4.7.6", "document null semantics for parameters",
          "Where null and omission differ for a parameter, the adapter documents it.",
          not_judged=UNSEEN + "where the distinction matters is internal, and " + UNPLACED),
     # 6 Endpoint Families
     Rule("core:6.2:one-category", MUST, "6.2", "assigned exactly one standard semantic category",
          "Each operation has exactly one of CREATE, READ, UPDATE, DELETE, EXECUTE.",
-         tests=(OPS, DETAILS)),
+         tests=(OPS_QUERY, DETAILS)),
     Rule("core:6.2:one-family", MUST, "6.2", "routed to exactly one exposed endpoint family",
          "In semantic mode each operation is served by exactly one endpoint family.",
          tests=(DETAILS,)),
@@ -247,11 +249,11 @@ RULES: tuple[Rule, ...] = (
     # 7 Introspection
     Rule("core:7.2:introspect", MUST, "7.2", "MUST implement the introspect operation",
          "Every adapter answers the introspect operation.",
-         tests=(OPS, TYPES)),
+         tests=(OPS_QUERY, TYPES_QUERY)),
     # 9 Type System
     Rule("core:9.2:types-discoverable", MUST, "9.2", "MUST be discoverable via the introspect",
          "The adapter's own types are listed by introspect with query types.",
-         tests=(TYPES,)),
+         tests=(TYPES_QUERY,)),
     Rule("core:9.3.1:concurrency-documented", MUST, "9.3.1", "MUST document their concurrency behavior",
          "The adapter documents how it handles concurrent requests.",
          not_judged=UNSEEN + "introspection's _protocol.concurrency is a MAY (§9.3.3), so its absence shows nothing"),
@@ -260,23 +262,23 @@ RULES: tuple[Rule, ...] = (
          not_judged=PROBE + "two UPDATEs of one resource with the same if_match, the second to be refused"),
     Rule("core:9.3.3:concurrency-metadata", MAY, "9.3.3", "MAY expose concurrency behavior via introspection",
          "An adapter may state its concurrency behaviour in introspection's _protocol.",
-         not_judged=ALLOWED + "the metadata is optional"),
+         not_judged=MAY_BECAUSE + "the metadata is optional"),
     # 10 Conformance
     Rule("core:10.1:l1-one-mode", MUST, "10.1", "support at least one endpoint mode",
          "Level 1: the server offers the semantic or the single endpoint mode.",
-         tests=(OPS, DETAILS)),
+         tests=(OPS_QUERY, DETAILS)),
     Rule("core:10.1:l1-introspect", MUST, "10.1", "MUST implement the introspect operation",
          "Level 1: the server answers introspect.",
-         tests=(OPS, TYPES)),
+         tests=(OPS_QUERY, TYPES_QUERY)),
     Rule("core:10.1:l1-formats", MUST, "10.1", "use standard request/response formats",
          "Level 1: requests and answers take the standard shapes (answers the success/error union).",
          tests=(UNION,)),
     Rule("core:10.1:l1-classify", MUST, "10.1", "classify operations correctly into standard",
          "Level 1: every operation carries the right standard semantic category.",
-         tests=(OPS, DETAILS)),
+         tests=(OPS_QUERY, DETAILS)),
     Rule("core:10.1:l1-document-routing", MUST, "10.1", "document each operation's exposed endpoint family",
          "Level 1: introspection gives each operation's endpoint family and semantic category.",
-         tests=(OPS, DETAILS)),
+         tests=(OPS_QUERY, DETAILS)),
     Rule("core:10.1:l1-wrong-endpoint", MUST, "10.1", "reject operations sent to wrong endpoints",
          "Level 1: in semantic mode an operation sent to the wrong endpoint is refused.",
          tests=(DETAILS,)),
@@ -285,25 +287,25 @@ RULES: tuple[Rule, ...] = (
          tests=LEVEL1_CORE),
     Rule("core:10.1:l2-both-modes", MUST, "10.1", "support both semantic and single endpoint modes",
          "Level 2: the server offers both a semantic endpoint mode and the single mode.",
-         tests=(MODES,), reading=MODES_READING),
+         tests=(ENDPOINT_MODES,), reading=MODES_READING),
     Rule("core:10.1:l2-passes-suite", MUST, "10.1", "pass the conformance test suite",
          "Level 2: the server passes the conformance tests.",
          tests=SUITE),
     Rule("core:10.1:l2-field-selection", SHOULD, "10.1", "SHOULD implement field selection",
          "Level 2: the server supports field selection.",
-         tests=(FIELDS,)),
+         tests=(FIELD_SELECTION,)),
     Rule("core:10.1:l2-batch", SHOULD, "10.1", "SHOULD implement batch operations",
          "Level 2: the server supports batch operations.",
          tests=(BATCH,)),
     Rule("core:10.2:claiming", MUST, "10.2", "claiming MCP-AQL conformance MUST",
          "A server claiming conformance states its level and documents its operations and extensions.",
-         tests=(OPS, DETAILS, COMPLETE)),
+         tests=(OPS_QUERY, DETAILS, COMPLETENESS)),
     Rule("core:10.3:extensions-allowed", MAY, "10.3", "MAY extend MCP-AQL with additional",
          "An implementation may add features and response metadata of its own.",
-         not_judged=ALLOWED + "extensions are optional"),
+         not_judged=MAY_BECAUSE + "extensions are optional"),
     Rule("core:10.3:extensions-documented", MUST, "10.3", "Extensions MUST be documented",
          "Every extension an implementation adds is documented.",
-         tests=(COMPLETE,)),
+         tests=(COMPLETENESS,)),
     Rule("core:10.3:extensions-no-conflict", MUST_NOT, "10.3", "MUST NOT conflict with core specification",
          "No extension changes what the core specification prescribes.",
          not_judged=UNSEEN + "an answer does not show which behaviour is an extension; a conflict shows as a breach "

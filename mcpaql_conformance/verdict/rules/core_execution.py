@@ -5,23 +5,22 @@ out-of-band verification). The rest of the core is in core.py (see model.py)."""
 from __future__ import annotations
 
 from mcpaql_conformance.verdict.rules.model import (
+    A_MAY,
+    ABOUT_CLIENT,
     CLIENT,
     DEFINITION,
     MAY,
     MUST,
     MUST_NOT,
+    NOT_A_REQUIREMENT,
     OPTIONAL,
+    PROBE,
     SHOULD,
     SHOULD_NOT,
+    UNRECORDED,
+    UNSEEN,
     Rule,
 )
-
-PROBE = "needs a probe capture does not send yet: "
-UNSEEN = "not observable from evidence: "
-UNRECORDED = "needs evidence no bundle records yet: "
-ALLOWED = "a MAY: allowed either way"
-ABOUT_CLIENT = "about the client"
-NOT_A_REQUIREMENT = "a definition, not a requirement"
 
 # Probes of the execution safety loop: capture never drives execute_agent / record_execution_step.
 STEP = PROBE + "a record_execution_step call inside an execute_agent run"
@@ -44,7 +43,7 @@ RULES: tuple[Rule, ...] = (
          not_judged=PROBE + "an EXECUTE call whose answer reports progress"),
     Rule("core:8.4.4:custom-states-allowed", MAY, "8.4.4", "MAY define additional states beyond the core set",
          "An adapter may add execution states of its own (queued, paused...).",
-         not_judged=ALLOWED),
+         not_judged=A_MAY),
     Rule("core:8.4.4:custom-states-documented", MUST, "8.4.4", "Custom states MUST be documented via introspection",
          "Any execution state beyond the core five is listed in introspection.",
          not_judged=PROBE + "execution-state answers whose statuses are compared with the lifecycle states listed"),
@@ -66,7 +65,7 @@ RULES: tuple[Rule, ...] = (
          not_judged=UNSEEN + "names are recorded, but whether another verb is warranted (8.5.3) is domain intent"),
     Rule("core:8.5.1:extra-verbs", MAY, "8.5.1", "MAY use additional verbs",
          "An adapter may add verbs such as stop beside cancel to tell aborting from halting.",
-         not_judged=ALLOWED),
+         not_judged=A_MAY),
     Rule("core:8.5.2:snake-case-names", MUST, "8.5.2", "Operation names MUST use snake_case naming",
          "Every operation name is snake_case: a lowercase letter, then lowercase letters, digits, underscores.",
          tests=("L1.introspection.operation-details",)),
@@ -75,10 +74,10 @@ RULES: tuple[Rule, ...] = (
          not_judged=UNSEEN + "names are recorded, but whether a name's parts are a verb and a resource is semantics"),
     Rule("core:8.5.2:system-wide-no-resource", MAY, "8.5.2", "MAY omit the resource suffix",
          "Operations on the whole system may be a bare verb (like introspect).",
-         not_judged=ALLOWED),
+         not_judged=A_MAY),
     Rule("core:8.5.3:non-canonical-allowed", MAY, "8.5.3", "Non-canonical verbs MAY be used when",
          "Other verbs are allowed for domain semantics, to avoid misleading names, or by industry convention.",
-         not_judged=ALLOWED),
+         not_judged=A_MAY),
     Rule("core:8.5.3:non-canonical-explained", SHOULD, "8.5.3", "When using non-canonical verbs, adapters SHOULD",
          "An operation with a non-canonical verb says why in its description and names the canonical equivalent.",
          not_judged=UNSEEN + "telling a rationale in prose descriptions is no reading a check makes"),
@@ -94,10 +93,10 @@ RULES: tuple[Rule, ...] = (
     # 8.6 Execution safety loop
     Rule("core:8.6.1:loop-optional", OPTIONAL, "8.6.1", "is an OPTIONAL feature",
          "Supporting the execution safety loop is optional.",
-         not_judged=ALLOWED),
+         not_judged=A_MAY),
     Rule("core:8.6.1:adapter-may-support", MAY, "8.6.1", "Adapters MAY support it",
          "An adapter may implement the execution safety loop.",
-         not_judged=ALLOWED),
+         not_judged=A_MAY),
     Rule("core:8.6.1:client-may-enable", MAY, "8.6.1", "clients MAY choose to enable it",
          "A client may turn the safety loop on.",
          subject=CLIENT, not_judged=ABOUT_CLIENT),
@@ -178,7 +177,7 @@ RULES: tuple[Rule, ...] = (
          subject=CLIENT, not_judged=ABOUT_CLIENT),
     Rule("core:8.6.7:may-disable", MAY, "8.6.7", "MAY disable the execution safety loop entirely",
          "Clients or the adapter's configuration may switch the safety loop off.",
-         not_judged=ALLOWED),
+         not_judged=A_MAY),
     Rule("core:8.6.7:enforcement-indicated", MUST, "8.6.7", "MUST clearly indicate via introspection",
          "Introspection tells callers whether the safety loop is currently enforced or switched off.",
          not_judged=CAPABILITY),
@@ -188,7 +187,7 @@ RULES: tuple[Rule, ...] = (
          not_judged=STEP + ", its AutonomyDirective read for continue and factors"),
     Rule("core:8.7.1:other-fields-optional", OPTIONAL, "8.7.1", "All other fields are OPTIONAL",
          "The directive's other fields may be left out unless a later section requires them.",
-         not_judged=ALLOWED),
+         not_judged=A_MAY),
     Rule("core:8.7.1:required-notifications", MUST, "8.7.1", "specific sections impose MUST requirements",
          "Where 8.8.1 and 8.8.2 call for notifications (verify, danger_zone, deny), the directive has them.",
          not_judged=STEP + " that triggers verify, danger_zone or a deny pattern (see core:8.8.1, core:8.8.2)"),
@@ -212,10 +211,10 @@ RULES: tuple[Rule, ...] = (
          subject=CLIENT, not_judged=ABOUT_CLIENT),
     Rule("core:8.7.2:risk-scoring-means", MAY, "8.7.2", "Risk scoring MAY use pattern matching",
          "Risk may be scored by patterns, an LLM's assessment or adapter heuristics.",
-         not_judged=ALLOWED),
+         not_judged=A_MAY),
     Rule("core:8.7.2:low-risk-proceeds", MAY, "8.7.2", "MAY proceed without pausing",
          "Advisory-tier actions under the tolerance threshold may go ahead without a pause.",
-         not_judged=ALLOWED),
+         not_judged=A_MAY),
     Rule("core:8.7.3:verify-verification-id", MUST, "8.7.3", "For verify tier pauses",
          "An autonomy_pause notification for a verify-tier pause carries the verificationId.",
          not_judged=STEP + " assigned the verify tier"),
@@ -245,10 +244,10 @@ RULES: tuple[Rule, ...] = (
          not_judged=STEP + " whose nextActionHint matches a configured deny or approval pattern"),
     Rule("core:8.7.5:safety-tier-stage", MAY, "8.7.5", "Requires risk scoring capability",
          "A safety-loop implementation may have the safety-tier stage.",
-         not_judged=ALLOWED),
+         not_judged=A_MAY),
     Rule("core:8.7.5:risk-tolerance-stage", MAY, "8.7.5", "Depends on Safety Tier implementation",
          "A safety-loop implementation may have the risk-tolerance stage.",
-         not_judged=ALLOWED),
+         not_judged=A_MAY),
     # 8.8 Out-of-band verification
     Rule("core:8.8:out-of-band-required", MUST, "8.8", "MUST require out-of-band human verification",
          "An action in the verify or danger_zone tier waits for a human's out-of-band verification.",
@@ -318,7 +317,7 @@ RULES: tuple[Rule, ...] = (
          not_judged=PROBE + "a verify_challenge sent after the rate limit was exceeded"),
     Rule("core:8.8.5:progressive-lockout", MAY, "8.8.5", "MAY apply progressive lockout",
          "Repeated rate-limit violations may lengthen the window.",
-         not_judged=ALLOWED),
+         not_judged=A_MAY),
     Rule("core:8.8.5:rate-state-persists", SHOULD, "8.8.5", "Rate limit state SHOULD persist",
          "Rate-limit counters survive a restart of the server.",
          not_judged=UNSEEN + "persistence across server restarts"),
@@ -327,5 +326,5 @@ RULES: tuple[Rule, ...] = (
          not_judged=UNSEEN + "audit events stay inside the adapter"),
     Rule("core:8.8.6:any-display-channel", MAY, "8.8.6", "MAY use any display channel",
          "Any display channel that keeps the code away from the AI may be used.",
-         not_judged=ALLOWED),
+         not_judged=A_MAY),
 )  # fmt: skip

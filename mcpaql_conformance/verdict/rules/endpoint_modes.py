@@ -8,13 +8,19 @@ is not judged."""
 
 from __future__ import annotations
 
-from mcpaql_conformance.verdict.rules.model import CLIENT, MAY, MUST, SHOULD, Rule
+from mcpaql_conformance.verdict.rules.model import (
+    A_MAY,
+    ABOUT_CLIENT,
+    CLIENT,
+    DETAILS,
+    MAY,
+    MUST,
+    OPS_QUERY,
+    SHOULD,
+    UNKNOWN_EXPLICIT,
+    Rule,
+)
 
-A_MAY = "a MAY: allowed either way"
-CLIENTS = "about the client"
-DETAILS = "L1.introspection.operation-details"
-OPERATIONS_QUERY = "L1.introspection.operations-query"
-UNKNOWN_EXPLICIT = "L1.params.unknown-explicit"
 NO_ANNOTATIONS = (
     "needs evidence no bundle records yet: the tools' MCP annotations (capture keeps each tool's name, "
     "description and inputSchema only)"
@@ -79,7 +85,7 @@ RULES: tuple[Rule, ...] = (
         "4.2",
         "clients MUST select the correct endpoint family",
         "With the CRUDE profile a client sends each operation to the tool of its own endpoint.",
-        not_judged=CLIENTS,
+        not_judged=ABOUT_CLIENT,
         subject=CLIENT,
     ),
     Rule(
@@ -116,7 +122,7 @@ RULES: tuple[Rule, ...] = (
         "4.4",
         "exactly one standardized semantic category",
         "Each operation, whatever its family, declares exactly one of the five semantic categories in introspection.",
-        tests=(DETAILS, OPERATIONS_QUERY),
+        tests=(DETAILS, OPS_QUERY),
         reading=(
             "Restates core §6.2 (exactly one standard semantic category) and §10.1 (documented via "
             "introspection); same reading."
@@ -129,7 +135,7 @@ RULES: tuple[Rule, ...] = (
         "4.5",
         "clients MUST choose the correct exposed endpoint family",
         "In semantic mode a client sends each operation to the tool of its own family.",
-        not_judged=CLIENTS,
+        not_judged=ABOUT_CLIENT,
         subject=CLIENT,
     ),
     Rule(
@@ -245,7 +251,7 @@ RULES: tuple[Rule, ...] = (
         "Conforming implementations MUST",
         "A conforming server offers a mode, enforces semantic routing, refuses unknown operations properly, routes "
         "single-mode calls and enforces permissions alike in every mode.",
-        tests=(OPERATIONS_QUERY, DETAILS),
+        tests=(OPS_QUERY, DETAILS),
         reading=(
             "Items 1-2 restate core §3.3, §6.2 and §10.1; same reading. Item 3 says MUST where §5.5 says SHOULD: "
             "we take §5.5's SHOULD (the specific rule; the core says nothing of unknown operations)."

@@ -6,10 +6,16 @@ core spec, ``reading`` says so and the core wins."""
 
 from __future__ import annotations
 
-from mcpaql_conformance.verdict.rules.model import CLIENT, MAY, MUST, SHOULD, Rule
+from mcpaql_conformance.verdict.rules.model import (
+    A_MAY,
+    CLIENT,
+    MAY,
+    MUST,
+    SHOULD,
+    UNION,
+    Rule,
+)
 
-A_MAY = "a MAY: allowed either way"
-UNION = "L1.errors.discriminated-union"
 TEMPLATES_NOT_CORE = (
     "the spec says otherwise in core §4.6 and §5.3: their example messages word the unknown-parameter and "
     "missing-parameter errors otherwise than these templates"

@@ -7,21 +7,21 @@ core spec, ``reading`` says so and the core wins."""
 from __future__ import annotations
 
 from mcpaql_conformance.verdict.rules.model import (
+    A_MAY,
     CLIENT,
+    COMPLETENESS,
+    DETAILS,
     MAY,
     MUST,
     MUST_NOT,
+    NO_LEAKAGE,
+    OPS_QUERY,
+    REQUIRED_ENFORCED,
     SHOULD,
     SHOULD_NOT,
     Rule,
 )
 
-A_MAY = "a MAY: allowed either way"
-OPERATIONS_QUERY = "L1.introspection.operations-query"
-DETAILS = "L1.introspection.operation-details"
-COMPLETENESS = "L1.introspection.completeness"
-REQUIRED_ENFORCED = "L1.params.required-enforced"
-NO_LEAKAGE = "L1.errors.no-leakage"
 UNKNOWN_REJECTED = (
     "Core §4.6 makes rejection a MUST (VALIDATION_UNKNOWN_PARAM; a warning only with strict_mode off, "
     "core §4.6.2), where this section lets a server accept with a warning; the core wins: rejection is the rule, "
@@ -36,7 +36,7 @@ RULES: tuple[Rule, ...] = (
         "3.1",
         "standard MCP-AQL discriminated response format",
         "Every introspect answer is a {success, data} or {success, error} result.",
-        tests=("L1.errors.discriminated-union", OPERATIONS_QUERY, "L1.introspection.types-query"),
+        tests=("L1.errors.discriminated-union", OPS_QUERY, "L1.introspection.types-query"),
         reading="Restates core §5.1 (every operation returns the discriminated union); same reading.",
         anchored_by="L1.errors.discriminated-union",
     ),
@@ -64,8 +64,8 @@ RULES: tuple[Rule, ...] = (
         "4.1.1",
         "spec version (semver format)",
         "The operations list's _protocol metadata carries the spec version as a semantic version.",
-        tests=(OPERATIONS_QUERY,),
-        anchored_by=OPERATIONS_QUERY,
+        tests=(OPS_QUERY,),
+        anchored_by=OPS_QUERY,
     ),
     Rule(
         "introspection:4.1.1:protocol-conformance",
@@ -73,7 +73,7 @@ RULES: tuple[Rule, ...] = (
         "4.1.1",
         "Conformance level",
         "The _protocol metadata states the conformance level (level-1 or level-2).",
-        tests=(OPERATIONS_QUERY,),
+        tests=(OPS_QUERY,),
     ),
     Rule(
         "introspection:4.1.1:protocol-mode",
@@ -81,7 +81,7 @@ RULES: tuple[Rule, ...] = (
         "4.1.1",
         "Endpoint mode",
         "The _protocol metadata states the endpoint mode (semantic, single or all).",
-        tests=(OPERATIONS_QUERY,),
+        tests=(OPS_QUERY,),
     ),
     Rule(
         "introspection:4.1.1:protocol-capabilities",
@@ -97,7 +97,7 @@ RULES: tuple[Rule, ...] = (
         "4.1.1",
         "current introspection metadata SHOULD report",
         "The CRUDE profile reports its mode as semantic, not the older crude.",
-        tests=(OPERATIONS_QUERY,),
+        tests=(OPS_QUERY,),
         reading="Agrees with core §3.3 and §10.1, where CRUDE is a profile of the semantic endpoint mode.",
     ),
     Rule(
@@ -169,12 +169,12 @@ RULES: tuple[Rule, ...] = (
         "The server implements introspect (READ) with operations and types queries, lists and details in the "
         "documented shapes, accurate parameters and null for unknown names (its _protocol item: "
         "introspection:8.1:protocol-object).",
-        tests=(OPERATIONS_QUERY, "L1.introspection.types-query", DETAILS, COMPLETENESS),
+        tests=(OPS_QUERY, "L1.introspection.types-query", DETAILS, COMPLETENESS),
         reading=(
             "Restates core §7.2 and §10.1 (introspect is mandatory; endpoint family and category are documented); "
             "type details and null for unknown names have no core rule."
         ),
-        anchored_by=OPERATIONS_QUERY,
+        anchored_by=OPS_QUERY,
     ),
     Rule(
         "introspection:8.1:protocol-object",
@@ -182,7 +182,7 @@ RULES: tuple[Rule, ...] = (
         "8.1",
         "implementations MUST",
         "The operations list carries a _protocol object with at least the spec version.",
-        tests=(OPERATIONS_QUERY,),
+        tests=(OPS_QUERY,),
         reading="An informative MUST that no conformance test makes binding and the core does not ask (its "
         "§4.7.5 and §9.3.3 show _protocol as optional metadata), so a list without _protocol warns; once "
         "_protocol is there, a version that is no semantic version fails (introspection:4.1.1:protocol-version).",
@@ -312,7 +312,7 @@ RULES: tuple[Rule, ...] = (
         "Conforming implementations SHOULD",
         "Introspection gives examples, parameter descriptions and defaults, each listed operation's family and "
         "category, the protocol types, and lists introspect itself; answers are cached.",
-        tests=(OPERATIONS_QUERY, DETAILS),
+        tests=(OPS_QUERY, DETAILS),
     ),
     Rule(
         "introspection:8.2.1:explicit-unknown",

@@ -8,11 +8,18 @@ valid result, or progress notifications."""
 
 from __future__ import annotations
 
-from mcpaql_conformance.verdict.rules.model import CLIENT, MAY, MUST, MUST_NOT, SHOULD, Rule
+from mcpaql_conformance.verdict.rules.model import (
+    A_MAY,
+    CLIENT,
+    DETAILS,
+    MAY,
+    MUST,
+    MUST_NOT,
+    SHOULD,
+    UNION,
+    Rule,
+)
 
-A_MAY = "a MAY: allowed either way"
-DETAILS = "L1.introspection.operation-details"
-UNION = "L1.errors.discriminated-union"
 NO_ANNOTATIONS = (
     "needs evidence no bundle records yet: the tools' MCP annotations (capture keeps each tool's name, "
     "description and inputSchema only)"

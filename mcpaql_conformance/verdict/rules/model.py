@@ -21,6 +21,36 @@ SERVER, CLIENT, RUNNER, GENERATOR, DEFINITION = "server", "client", "runner", "g
 SUBJECTS = (SERVER, CLIENT, RUNNER, GENERATOR, DEFINITION)
 
 
+# Why a rule is not judged: the first words of its ``not_judged``, worded alike in every document.
+PROBE = "needs a probe capture does not send yet: "
+UNSEEN = "not observable from evidence: "
+UNRECORDED = "needs evidence no bundle records yet: "
+A_MAY = "a MAY: allowed either way"
+ABOUT_CLIENT = "about the client"
+NOT_A_REQUIREMENT = "a definition, not a requirement"
+
+# The tests rules name (the ids the checks declare).
+OPS_QUERY = "L1.introspection.operations-query"
+TYPES_QUERY = "L1.introspection.types-query"
+DETAILS = "L1.introspection.operation-details"
+COMPLETENESS = "L1.introspection.completeness"
+REQUIRED_ENFORCED = "L1.params.required-enforced"
+UNKNOWN_EXPLICIT = "L1.params.unknown-explicit"
+DEFAULTS = "L1.params.defaults"
+SNAKE_CASE = "L1.params.snake-case"
+UNION = "L1.errors.discriminated-union"
+NO_LEAKAGE = "L1.errors.no-leakage"
+ACTIONABLE = "L1.errors.actionable"
+CREATE_READ = "L1.roundtrip.create-read"
+UPDATE_PRESERVATION = "L1.roundtrip.update-preservation"
+ENDPOINT_MODES = "L2.features.endpoint-modes"
+FIELD_SELECTION = "L2.features.field-selection"
+BATCH = "L2.features.batch"
+CONSTRAINTS_ENFORCED = "L2.constraints.enforced"
+CONSTRAINTS_DOCUMENTED = "L2.constraints.documented"
+SEMANTIC = "L2.semantic"
+
+
 @dataclass(frozen=True)
 class Document:
     key: str  # how a rule id names it: core, conformance, features/pagination

@@ -3,35 +3,36 @@
 from __future__ import annotations
 
 from mcpaql_conformance.verdict.rules.model import (
+    A_MAY,
+    ABOUT_CLIENT,
+    BATCH,
     CLIENT,
+    COMPLETENESS,
     DEFINITION,
+    DETAILS,
     MAY,
     MUST,
     MUST_NOT,
     NOT_RECOMMENDED,
+    OPS_QUERY,
     OPTIONAL,
+    PROBE,
     RECOMMENDED,
     REQUIRED,
+    REQUIRED_ENFORCED,
     SHOULD,
+    SNAKE_CASE,
+    UNION,
+    UNKNOWN_EXPLICIT,
     Rule,
 )
 
-_CLIENT = "about the client"
-_A_MAY = "a MAY: allowed either way"
 # Tests, by the names the catalogue gives them.
-_OPS_QUERY = "L1.introspection.operations-query"
-_DETAILS = "L1.introspection.operation-details"
-_COMPLETE = "L1.introspection.completeness"
-_UNION = "L1.errors.discriminated-union"
-_REQUIRED = "L1.params.required-enforced"
-_UNKNOWN = "L1.params.unknown-explicit"
-_SNAKE = "L1.params.snake-case"
-_BATCH = "L2.features.batch"
 _SHARED = (
     "needs evidence no bundle records yet: which parameters of different operations share one definition "
     "(introspection expands them inline); no test compares same-named parameters across operation details"
 )
-_PAGE_PROBE = "needs a probe capture does not send yet: a collection READ asked for a page smaller than its results"
+_PAGE_PROBE = PROBE + "a collection READ asked for a page smaller than its results"
 
 RULES: tuple[Rule, ...] = (
     Rule("operations:1:rfc2119", MUST, "1", "are to be interpreted as described",
@@ -40,14 +41,14 @@ RULES: tuple[Rule, ...] = (
     # 2 Operation input format
     Rule("operations:2.1:input-structure", MUST, "2.1", "follow a consistent input structure",
          "Every operation takes the same request shape: an operation name plus a params object.",
-         tests=(_OPS_QUERY, _COMPLETE), anchored_by=_COMPLETE,
+         tests=(OPS_QUERY, COMPLETENESS), anchored_by=COMPLETENESS,
          reading="Restates core §4.1 (OperationInput) and §10.1 (standard request format); the core governs."),
     Rule("operations:2.2:operation-field", REQUIRED, "2.2", "operation to perform",
          "A request names its operation; the adapter refuses one without that field.",
          not_judged="needs a probe capture does not send yet: a request with no `operation` field",
          reading="Restates core §4.1, which marks `operation` REQUIRED; no test judges it yet."),
     Rule("operations:2.2:params-field", OPTIONAL, "2.2", "Operation-specific parameters",
-         "A request may leave the params object out.", not_judged=_CLIENT, subject=CLIENT,
+         "A request may leave the params object out.", not_judged=ABOUT_CLIENT, subject=CLIENT,
          reading="Restates core §4.1 (params optional)."),
     Rule("operations:2.2:operation-defined", MUST, "2.2", "non-empty string matching a defined operation",
          "The operation a request names is a non-empty name the adapter defines; anything else is refused.",
@@ -55,7 +56,7 @@ RULES: tuple[Rule, ...] = (
          "and one with an empty name"),
     Rule("operations:2.3:multi-location", MAY, "2.3", "MAY support parameter resolution",
          "An adapter may also read parameters given at the top level of the request.",
-         not_judged=f"{_A_MAY}: top-level parameters beside params",
+         not_judged=f"{A_MAY}: top-level parameters beside params",
          reading="Restates core §4.2 (parameters MAY appear at several levels)."),
     Rule("operations:2.3:resolution-order", RECOMMENDED, "2.3", "RECOMMENDED resolution order is",
          "When a parameter is given both in params and at the top level, the params value wins.",
@@ -68,30 +69,30 @@ RULES: tuple[Rule, ...] = (
          not_judged="needs a probe capture does not send yet: a known operation's name in upper case, "
          "expecting a refusal"),
     Rule("operations:2.4:snake-case", MUST, "2.4", "Operation names MUST use snake_case",
-         "Operation names are lower snake_case (^[a-z][a-z0-9_]*$).", tests=(_OPS_QUERY, _DETAILS),
-         anchored_by=_DETAILS, reading="Restates core §8.5.2 (same MUST and pattern)."),
+         "Operation names are lower snake_case (^[a-z][a-z0-9_]*$).", tests=(OPS_QUERY, DETAILS),
+         anchored_by=DETAILS, reading="Restates core §8.5.2 (same MUST and pattern)."),
     # 3 Response format
     Rule("operations:3.1:discriminated-union", MUST, "3.1", "MUST return a discriminated union response",
-         "Every answer is a success or a failure told apart by the boolean success field.", tests=(_UNION,),
-         anchored_by=_UNION, reading="Restates core §5.1 and §10.1 (standard response format); the core governs."),
+         "Every answer is a success or a failure told apart by the boolean success field.", tests=(UNION,),
+         anchored_by=UNION, reading="Restates core §5.1 and §10.1 (standard response format); the core governs."),
     Rule("operations:3.2:success-shape", MUST, "3.2", "A successful operation MUST return",
-         "A success answers success true with the result in data.", tests=(_UNION,), anchored_by=_UNION,
+         "A success answers success true with the result in data.", tests=(UNION,), anchored_by=UNION,
          reading="Restates core §5.1-5.2."),
     Rule("operations:3.3:failure-shape", MUST, "3.3", "A failed operation MUST return",
-         "A failure answers success false with an error object holding code and message.", tests=(_UNION,),
-         anchored_by=_UNION, reading="Restates core §5.1 and §5.3."),
+         "A failure answers success false with an error object holding code and message.", tests=(UNION,),
+         anchored_by=UNION, reading="Restates core §5.1 and §5.3."),
     Rule("operations:3.4:metadata-allowed", MAY, "3.4", "MAY include metadata in responses",
-         "An answer may carry metadata beside its payload.", not_judged=f"{_A_MAY}: response metadata",
+         "An answer may carry metadata beside its payload.", not_judged=f"{A_MAY}: response metadata",
          reading="Restates core §10.3 (response metadata fields as an extension)."),
     Rule("operations:3.4:metadata-underscore", MUST, "3.4", "Metadata fields MUST be prefixed with underscore",
          "Metadata keys of an answer start with an underscore, apart from the payload.",
-         tests=(_UNION,),
+         tests=(UNION,),
          reading="The normative result schema (core Appendix D) admits no key beyond the spec's own, so a key "
          "without the underscore fails as a MUST of the core; its failure results carry no metadata at all, "
          "where this section allows metadata on any answer: we take this section for underscore keys."),
     # 4 Parameter conventions
     Rule("operations:4.1:snake-case", MUST, "4.1", "All public-facing parameter names MUST use",
-         "Parameter names exposed to callers are snake_case.", tests=(_SNAKE,), anchored_by=_SNAKE,
+         "Parameter names exposed to callers are snake_case.", tests=(SNAKE_CASE,), anchored_by=SNAKE_CASE,
          reading="Restates core §4.3 (same MUST and pattern)."),
     Rule("operations:4.1:camelcase-aliases", MAY, "4.1", "MAY accept camelCase variants as aliases",
          "An adapter may take camelCase spellings of parameters and map them to the snake_case names.",
@@ -102,13 +103,13 @@ RULES: tuple[Rule, ...] = (
          "(L1.introspection.completeness fails it), while a camelCase alias beside its snake_case canonical "
          "name does not fail L1.params.snake-case."),
     Rule("operations:4.1:canonical-snake-case", MUST, "4.1", "canonical parameter names MUST be snake_case",
-         "Whatever aliases exist, the documented parameter names are snake_case.", tests=(_SNAKE,),
-         anchored_by=_SNAKE, reading="Restates core §4.3."),
+         "Whatever aliases exist, the documented parameter names are snake_case.", tests=(SNAKE_CASE,),
+         anchored_by=SNAKE_CASE, reading="Restates core §4.3."),
     Rule("operations:4.2:common-patterns", SHOULD, "4.2", "use consistent patterns for common functionality",
          "Search, pagination, filtering, sorting, field selection and aggregation take the usual names and shapes.",
          tests=("L2.features.field-selection",)),
     Rule("operations:4.3:required-or-optional", MUST, "4.3", "documented as either required or optional",
-         "Each parameter's documentation says whether it is required.", tests=(_DETAILS,), anchored_by=_DETAILS,
+         "Each parameter's documentation says whether it is required.", tests=(DETAILS,), anchored_by=DETAILS,
          reading="Introspection's parameter entries carry `required` (the detail shape core §7.3 points to); "
          "L1.introspection.operation-details fails an entry without it."),
     Rule("operations:4.4:define-once", SHOULD, "4.4", "define these parameters once",
@@ -127,7 +128,7 @@ RULES: tuple[Rule, ...] = (
     Rule("operations:4.4.3:page-info", SHOULD, "4.4.3", "use the pageInfo connection-style metadata",
          "Cursor-paginated operations report their position in a pageInfo object.", not_judged=_PAGE_PROBE),
     Rule("operations:4.4.3:omit-totals", MAY, "4.4.3", "MAY omit total_items",
-         "Totals may be left out when costly, relying on has-more flags.", not_judged=f"{_A_MAY}: totals"),
+         "Totals may be left out when costly, relying on has-more flags.", not_judged=f"{A_MAY}: totals"),
     Rule("operations:4.4.4:same-name", SHOULD, "4.4.4", "parameter name SHOULD be identical",
          "A parameter shared by operations has one name everywhere.", not_judged=_SHARED),
     Rule("operations:4.4.4:same-type", SHOULD, "4.4.4", "parameter type SHOULD be identical",
@@ -137,7 +138,7 @@ RULES: tuple[Rule, ...] = (
     Rule("operations:4.4.4:same-default", SHOULD, "4.4.4", "Default values SHOULD be consistent",
          "A shared parameter has the same default wherever a default applies.", not_judged=_SHARED),
     Rule("operations:4.4.5:expand-inline", SHOULD, "4.4.5", "expanded inline with their full definitions",
-         "Introspection shows shared parameters in full, not as references.", tests=(_DETAILS,)),
+         "Introspection shows shared parameters in full, not as references.", tests=(DETAILS,)),
     Rule("operations:4.5:update-input", SHOULD, "4.5", "use a nested input object",
          "UPDATE operations take their changed fields in an input object, identifiers outside it.",
          not_judged="the spec says otherwise in core §4.5: the nested input object is a MUST there",
@@ -145,66 +146,66 @@ RULES: tuple[Rule, ...] = (
          "wins, so we read this as a MUST judged under the core rule."),
     # 5 Operation schema definition
     Rule("operations:5.1:operation-schema", MUST, "5.1", "defined by a schema that specifies",
-         "Every operation has a definition giving its behaviour, parameters and routing.", tests=(_DETAILS,),
-         anchored_by=_DETAILS,
+         "Every operation has a definition giving its behaviour, parameters and routing.", tests=(DETAILS,),
+         anchored_by=DETAILS,
          reading="Core §4.6 presupposes an operation schema, and §10.1 asks each operation's family and "
          "category documented by introspection, whose detail shape shows that definition."),
     Rule("operations:5.1:validate-first", MUST, "5.1", "validate requests against operation schemas",
          "Requests are checked against the operation's definition before anything runs.",
-         tests=(_REQUIRED, _UNKNOWN), anchored_by=_UNKNOWN,
+         tests=(REQUIRED_ENFORCED, UNKNOWN_EXPLICIT), anchored_by=UNKNOWN_EXPLICIT,
          reading="Core §4.6 (refuse undefined parameters) and §3.2 (validation before the handler) say the same."),
     Rule("operations:5.1:semantic-category", REQUIRED, "5.1", "Standard semantic category",
-         "Each operation definition names one of the five standard categories.", tests=(_OPS_QUERY, _DETAILS),
-         anchored_by=_DETAILS,
+         "Each operation definition names one of the five standard categories.", tests=(OPS_QUERY, DETAILS),
+         anchored_by=DETAILS,
          reading="Restates core §6.2 and §10.1. The §5.3 and §9.2 example schemas omit it; the table's rule "
          "wins over the examples."),
     Rule("operations:5.1:endpoint", REQUIRED, "5.1", "REQUIRED in semantic endpoint mode",
-         "Each operation definition names the endpoint family that receives it.", tests=(_OPS_QUERY, _DETAILS),
-         anchored_by=_DETAILS,
+         "Each operation definition names the endpoint family that receives it.", tests=(OPS_QUERY, DETAILS),
+         anchored_by=DETAILS,
          reading="Core §10.1 asks every operation's endpoint family documented via introspection in any mode, "
          "and our introspection tests require `endpoint` on every entry; the core wins over this row's "
          "semantic-mode-only wording."),
     Rule("operations:5.1:description", REQUIRED, "5.1", "Human-readable description",
-         "Each operation definition carries a description for people and LLMs.", tests=(_OPS_QUERY, _DETAILS),
-         anchored_by=_OPS_QUERY),
+         "Each operation definition carries a description for people and LLMs.", tests=(OPS_QUERY, DETAILS),
+         anchored_by=OPS_QUERY),
     Rule("operations:5.1:params-optional", OPTIONAL, "5.1", "Parameter definitions",
-         "An operation definition may omit its parameter definitions.", not_judged=f"{_A_MAY}: an operation "
+         "An operation definition may omit its parameter definitions.", not_judged=f"{A_MAY}: an operation "
          "without parameters"),
     Rule("operations:5.1:handler-optional", OPTIONAL, "5.1", "Internal handler reference",
-         "An operation definition may name an internal handler.", not_judged=f"{_A_MAY}: internal field"),
+         "An operation definition may name an internal handler.", not_judged=f"{A_MAY}: internal field"),
     Rule("operations:5.1:dangerous-optional", OPTIONAL, "5.1", "operation has significant side effects",
-         "An operation definition may carry a dangerous flag.", not_judged=f"{_A_MAY}: the dangerous flag"),
+         "An operation definition may carry a dangerous flag.", not_judged=f"{A_MAY}: the dangerous flag"),
     Rule("operations:5.2:parameter-fields", MUST, "5.2", "parameter in the params object MUST include",
-         "Each parameter definition carries at least its type.", tests=(_DETAILS,), anchored_by=_DETAILS),
+         "Each parameter definition carries at least its type.", tests=(DETAILS,), anchored_by=DETAILS),
     Rule("operations:5.2:type", REQUIRED, "5.2", "Data type",
-         "A parameter definition states its data type.", tests=(_DETAILS,), anchored_by=_DETAILS),
+         "A parameter definition states its data type.", tests=(DETAILS,), anchored_by=DETAILS),
     Rule("operations:5.2:required-optional", OPTIONAL, "5.2", "Whether parameter is required",
          "A parameter definition may leave out whether it is required (then it is not).",
-         not_judged=f"{_A_MAY}: in the adapter's own definition",
+         not_judged=f"{A_MAY}: in the adapter's own definition",
          reading="Introspection's parameter entries carry `required` (L1.introspection.operation-details "
          "requires it); we read this row as about the adapter's own definition, where absence means false."),
     Rule("operations:5.2:description-optional", OPTIONAL, "5.2", "Human-readable description",
-         "A parameter definition may carry a description.", not_judged=f"{_A_MAY}: parameter description"),
+         "A parameter definition may carry a description.", not_judged=f"{A_MAY}: parameter description"),
     Rule("operations:5.2:default-optional", OPTIONAL, "5.2", "Default value if not provided",
-         "A parameter definition may give a default.", not_judged=f"{_A_MAY}: parameter default"),
+         "A parameter definition may give a default.", not_judged=f"{A_MAY}: parameter default"),
     Rule("operations:5.2:extra-properties", MAY, "5.2", "Additional properties MAY be included",
          "A parameter definition may add constraints and mappings (enum, bounds, pattern...).",
-         not_judged=f"{_A_MAY}: extra parameter properties"),
+         not_judged=f"{A_MAY}: extra parameter properties"),
     Rule("operations:5.4:validation-steps", MUST, "5.4", "Before executing an operation, adapters",
          "Before running, required parameters, types, unknown names and constraints are checked, defaults applied.",
-         tests=(_REQUIRED, _UNKNOWN, "L1.params.defaults"), anchored_by=_UNKNOWN,
+         tests=(REQUIRED_ENFORCED, UNKNOWN_EXPLICIT, "L1.params.defaults"), anchored_by=UNKNOWN_EXPLICIT,
          reading="Step 3 restates core §4.6 (refuse parameters the schema does not define); the core governs."),
     Rule("operations:5.4:validation-errors", MUST, "5.4", "MUST return an error response",
          "A validation failure is answered as a structured error, never an exception.",
-         tests=(_UNION, _REQUIRED, _UNKNOWN), anchored_by=_UNION,
+         tests=(UNION, REQUIRED_ENFORCED, UNKNOWN_EXPLICIT), anchored_by=UNION,
          reading="Core §4.6 and §10.1 ask the same structured error answer."),
     # 6 Semantic endpoint assignment
     Rule("operations:6.1:by-semantics", MUST, "6.1", "assigned to endpoints based on their semantics",
-         "Each operation sits on the endpoint that matches its effect.", tests=(_DETAILS,), anchored_by=_DETAILS,
+         "Each operation sits on the endpoint that matches its effect.", tests=(DETAILS,), anchored_by=DETAILS,
          reading="Restates core §6.2 and §10.1 (classify correctly, one family per operation)."),
     Rule("operations:6.1:alternate-profiles", MAY, "6.1", "MAY expose alternate semantic-endpoint profiles",
          "Semantic mode may use endpoint families other than CRUDE if their names state their intent.",
-         not_judged=f"{_A_MAY}: a non-CRUDE profile", reading="Restates core §3.3 and the core's abstract."),
+         not_judged=f"{A_MAY}: a non-CRUDE profile", reading="Restates core §3.3 and the core's abstract."),
     Rule("operations:6.2:canonical-verbs", SHOULD, "6.2", "canonical verbs (shown in bold)",
          "Standard operations are named with their endpoint's canonical verb.",
          not_judged="needs evidence no bundle records yet: which operations are standard rather than "
@@ -212,14 +213,14 @@ RULES: tuple[Rule, ...] = (
          reading="Restates core §8.5.1. Core §8.5.2's examples discourage add, find, edit, remove and run, which "
          "this table lists as additional verbs; we read those as allowed only under core §8.5.3."),
     Rule("operations:6.3:validate-endpoint", MUST, "6.3", "validate that operations are invoked via",
-         "The adapter checks that an operation arrived at its own endpoint.", tests=(_DETAILS,),
-         anchored_by=_DETAILS, reading="Restates core §6.2 (reject operations at an incorrect endpoint)."),
+         "The adapter checks that an operation arrived at its own endpoint.", tests=(DETAILS,),
+         anchored_by=DETAILS, reading="Restates core §6.2 (reject operations at an incorrect endpoint)."),
     Rule("operations:6.3:no-cross-execution", MUST_NOT, "6.3", "MUST NOT execute when called via",
          "An operation sent to another family's endpoint (e.g. CREATE via DELETE) does not run.",
-         tests=(_DETAILS,), anchored_by=_DETAILS, reading="Restates core §6.2."),
+         tests=(DETAILS,), anchored_by=DETAILS, reading="Restates core §6.2."),
     Rule("operations:6.3:mismatch-error", SHOULD, "6.3", "SHOULD return an error",
          "A wrongly routed operation is answered with an error naming the endpoint it belongs to.",
-         tests=(_DETAILS,),
+         tests=(DETAILS,),
          reading="Core §6.2 makes the refusal itself a MUST; we read this SHOULD as about the error's form "
          "(the endpoint-mismatch code and the expected endpoint)."),
     Rule("operations:6.4:mark-dangerous", SHOULD, "6.4", "marked with dangerous: true",
@@ -234,22 +235,22 @@ RULES: tuple[Rule, ...] = (
          reading="Core §10.1 lists batch operations as a Level 2 SHOULD; we take the core: optional at Level 1, "
          "advised at Level 2."),
     Rule("operations:7.1:batch-format", MUST, "7.1", "When supported, the format MUST be",
-         "A batch request is an object whose operations array holds ordinary requests.", tests=(_BATCH,)),
+         "A batch request is an object whose operations array holds ordinary requests.", tests=(BATCH,)),
     Rule("operations:7.2:batch-results", MUST, "7.2", "include individual results for each operation",
-         "A batch answer lists one result per submitted operation, with a summary.", tests=(_BATCH,)),
+         "A batch answer lists one result per submitted operation, with a summary.", tests=(BATCH,)),
     Rule("operations:7.3:batch-semantics", MUST, "7.3", "MUST follow these semantics",
          "Batches run in order with independent items; overall success is false only for batch-level errors.",
-         tests=(_BATCH,)),
+         tests=(BATCH,)),
     Rule("operations:7.3:failure-continues", MUST_NOT, "7.3", "MUST NOT prevent subsequent operations",
          "One failing batch item does not stop the items after it.",
          not_judged="needs a probe capture does not send yet: a batch whose first item fails (an unknown "
          "operation) before a harmless introspect"),
     Rule("operations:7.4:single-family", SHOULD, "7.4", "constrained to a single endpoint family",
-         "Callers put only one endpoint family's operations in a batch.", not_judged=_CLIENT, subject=CLIENT),
+         "Callers put only one endpoint family's operations in a batch.", not_judged=ABOUT_CLIENT, subject=CLIENT),
     Rule("operations:7.4:no-mixing", NOT_RECOMMENDED, "7.4", "Mixing operations across endpoints",
-         "Callers avoid batches that mix endpoints.", not_judged=_CLIENT, subject=CLIENT),
+         "Callers avoid batches that mix endpoints.", not_judged=ABOUT_CLIENT, subject=CLIENT),
     Rule("operations:7.4:reject-mixed", MAY, "7.4", "MAY reject mixed batches",
-         "An adapter may refuse a batch that mixes endpoints.", not_judged=f"{_A_MAY}: refusing mixed batches"),
+         "An adapter may refuse a batch that mixes endpoints.", not_judged=f"{A_MAY}: refusing mixed batches"),
     Rule("operations:7.4:route-mixed", MAY, "7.4", "MAY process them with explicit endpoint routing",
          "An adapter may run a mixed batch, routing each item to its own endpoint.",
          not_judged="the spec says otherwise in core §6.2: an operation at an endpoint not its own is rejected",
@@ -260,33 +261,33 @@ RULES: tuple[Rule, ...] = (
          not_judged="needs a probe capture does not send yet: a batch holding a confirmation-gated operation "
          "followed by another item"),
     Rule("operations:7.5.3:continuation", MAY, "7.5.3", "MAY use the pending_operations array",
-         "Callers may build the follow-up batch from the pending operations.", not_judged=_CLIENT, subject=CLIENT),
+         "Callers may build the follow-up batch from the pending operations.", not_judged=ABOUT_CLIENT, subject=CLIENT),
     Rule("operations:7.5.4:skip-and-continue", MAY, "7.5.4", "MAY implement skip-and-continue behavior",
-         "An adapter may skip a gated item and run the rest.", not_judged=f"{_A_MAY}: skip-and-continue"),
+         "An adapter may skip a gated item and run the rest.", not_judged=f"{A_MAY}: skip-and-continue"),
     Rule("operations:7.5.4:skip-not-recommended", NOT_RECOMMENDED, "7.5.4", "This approach is NOT RECOMMENDED",
          "Skip-and-continue is avoided unless the batch's items are independent.",
          not_judged="needs a probe capture does not send yet: a batch holding a confirmation-gated operation "
          "followed by a dependent item"),
     # 8 Error handling
     Rule("operations:8.1:structured-codes", MUST, "8.1", "categorize errors using structured error codes",
-         "Every error carries a machine-readable code for its category.", tests=(_UNION, _REQUIRED),
-         anchored_by=_UNION, reading="Core §5.1 (ErrorDetail.code) and §4.6 (a named code) ask the same."),
+         "Every error carries a machine-readable code for its category.", tests=(UNION, REQUIRED_ENFORCED),
+         anchored_by=UNION, reading="Core §5.1 (ErrorDetail.code) and §4.6 (a named code) ask the same."),
     Rule("operations:8.2:structured-errors", MUST, "8.2", "MUST use structured error objects",
-         "Error answers hold an error object, not text.", tests=(_UNION,), anchored_by=_UNION,
+         "Error answers hold an error object, not text.", tests=(UNION,), anchored_by=UNION,
          reading="Restates core §5.1 and §5.3."),
     Rule("operations:8.2:code", MUST, "8.2", "machine-readable error code from the",
-         "The error object has a code from the error-code taxonomy.", tests=(_UNION, _REQUIRED),
-         anchored_by=_UNION,
+         "The error object has a code from the error-code taxonomy.", tests=(UNION, REQUIRED_ENFORCED),
+         anchored_by=UNION,
          reading="Core §5.1 makes `code` a required ErrorDetail field; membership of the taxonomy is the "
          "informative documents' word."),
     Rule("operations:8.2:message", MUST, "8.2", "human-readable error message",
-         "The error object has a message for a person.", tests=(_UNION,), anchored_by=_UNION,
+         "The error object has a message for a person.", tests=(UNION,), anchored_by=UNION,
          reading="Restates core §5.1 (ErrorDetail.message)."),
     Rule("operations:8.2:details", MAY, "8.2", "Additional contextual information",
-         "The error object may add details.", not_judged=f"{_A_MAY}: error details",
+         "The error object may add details.", not_judged=f"{A_MAY}: error details",
          reading="Restates core §5.1 (details optional)."),
     Rule("operations:8.3:standard-codes", MUST, "8.3", "use standardized error codes",
-         "Errors use the standard codes so programs can react to them.", tests=(_REQUIRED,),
+         "Errors use the standard codes so programs can react to them.", tests=(REQUIRED_ENFORCED,),
          reading="Core names the code for some cases (§4.5.3 VALIDATION_MISSING_PARAM for a missing `input`, "
          "§4.6 VALIDATION_UNKNOWN_PARAM); there the core's MUST applies and a refusal with another code fails. "
          "Elsewhere conformance-testing §3.2 asks only for a \"missing parameter\" error naming the parameter: "
@@ -297,7 +298,7 @@ RULES: tuple[Rule, ...] = (
     # 9 The introspect operation
     Rule("operations:9.1:introspect", MUST, "9.1", "MUST implement the introspect operation",
          "Every adapter offers introspect as a READ operation on a documented family.",
-         tests=(_OPS_QUERY, _DETAILS), anchored_by=_OPS_QUERY,
+         tests=(OPS_QUERY, DETAILS), anchored_by=OPS_QUERY,
          reading="Restates core §7.2 and §8.5.4. Core §7.2 names READ as its endpoint; in a non-CRUDE profile "
          "we read READ as its category and its endpoint as the family that carries reads."),
 )  # fmt: skip
