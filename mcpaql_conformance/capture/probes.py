@@ -79,10 +79,11 @@ def _borrowed(live: Live, operation: str, parameter: JsonObject) -> Any:
     (a record the user named is read by every operation that takes it, never changed by one that
     was not named for it); MISSING otherwise."""
     name = parameter["name"]
-    op = next((o for o in live.operations if o.name == operation), None)
-    if op is None or op.category != "READ" or op.need or not identifier_like(name):
+    if not identifier_like(name):
         return MISSING
-    return live.plan.given_elsewhere(operation, name)
+    given = live.plan.given_elsewhere(operation, name)  # MISSING at once without a plan
+    op = live.operation(operation) if given is not MISSING else None
+    return given if op is not None and op.category == "READ" and not op.need else MISSING
 
 
 def next_choice(

@@ -119,6 +119,16 @@ class Live:
     introspect_params: JsonObject = field(default_factory=dict)  # the list query that worked
     operations: list[Any] = field(default_factory=list)  # discovery's Operations, in list order
     _slots: anyio.Semaphore | None = None
+    _by_name: dict[str, Any] = field(default_factory=dict)
+    _indexed: int = -1  # how many operations _by_name was built from
+
+    def operation(self, name: str) -> Any:
+        """The Operation of that name (the last, where a name repeats), or None; indexed once the
+        operations are listed, so a server of many thousands costs no scan per lookup."""
+        if self._indexed != len(self.operations):
+            self._by_name = {op.name: op for op in self.operations}
+            self._indexed = len(self.operations)
+        return self._by_name.get(name)
 
     @property
     def guard(self) -> Guard:

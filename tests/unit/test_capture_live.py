@@ -534,7 +534,7 @@ def test_an_identifier_the_plan_gives_one_read_is_reused_by_the_others_that_take
     read.need = Need(Permission.READ_ONLY)
     delete = Operation("delete_note", 1, "DELETE", "mcp_aql_delete", [{"name": "note_id"}])
     delete.need = Need(Permission.DESTRUCTIVE, "declared DELETE")
-    live = SimpleNamespace(operations=[read, delete], plan=plan)
+    live = SimpleNamespace(operation={"list_comments": read, "delete_note": delete}.get, plan=plan)
     assert _borrowed(live, "list_comments", {"name": "note_id"}) == "n-7"  # type: ignore[arg-type]
     assert _borrowed(live, "delete_note", {"name": "note_id"}) is MISSING  # type: ignore[arg-type]
     assert _borrowed(live, "list_comments", {"name": "title"}) is MISSING  # type: ignore[arg-type]

@@ -97,7 +97,7 @@ def batch(ctx: Context) -> Outcome:
     example = ctx.bundle.batch_example
     failures: list[str] = []
     if example is None:
-        if not _capability(ctx, "batch_operations", "batch"):
+        if not _capability(ctx, "batch_operations", "batch", _BATCH_ALIASES):
             failures.append(
                 told(
                     ctx,
@@ -154,13 +154,12 @@ def _protocol_capabilities(ctx: Context) -> dict[str, Any]:
     return capabilities if isinstance(capabilities, dict) else {}
 
 
-def _capability(ctx: Context, bundle_name: str, protocol_name: str) -> bool:
+def _capability(ctx: Context, bundle_name: str, protocol_name: str, aliases: tuple[str, ...] = ()) -> bool:
     """A capability the bundle declares, or the server does in `_protocol.capabilities`
-    (introspection §4.1.1) of its operations list."""
+    (introspection §4.1.1) of its operations list, under the spec's name or one of ``aliases``."""
     if ctx.bundle.capabilities.get(bundle_name) is True:
         return True
     capabilities = _protocol_capabilities(ctx)
-    aliases = _BATCH_ALIASES if protocol_name == "batch" else ()
     return capabilities.get(protocol_name) is True or any(capabilities.get(key) is True for key in aliases)
 
 
