@@ -103,6 +103,7 @@ class Files:
 
     flagged: tuple[str, ...] = ()  # operations whose answers go out flagged isError
     tools: tuple[str, ...] = TOOLS  # the MCP tools it lists
+    operations: ClassVar[list[JsonObject]] = FILES_OPERATIONS  # what introspection lists
 
     def __init__(self) -> None:
         self.files: dict[str, JsonObject] = {
@@ -192,11 +193,19 @@ class FlaggedSuccess(Files):
     flagged = ("list_files",)
 
 
+EXECUTE_OPERATIONS = [
+    {**op, "semantic_category": "EXECUTE", "endpoint": "execute", "mcpTool": "mcp_aql_execute",
+     "permissions": {"readOnly": False, "destructive": True}}
+    for op in FILES_OPERATIONS
+]  # fmt: skip
+
+
 class ExecuteOnly(Files):
     """``execute-only``: one tool, mcp_aql_execute, serving every operation, introspect included
     (no READ endpoint: introspection says so; every operation is declared EXECUTE)."""
 
     tools = ("mcp_aql_execute",)
+    operations = EXECUTE_OPERATIONS
 
     def answer(self, tool: str, operation: Any, params: JsonObject) -> JsonObject:
         if tool != "mcp_aql_execute":
@@ -207,13 +216,6 @@ class ExecuteOnly(Files):
         if declared is None:
             return _refuse("NOT_FOUND_OPERATION", f"Unknown operation: '{operation}'")
         return _validate(declared, params) or {"success": True, "data": {"ran": operation}}
-
-
-EXECUTE_OPERATIONS = [
-    {**op, "semantic_category": "EXECUTE", "endpoint": "execute", "mcpTool": "mcp_aql_execute",
-     "permissions": {"readOnly": False, "destructive": True}}
-    for op in FILES_OPERATIONS
-]  # fmt: skip
 
 
 class FlatUpdate(Files):

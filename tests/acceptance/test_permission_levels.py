@@ -20,7 +20,7 @@ import pytest
 from mcpaql_conformance.demo_adapter.adapter import OPERATIONS as DEMO_OPERATIONS
 from mcpaql_conformance.demo_adapter.dialects import DIALECTS
 from mcpaql_conformance.live.safety import UNKNOWN_OPERATION
-from tests.acceptance import level_server
+from tests.acceptance import level_server, probe_server
 from tests.acceptance.conftest import DEMO, run_cli
 
 pytest_plugins = ["pytester"]
@@ -338,3 +338,18 @@ def test_a_default_capture_of_every_test_server_calls_only_read_operations(tmp_p
     assert result.returncode == 0, result.stderr
     calls = {operation for _, operation in recorded(tmp_path / "r")} - {UNKNOWN_OPERATION}  # (read endpoint only)
     assert calls and calls <= SERVER_READS[kind], calls - SERVER_READS[kind]
+
+
+@pytest.mark.parametrize("kind", sorted(probe_server.KINDS))
+def test_a_default_capture_of_every_probe_server_calls_only_its_read_operations(tmp_path: Path, kind: str) -> None:
+    """The servers of issue 27 (a file store in front of an upstream, one with only an EXECUTE
+    tool, …), counted from the log each keeps of what it received, not from our own records."""
+    log = tmp_path / "calls.jsonl"
+    args = ["capture", "--bundle", str(tmp_path / "b.json"), "--capture-dir", str(tmp_path / "r")]
+    result = run_cli(*args, "--", sys.executable, str(HERE / "probe_server.py"), kind, env={"PROBE_LOG": str(log)})
+    assert result.returncode == 0, result.stderr
+    store = probe_server.KINDS[kind]
+    reads = {"introspect"} | {op["name"] for op in store.operations if op["semantic_category"] == "READ"}
+    calls = operations(logged(log))
+    assert calls <= reads, calls - reads
+    assert "introspect" in calls or store.tools == ("mcp_aql_execute",)  # its only tool is barred by default
