@@ -22,6 +22,33 @@ def answer_label(template: str, index: int, case: JsonObject | None, captured: b
     return said if said is not None else path
 
 
+def error_case_label(case: JsonObject, captured: bool) -> str:
+    """An error case named for a finding: the call capture made for a captured bundle (``get_note
+    with the unknown parameter zz_conformance_probe``), the case's own name in a hand-written one."""
+    name = plain(str(case.get("name")), max_len=80)
+    if not captured:
+        return name
+    try:
+        return _error_case(case)
+    except (KeyError, TypeError, IndexError):  # a case without what capture writes: its name says it
+        return name
+
+
+def _error_case(case: JsonObject) -> str:
+    """The call behind one of capture's error cases (their names are capture's own: unknown-OP,
+    missing-OP-PARAM, unknown-operation)."""
+    name, operation = str(case["name"]), _name(case["operation"])
+    mentioned = _name(case["must_mention"][0])
+    if name == "unknown-operation":
+        tool = case.get("tool")
+        return f"the unknown operation {operation}" + (f" sent to {_name(tool)}" if isinstance(tool, str) else "")
+    if name.startswith("unknown-"):
+        return f"{operation} with the unknown parameter {mentioned}"
+    if name.startswith("missing-"):
+        return f"{operation} without its required {mentioned}"
+    return f"{operation} (error case {_name(name)})"
+
+
 def _said(template: str, case: JsonObject) -> str | None:
     section = template.removeprefix("$.").split("[", 1)[0]
     named = _SECTIONS.get(section)
@@ -68,10 +95,7 @@ _SECTIONS: dict[str, Callable[[JsonObject], str]] = {
         f"{_name(case['operation'])} without its optional {_name(case['parameter'])}"
     ),
     "parameter_tests.optional_omitted": lambda case: f"{_name(case['operation'])} without its optional parameters",
-    "error_tests": lambda case: (
-        f"{_name(case['operation'])} (error case {_name(case['name'])})" if "operation" in case
-        else f"error case {_name(case['name'])}"
-    ),
+    "error_tests": lambda case: _error_case(case) if "operation" in case else f"error case {_name(case['name'])}",
     "routing_tests": lambda case: f"{_name(case['operation'])} sent to {_name(case['tool'])}",
     "valid_requests": lambda case: (
         f"{_name(case['operation'])} ({_name(case.get('_description') or 'a valid request')})"

@@ -319,6 +319,16 @@ class TwoKinds(Files):
         return {"success": True, "data": {"id": "label-1", "name": "urgent"}}
 
 
+class NoDetails(Files):
+    """``no-details``: the file store, whose introspect lists the operations but refuses to
+    detail any (``{query: operations, name}`` answers an error)."""
+
+    def answer(self, tool: str, operation: Any, params: JsonObject) -> JsonObject:
+        if operation == "introspect" and params.get("query") == "operations" and "name" in params:
+            return _refuse("NOT_FOUND_OPERATION", "Operation details are not available.")
+        return super().answer(tool, operation, params)
+
+
 OWNER_KEY = _parameter("owner_key", description="Stored hashed, never returned.")
 
 
@@ -349,6 +359,7 @@ KINDS = {
     "no-credentials": NoCredentials,
     "write-only": WriteOnly,
     "partial-details": PartialDetails,
+    "no-details": NoDetails,
     "two-kinds": TwoKinds,
 }
 

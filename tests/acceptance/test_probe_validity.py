@@ -116,7 +116,8 @@ def test_an_unknown_operation_routed_by_guesswork_warns_quoting_the_answer(folde
     ]
     assert details["findingRules"] == ["endpoint-modes:5.5:unknown-operation-structured"]
     actionable = by_id(report)["L1.errors.actionable"]
-    assert "unknown-operation: the response is not an error (succeeded)" in " ".join(actionable["findings"])
+    said = f"the unknown operation {UNKNOWN_OPERATION} sent to mcp_aql_read: the response is not an error (succeeded)"
+    assert said in actionable["findings"]
 
 
 def test_a_success_flagged_is_error_is_kept_and_failed_in_the_test_that_owns_it(folder: Path) -> None:

@@ -162,8 +162,19 @@ def test_a_leak_in_a_batch_item_error_fails(bundle: Bundle) -> None:
     assert outcome.detail == "$.batch_example.results[1].result.error.message: exception class name 'KeyError'"
 
 
-def test_a_bundle_without_error_texts_fails_for_lack_of_evidence() -> None:
+def test_answers_without_error_texts_are_not_judged() -> None:
+    """A server that never said an error leaks nothing: a warning, not a pass (no vacuous PASS)
+    and not a failure (the parameter tests judge why it never refused). The fast path for simple
+    answers says the same as the full walk."""
     outcome = run(no_leakage, {"introspection": {"operations_list": ok({"operations": []})}})
+    assert outcome.result is Result.WARN
+    assert outcome.detail == "not judged: none of the 1 recorded answer(s) carries an error or warning text"
+    slow = {"introspection": {"operations_list": {**ok({"operations": []}), "_meta": {"trace": 1}}}}
+    assert run(no_leakage, slow) == outcome
+
+
+def test_a_bundle_without_any_answer_fails_for_lack_of_evidence() -> None:
+    outcome = run(no_leakage, {"introspection": {}})
     assert outcome.result is Result.FAIL
     assert outcome.detail == "no evidence: the bundle records no error or warning message"
 

@@ -601,3 +601,30 @@ def test_a_refusal_with_the_cores_code_that_does_not_name_the_parameter_only_war
     outcome = run(unknown_explicit, bundle)
     assert outcome.result is Result.WARN
     assert outcome.detail.startswith("get_widget.bogus: the refusal does not name the unknown parameter")
+
+
+@pytest.mark.parametrize(
+    ("check", "what"),
+    [(required_enforced, "a required parameter"), (defaults, "a default"), (snake_case, "a parameter")],
+)
+def test_without_any_operation_detail_nothing_documented_skips_as_where_details_document_none(
+    check: Any, what: str
+) -> None:
+    """A server that gave no operation detail documents no required parameter, default or name,
+    as one whose details document none: both SKIP (the operation-details test fails the missing
+    details), never a FAIL for want of evidence on one server and a SKIP on the other."""
+    listed = ok({"operations": [{"name": "list_items", "endpoint": "read", "description": "List."}]})
+    refused = fail("NOT_FOUND_OPERATION", "Operation details are not available.")
+    bundle = {
+        "introspection": {
+            "operations_list": listed,
+            "detail_queries": [{"operation": "list_items", "response": refused}],
+        }
+    }
+    outcome = run(check, bundle)
+    assert outcome.result is Result.SKIP
+    assert outcome.detail == (
+        f"No operation detail documents {what}: introspection gave none (the operation-details test judges that)."
+    )
+    bundle["introspection"].pop("detail_queries")  # details never asked for: nothing to judge, no reason known
+    assert run(check, bundle).result is Result.FAIL

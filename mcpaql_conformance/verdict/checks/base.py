@@ -294,6 +294,19 @@ def skip(reason: str) -> Outcome:
     return Outcome(Result.SKIP, reason)
 
 
+def nothing_documented(ctx: Context, reason: str, what: str) -> Outcome | None:
+    """SKIP for a test with no evidence whose subject no operation detail documents (``reason``),
+    and as well where introspection gave no detail at all: nothing documents ``what`` there
+    either, and the missing details are the operation-details test's to judge. The same
+    situation gets the same verdict on every server (None: details were never asked for)."""
+    if ctx.details_by_name:
+        return skip(reason)
+    if ctx.bundle.detail_queries:
+        return skip(f"No operation detail documents {what}: introspection gave none (the operation-details test "
+                    "judges that).")  # fmt: skip
+    return None
+
+
 def all_succeeded(ctx: Context, responses: list[JsonObject]) -> bool:
     """Whether every response is a valid success result (one C-level pass)."""
     return ctx.all_responses_valid and all(map(SUCCESS, responses))

@@ -8,7 +8,7 @@ from mcpaql_conformance.evidence.answers import Kind, classify, texts
 from mcpaql_conformance.evidence.blanket import by_refusal
 from mcpaql_conformance.evidence.bundle import JsonObject, response_path
 from mcpaql_conformance.evidence.index import Context
-from mcpaql_conformance.evidence.where import answer_label
+from mcpaql_conformance.evidence.where import answer_label, error_case_label
 from mcpaql_conformance.files.schemas import CompiledSchema, operation_result_schema
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.blame import case_blame, refusal_said
@@ -124,7 +124,7 @@ def no_leakage(ctx: Context) -> Outcome:
     if ctx.all_responses_valid:
         texts = _simple_error_texts(ctx)
         if texts is not None and not find_leaks(texts):
-            return _leak_outcome(len(texts), [])
+            return _leak_outcome(len(texts), [], len(ctx.bundle.responses), missing=_no_text(ctx))
     entries = _error_texts(ctx)
     failures: list[str] = []
     warnings: list[str] = []
@@ -144,8 +144,12 @@ def no_leakage(ctx: Context) -> Outcome:
             failures.append(f"{where}: {found}")
         else:  # introspection §8.1.3 is about error answers: elsewhere it is no MUST
             warnings.append(uncited(f"{where}: {found} (in an answer that is no error: a warning)"))
-    missing = told(ctx, "no answer of the server carried an error or warning message", _NO_TEXT)
-    return _leak_outcome(len(entries), failures, len(ctx.bundle.responses), echoes, warnings, missing)
+    return _leak_outcome(len(entries), failures, len(ctx.bundle.responses), echoes, warnings, missing=_no_text(ctx))
+
+
+def _no_text(ctx: Context) -> str:
+    """What is missing when no answer carried a message, in the server's terms for a capture."""
+    return told(ctx, "no answer of the server carried an error or warning message", _NO_TEXT)
 
 
 _NO_TEXT = "the bundle records no error or warning message"
@@ -201,7 +205,8 @@ def _leak_outcome(
     answers: int = 0,
     echoes: int = 0,
     warnings: list[str] | None = None,
-    missing: str = _NO_TEXT,
+    *,
+    missing: str,
 ) -> Outcome:
     if judged == 0 and answers:
         # The server never said an error: nothing can leak here; the parameter tests judge why.
@@ -239,26 +244,27 @@ def actionable(ctx: Context) -> Outcome:
     judged = 0
     for case in cases:
         operation = case.get("operation")
+        label = error_case_label(case, ctx.captured)
         if (key := ctx.blanket.covers(operation, case["response"])) is not None:
-            blanket.append((key, f"{operation}." if isinstance(operation, str) else f"{case['name']}."))
+            blanket.append((key, f"{operation}." if isinstance(operation, str) else f"{label}."))
             continue
         if not case.get("must_mention"):
-            warnings.append(f"{case['name']}: no must_mention criteria to judge the message by")
+            warnings.append(f"{label}: no must_mention criteria to judge the message by")
             continue
         fragments = case.get("must_mention") or []
         blame = case_blame(case, fragments[0] if isinstance(fragments[0], str) else None)
         if blame is not None:  # the refusal was of a value capture chose, not of what it tests
-            warnings.append(f"{case['name']}: {blame.not_judged(refusal_said(case))}")
+            warnings.append(f"{label}: {blame.not_judged(refusal_said(case))}")
             continue
         judged += 1
         answer = classify(case["response"])
         if not answer.refused:
-            warnings.append(f"{case['name']}: the response is not an error ({answer.describe()})")
+            warnings.append(f"{label}: the response is not an error ({answer.describe()})")
             continue
         message = answer.message
         missing = [m for m, said in zip(fragments, mentions_all(message, fragments), strict=True) if not said]
         if missing:
-            warnings.append(f"{case['name']}: message does not mention {', '.join(missing)}")
+            warnings.append(f"{label}: message does not mention {', '.join(missing)}")
     warnings += ctx.blanket.findings(by_refusal(blanket), "error case(s)")
     # conformance-testing §3.3 gives this test PASS and WARN outcomes only: no evidence warns too
     return judge(

@@ -23,7 +23,7 @@ from mcpaql_conformance.verdict.checks.base import (
     all_succeeded,
     cite,
     judge,
-    skip,
+    nothing_documented,
     split_withheld,
     told,
 )
@@ -62,8 +62,10 @@ _PARAMS_REQUIRED_ENFORCED_RULES = (
 def required_enforced(ctx: Context) -> Outcome:
     cases = ctx.bundle.parameter_cases("missing_required")
     applicable = ctx.parameter_index.required
-    if not applicable and not cases and ctx.details_by_name:
-        return skip("No documented operation has a required parameter.")
+    if not applicable and not cases:
+        unjudged = nothing_documented(ctx, "No documented operation has a required parameter.", "a required parameter")
+        if unjudged is not None:
+            return unjudged
     failures: list[str] = []
     warnings: list[str] = []
     blanket: list[tuple[tuple[str, str] | None, str]] = []
@@ -276,13 +278,10 @@ _PARAMS_DEFAULTS_RULES = (
 def defaults(ctx: Context) -> Outcome:
     cases = ctx.bundle.parameter_cases("optional_defaults")
     applicable = ctx.parameter_index.defaults
-    if not applicable and not cases and ctx.details_by_name:
-        return skip("No documented parameter declares a default.")
-    if not applicable and not cases and ctx.bundle.detail_queries:
-        # the server gave no operation detail: nothing documents a default, as where details
-        # document none; the missing details are the operation-details test's to fail
-        return skip("No operation detail documents a default: introspection gave none (the operation-details test "
-                    "judges that).")  # fmt: skip
+    if not applicable and not cases:
+        unjudged = nothing_documented(ctx, "No documented parameter declares a default.", "a default")
+        if unjudged is not None:
+            return unjudged
     expected = _expected_defaults(ctx, cases)
     failures = [
         reason
@@ -375,8 +374,10 @@ def snake_case(ctx: Context) -> Outcome:
     by_operation = ctx.parameter_index.by_operation
     accepted = ctx.bundle.accepted_parameters or {}
     judged = sum(map(len, by_operation.values())) + sum(map(len, accepted.values()))
-    if ctx.details_by_name and not judged:
-        return skip("No operation documents or accepts a parameter.")
+    if not judged:
+        unjudged = nothing_documented(ctx, "No operation documents or accepts a parameter.", "a parameter")
+        if unjudged is not None:
+            return unjudged
     names = set(ctx.parameter_index.names).union(*accepted.values())
     bad = {name for name in names if not is_snake_case(name) and not name.startswith("_")}  # _meta: metadata
     failures: list[str] = []
