@@ -214,14 +214,30 @@ def change_lines(changes: list[Any]) -> tuple[str, ...]:
 
 
 def note_lines(notes: list[Any]) -> tuple[str, ...]:
-    """``operation: probe, probe: reason``, one line per operation and reason (in first-seen order)."""
-    grouped: dict[tuple[str, str], list[str]] = {}
+    """``operation, operation: probe, probe: reason``: the probes of an operation with one reason
+    together, and then the operations with the same probes and reason (the same refusal of every
+    call, from an upstream without credentials, is one line, not one per operation), in first-seen
+    order; past NAMED_OPERATIONS names the line counts the rest."""
+    by_operation: dict[tuple[str, str], list[str]] = {}
     for note in notes:
         key = (str(note.get("operation") or "(all)"), str(note["reason"]))
-        grouped.setdefault(key, [])
-        if note["probe"] not in grouped[key]:
-            grouped[key].append(str(note["probe"]))
-    return tuple(f"{operation}: {', '.join(probes)}: {reason}" for (operation, reason), probes in grouped.items())
+        probes = by_operation.setdefault(key, [])
+        if note["probe"] not in probes:
+            probes.append(str(note["probe"]))
+    by_reason: dict[tuple[str, str], list[str]] = {}
+    for (operation, reason), probes in by_operation.items():
+        by_reason.setdefault((", ".join(probes), reason), []).append(operation)
+    return tuple(f"{_named(operations)}: {probes}: {reason}" for (probes, reason), operations in by_reason.items())
+
+
+NAMED_OPERATIONS = 12
+
+
+def _named(operations: list[str]) -> str:
+    if len(operations) <= NAMED_OPERATIONS:
+        return ", ".join(operations)
+    rest = len(operations) - NAMED_OPERATIONS
+    return f"{', '.join(operations[:NAMED_OPERATIONS])} and {rest} more operation(s)"
 
 
 def judge_safely(data: Any, source: str, level: int | None, tier: str) -> tuple[Report | None, str | None]:

@@ -10,7 +10,7 @@ from bundle_builders import conformant_bundle
 from mcpaql_conformance import __version__
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.evidence.bundle import Bundle, bundle_from_data
-from mcpaql_conformance.verdict.runner import categories_for, evaluate, select_category
+from mcpaql_conformance.verdict.runner import NAMED_OPERATIONS, categories_for, evaluate, note_lines, select_category
 
 SPEC_ORDER = [
     "Introspection Fidelity",
@@ -129,3 +129,26 @@ def test_judge_safely_turns_invalid_bundles_and_our_bugs_into_errors(monkeypatch
     monkeypatch.setattr(runner, "evaluate", boom)
     report, error = runner.judge_safely({}, "b.json", None, "both")
     assert report is None and error == "internal error (RuntimeError): simulated bug; please report it"
+
+
+def test_capture_notes_group_the_same_reason_across_operations() -> None:
+    """An upstream without credentials refuses every call alike: one line for all the operations,
+    not one per operation; a reason of one operation (naming it) stays its own line."""
+    refused = "not judged: the call was refused for another reason (AUTH_REQUIRED: no token)"
+    notes = [
+        {"operation": "read_file", "probe": "accepted_parameters", "reason": refused},
+        {"operation": "write_file", "probe": "missing_required", "reason": "its name write_file says 'write'"},
+        {"operation": "list_files", "probe": "accepted_parameters", "reason": refused},
+        {"operation": "write_file", "probe": "unknown_parameter", "reason": "its name write_file says 'write'"},
+    ]
+    assert note_lines(notes) == (
+        f"read_file, list_files: accepted_parameters: {refused}",
+        "write_file: missing_required, unknown_parameter: its name write_file says 'write'",
+    )
+
+
+def test_a_reason_shared_by_very_many_operations_counts_the_rest() -> None:
+    notes = [{"operation": f"op_{i}", "probe": "accepted_parameters", "reason": "refused"} for i in range(139)]
+    (line,) = note_lines(notes)
+    named = ", ".join(f"op_{i}" for i in range(NAMED_OPERATIONS))
+    assert line == f"{named} and {139 - NAMED_OPERATIONS} more operation(s): accepted_parameters: refused"
