@@ -1,5 +1,11 @@
-"""JSON value helpers: the one path resolver, the one deep-equality, and ``json_safe`` for values
-from outside (a model's tool calls) that every JSON writer and reader of ours must accept."""
+"""JSON values, one model for all of them: the one path resolver; equality (``json_equal``),
+membership (``json_in``), set keys (``json_key``) and type names (``json_type``) by the rules of
+JSON, not of Python (``true`` is not ``1``, while ``True == 1`` and ``True in [1]`` in Python;
+``1`` equals ``1.0``; key order is ignored; a number is an integer by its value, ``3.0`` too);
+and ``json_safe`` for values from outside (a model's tool calls) that every JSON writer and
+reader of ours must accept. Every comparison of values from a bundle, a capture or a schema goes
+through these (tests/unit/test_values_model.py pins the rules; tests/unit/test_json_lint.py
+fails on Python ``==``/``in`` over such values in the verdict and drift code)."""
 
 from __future__ import annotations
 
@@ -88,6 +94,63 @@ def json_equal(left: Any, right: Any) -> bool:
     return True
 
 
+def json_in(value: Any, options: Any) -> bool:
+    """Whether ``value`` is one of ``options`` (a list of JSON values) as JSON sees it: ``true``
+    is not in ``[0, 1]``, ``1.0`` is in ``[1]``. Linear in the options."""
+    if not isinstance(options, list | tuple):
+        return False
+    if isinstance(value, str):  # a string equals only a string: Python's own test is JSON's
+        return value in options
+    if isinstance(value, bool) or value is None:
+        return any(option is value for option in options)
+    if isinstance(value, int | float):
+        return any(type(option) in (int, float) and option == value for option in options)
+    return any(json_equal(value, option) for option in options)
+
+
+def json_key(value: Any) -> Any:
+    """A hashable key equal for two values exactly when ``json_equal`` says they are: for sets
+    and dictionaries of JSON values (enum values compared in linear time)."""
+    if isinstance(value, str) or value is None:
+        return value
+    if isinstance(value, bool):
+        return ("boolean", value)
+    if isinstance(value, int):
+        return ("number", value)
+    if isinstance(value, float):
+        return ("number", int(value) if value.is_integer() else value)
+    try:
+        return ("json", orjson.dumps(_numbers_as_written(value), option=orjson.OPT_SORT_KEYS))
+    except TypeError:  # integers beyond 64 bits, which JSON allows
+        import json
+
+        return ("json", json.dumps(_numbers_as_written(value), sort_keys=True).encode())
+
+
+def _numbers_as_written(value: Any) -> Any:
+    """A container with every integral float as the integer it equals (``1.0`` -> ``1``), so that
+    serialised keys of equal values are equal. Iterative, for any depth the parser accepts."""
+    holder: list[Any] = [None]
+    stack: list[tuple[Any, Any, Any]] = [(value, holder, 0)]
+    while stack:
+        source, parent, slot = stack.pop()
+        copy: Any
+        if isinstance(source, dict):
+            copy = {}
+            for key, item in source.items():
+                copy[key] = None
+                stack.append((item, copy, key))
+        elif isinstance(source, list):
+            copy = [None] * len(source)
+            stack.extend((item, copy, index) for index, item in enumerate(source))
+        elif isinstance(source, float) and not isinstance(source, bool) and source.is_integer():
+            copy = int(source)
+        else:
+            copy = source
+        parent[slot] = copy
+    return holder[0]
+
+
 def _scalars_equal(left: Any, right: Any) -> bool:
     if isinstance(left, bool) or isinstance(right, bool):
         return isinstance(left, bool) and isinstance(right, bool) and left is right
@@ -110,7 +173,8 @@ def show(value: Any, limit: int = 120) -> str:
 
 
 def json_type(value: Any) -> str:
-    """The JSON type name of a Python value from a parsed document."""
+    """The JSON type name of a Python value from a parsed document; a number is ``integer`` by
+    its value (``3`` and ``3.0``, as JSON Schema counts them), ``number`` when it has a fraction."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -118,7 +182,7 @@ def json_type(value: Any) -> str:
     if isinstance(value, int):
         return "integer"
     if isinstance(value, float):
-        return "number"
+        return "integer" if value.is_integer() else "number"
     if isinstance(value, str):
         return "string"
     if isinstance(value, list):

@@ -72,12 +72,13 @@ BADGE_COLOURS = {"brightgreen": "green", "yellow": "yellow", "red": "red", "ligh
 
 
 def warning_count(report: Report) -> int:
-    """Tests that make a category warn: WARN results, and failures in SHOULD categories."""
+    """Tests that make a category warn: WARN results, and failures in SHOULD categories (but for
+    expected failures a baseline lists, which count as passing, as for the badge)."""
     return sum(
         1
         for category in report.categories
         for test in category.tests
-        if test.result is Result.WARN or (test.result is Result.FAIL and not category.required)
+        if test.result is Result.WARN or (test.failed and not category.required)
     )
 
 
@@ -88,9 +89,15 @@ def verdict_line(report: Report) -> str:
     if report.conformance_level is None:
         headline = f"Partial run ({terminal(report.category_filter or '')}): no conformance claim"
     elif status.message == "not conformant":
-        failed = sum(1 for c in report.categories if c.required for t in c.tests if t.result is Result.FAIL)
+        failed = sum(1 for c in report.categories if c.required for t in c.tests if t.failed)
+        excused = sum(1 for c in report.categories if c.required for t in c.tests if t.baselined is not None)
         headline = f"Not conformant at Level {report.requested_level}"
-        headline += f": {failed} MUST test(s) failed" if failed else ": a MUST category is missing"
+        if failed:
+            headline += f": {failed} MUST test(s) failed"
+        elif excused:
+            headline += ": every MUST test that failed is an expected failure"
+        else:
+            headline += ": a MUST category is missing"
     else:
         headline = status.message
     warnings = warning_count(report)
@@ -98,6 +105,8 @@ def verdict_line(report: Report) -> str:
         headline += f", {warnings} warning(s)"
     if report.summary.baselined:
         headline += f", {report.summary.baselined} expected failure(s) baselined"
+    if report.unneeded:
+        headline += f", {len(report.unneeded)} baseline entr{'y' if len(report.unneeded) == 1 else 'ies'} not needed"
     if report.stale:
         count = len(report.stale)
         headline += f"; {count} stale baseline entr{'y fails' if count == 1 else 'ies fail'} the run"

@@ -63,7 +63,7 @@ def report_dict(report: Report) -> dict[str, Any]:
     if report.changes:
         data["changes"] = list(report.changes)
     if report.baseline is not None:
-        data["baseline"] = {"file": report.baseline, "stale": list(report.stale)}
+        data["baseline"] = {"file": report.baseline, "stale": list(report.stale), "unneeded": list(report.unneeded)}
     if report.provenance is not None:
         data["provenance"] = report.provenance
     if report.agent_summary is not None or report.agent_metrics:

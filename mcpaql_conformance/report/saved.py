@@ -107,6 +107,7 @@ def report_from_data(data: Any, source: str = "<report>") -> Report:
         changes=tuple(data.get("changes") or ()),
         baseline=(data.get("baseline") or {}).get("file"),
         stale=tuple((data.get("baseline") or {}).get("stale") or ()),
+        unneeded=tuple((data.get("baseline") or {}).get("unneeded") or ()),
         provenance=data.get("provenance"),
         agent_summary=(data.get("agentRuns") or {}).get("summary"),
         agent_incomplete=_text_or_none((data.get("agentRuns") or {}).get("incomplete")),

@@ -46,7 +46,7 @@ def report_lines(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> li
     width = options.width
     level = "none claimed (category filter)" if report.category_filter else _field(report.conformance_level)
     tier = f", tier {terminal(report.tier)}" if report.tier else ""
-    counts = f"{s.passed} passed, {s.warned} warned, {s.failed} failed, {s.skipped} skipped"
+    counts = s.counts_text
     header: list[list[Span]] = [
         [(f"MCP-AQL conformance report: {_field(report.implementation)} {_field(report.version)}", "bold")],
         [(f"Spec version: {terminal(report.spec_line)}", None)],
@@ -81,6 +81,10 @@ def report_lines(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> li
         lines.append([])
         lines.append([(f"Stale baseline entries ({len(report.stale)}), which fail the run:", "bold red")])
         lines += [[(f"  - {terminal(entry)}", None)] for entry in report.stale]
+    if report.unneeded:
+        lines.append([])
+        lines.append([(f"Baseline entries not needed ({len(report.unneeded)}), which change nothing:", "bold")])
+        lines += [[(f"  - {terminal(entry)}", None)] for entry in report.unneeded]
     lines.append([])
     lines += wrap([(verdict_line(report), EXIT_STYLES.get(report.exit_code, "bold red"))], width, "  ")
     return lines

@@ -5,7 +5,8 @@ against and that claims no more than the samples show. A *place* is the root, a 
 the objects at a place, or the items of the arrays at a place; all samples meet at each place.
 
 - Types: a place lists every JSON type seen there, sorted (``["null", "string"]``); a single
-  type is written as a string. An integer and a number at one place merge to ``number``;
+  type is written as a string. A number is an ``integer`` by its value (``3.0`` too, as
+  ``files.values.json_type``); an integer and a number at one place merge to ``number``;
   ``true``/``false`` are ``boolean``, never ``integer``.
 - Objects: ``properties`` merges the keys of every object at the place, in first-seen order;
   ``required`` lists (sorted) the keys present in every one of those objects and is left out
@@ -164,6 +165,8 @@ def _accumulate(samples: Iterable[Any]) -> _Place | None:
             if place.depth >= MAX_DEPTH:
                 continue  # described as {}: nothing below is read
             kind = _TYPE_NAMES.get(type(value)) or _subclass_type(value)
+            if kind == "number" and value.is_integer():  # 3.0 is an integer by its value (json_type)
+                kind = "integer"
             place.types.add(kind)
             if kind == "object":
                 place.objects += 1

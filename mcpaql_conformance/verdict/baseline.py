@@ -1,5 +1,7 @@
 """Expected-failures baseline: listed failures no longer fail the run; new ones still do;
-entries that no longer fail are stale and fail the run, so the baseline cannot rot."""
+entries whose tests now pass (or skip) are stale and fail the run, so the baseline cannot rot.
+A baseline hides failures and nothing else: an entry for a test that only warns is neither
+stale nor hiding anything ("not needed: the test warns") and leaves the exit code alone."""
 
 from __future__ import annotations
 
@@ -87,8 +89,10 @@ def _first_entries(entries: list[Entry]) -> Any:
 
 
 def apply_baseline(report: Report, entries: list[Entry], source: str) -> Report:
-    """Mark listed failures as baselined; a listed entry with nothing failing is stale (exit 1)."""
+    """Mark listed failures as baselined; a listed entry whose tests all pass or skip is stale
+    (exit 1); one whose tests warn without failing is not needed (said, exit unchanged)."""
     used: set[Entry] = set()
+    warned: set[Entry] = set()
     matched: set[Entry] = set()
     categories = []
     first = _first_entries(entries)
@@ -101,6 +105,8 @@ def apply_baseline(report: Report, entries: list[Entry], source: str) -> Report:
                 if test.result is Result.FAIL:
                     used.add(entry)
                     test = dataclasses.replace(test, baselined=entry.reason)
+                elif test.result is Result.WARN:
+                    warned.add(entry)
             tests.append(test)
         categories.append(CategoryResult(category.name, category.required, tuple(tests)))
     result = tuple(categories)
@@ -108,10 +114,15 @@ def apply_baseline(report: Report, entries: list[Entry], source: str) -> Report:
     for entry in entries:
         if semantic_run and not entry.is_category and entry.target.startswith("L2.semantic.") and entry not in matched:
             raise ConfigError(f"{source}: unknown test id {plain(entry.target)!r}: no such semantic test in this run")
-    stale = tuple(
-        f"{'category' if e.is_category else 'test'} {e.target}: no longer fails ({e.reason})"
-        for e in entries
-        if e in matched and e not in used
-    )
+    unused = [e for e in entries if e in matched and e not in used]
+    stale = tuple(f"{_named(e)}: no longer fails ({e.reason})" for e in unused if e not in warned)
+    unneeded = tuple(f"{_named(e)}: not needed: the test warns, and warnings never fail the run ({e.reason})"
+                     for e in unused if e in warned)  # fmt: skip
     exit_code = EXIT_MUST_FAILED if stale else exit_code_for(result)
-    return dataclasses.replace(report, categories=result, exit_code=exit_code, baseline=source, stale=stale)
+    return dataclasses.replace(
+        report, categories=result, exit_code=exit_code, baseline=source, stale=stale, unneeded=unneeded
+    )
+
+
+def _named(entry: Entry) -> str:
+    return f"{'category' if entry.is_category else 'test'} {entry.target}"

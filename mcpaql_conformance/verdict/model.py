@@ -108,6 +108,12 @@ class Summary:
             baselined=baselined,
         )
 
+    @property
+    def counts_text(self) -> str:
+        """The counts as every format says them: ``7 passed, 0 warned, 1 failed, 0 skipped, 1 baselined``."""
+        said = f"{self.passed} passed, {self.warned} warned, {self.failed} failed, {self.skipped} skipped"
+        return said + (f", {self.baselined} baselined" if self.baselined else "")
+
     def as_dict(self) -> dict[str, int]:
         counts = {
             "total": self.total,
@@ -141,6 +147,7 @@ class Report:
     changes: tuple[str, ...] = ()  # calls of the run that may have created or changed data
     baseline: str | None = None  # the baseline file applied, if any
     stale: tuple[str, ...] = ()  # baseline entries whose tests no longer fail (they fail the run)
+    unneeded: tuple[str, ...] = ()  # baseline entries whose tests only warn (said; the exit is unchanged)
     provenance: str | None = None  # where the evidence came from: "captured ... from ... over ...", or None
     agent_summary: str | None = None  # the latest agent invocation: model, runs, judge, tool list
     agent_metrics: tuple[Any, ...] = ()  # agent.metrics.AgentMetrics rows (tasks, then "all")

@@ -25,12 +25,12 @@ def categories_for(level: int) -> tuple[Category, ...]:
 
 
 def select_category(level: int, name: str) -> Category:
-    """The category named (case-insensitively; a unique start of its name will do: ``semantic``,
-    ``errors``), or a ConfigError listing the valid names."""
+    """The category named (case-insensitively; a unique start of its name as typed will do:
+    ``s``, ``semantic``; else, for a plural, the start without its last ``s``: ``errors``), or
+    a ConfigError listing the valid names."""
     wanted = " ".join(name.split()).casefold()
     exact = [c for c in CATEGORIES if c.name.casefold() == wanted]
-    starts = [c for c in CATEGORIES if wanted and c.name.casefold().startswith(wanted.rstrip("s"))]
-    found = exact or (starts if len(starts) == 1 else [])
+    found = exact or _started(wanted) or (_started(wanted[:-1]) if len(wanted) > 1 and wanted[-1] == "s" else [])
     if found:
         category = found[0]
         if category.level > level:
@@ -40,6 +40,12 @@ def select_category(level: int, name: str) -> Category:
         return category
     valid = ", ".join(repr(c.name) for c in categories_for(level))
     raise ConfigError(f"unknown category {plain(name)!r}; valid categories at level {level}: {valid}")
+
+
+def _started(prefix: str) -> list[Category]:
+    """The one category whose name starts with ``prefix`` (none for an empty prefix, or several)."""
+    starts = [c for c in CATEGORIES if prefix and c.name.casefold().startswith(prefix)]
+    return starts if len(starts) == 1 else []
 
 
 def evaluate(bundle: Bundle, level: int = 1, tier: str = "both", category: str | None = None) -> Report:

@@ -227,7 +227,8 @@ def test_a_baselined_failure_no_longer_fails_the_run_but_is_shown(cli, write_bun
     text = cli("test", str(write_bundle(failing_bundle())), "--baseline", str(baseline)).stdout
     assert "(baselined: fix tracked in #12)" in text
     assert text.rstrip().endswith(
-        "Not conformant at Level 1: 1 MUST test(s) failed, 1 expected failure(s) baselined (badge: red, exit 0)"
+        "Not conformant at Level 1: every MUST test that failed is an expected failure, 1 expected failure(s)"
+        " baselined (badge: red, exit 0)"
     )
 
 
@@ -246,6 +247,60 @@ def test_a_stale_baseline_entry_fails_the_run(cli, tmp_path):
     assert result.stdout.rstrip().endswith(
         "Level 1 conformant; 1 stale baseline entry fails the run (badge: green, exit 1)"
     )
+
+
+WARNING = FIXTURES / "l1-warn-partial-evidence-tasks.json"  # six tests warn, none fails: exit 0
+
+
+@pytest.mark.parametrize("entry", [{"id": "L1.params.defaults"}, {"category": "Parameter Handling"}])
+def test_a_baseline_entry_for_a_test_that_only_warns_is_not_needed_and_changes_nothing(cli, tmp_path, entry):
+    without = cli("test", str(WARNING), "-f", "json")
+    baseline = write_baseline(tmp_path, [{**entry, "reason": "known gap"}])
+    result = cli("test", str(WARNING), "--baseline", str(baseline), "-f", "json")
+    assert result.returncode == without.returncode == 0
+    report = json.loads(result.stdout)
+    target = f"test {entry['id']}" if "id" in entry else f"category {entry['category']}"
+    assert report["baseline"]["stale"] == []
+    assert report["baseline"]["unneeded"] == [
+        f"{target}: not needed: the test warns, and warnings never fail the run (known gap)"
+    ]
+    assert report["summary"] == json.loads(without.stdout)["summary"]
+    text = cli("test", str(WARNING), "--baseline", str(baseline)).stdout
+    assert "Baseline entries not needed (1), which change nothing:" in text
+    assert text.rstrip().endswith(
+        "Level 1 conformant, 6 warning(s), 1 baseline entry not needed (badge: yellow, exit 0)"
+    )
+    markdown = cli("test", str(WARNING), "--baseline", str(baseline), "-f", "markdown").stdout
+    assert "## Baseline entries not needed" in markdown and "not needed: the test warns" in markdown
+
+
+def test_with_baselined_failures_the_verdict_line_counts_what_the_summary_counts(cli, write_bundle, tmp_path):
+    bundle = failing_bundle()  # no-leakage fails
+    bundle["parameter_tests"]["missing_required"][0]["response"] = {"success": True, "data": {}}  # and required
+    baseline = write_baseline(tmp_path, [{"id": "L1.errors.no-leakage", "reason": "fix tracked in #12"}])
+    path = str(write_bundle(bundle))
+    report = json.loads(cli("test", path, "--baseline", str(baseline), "-f", "json").stdout)
+    assert (report["summary"]["failed"], report["summary"]["baselined"]) == (1, 1)
+    text = cli("test", path, "--baseline", str(baseline)).stdout
+    assert text.rstrip().endswith(
+        "Not conformant at Level 1: 1 MUST test(s) failed, 1 expected failure(s) baselined (badge: red, exit 1)"
+    )
+    (summary,) = [line for line in text.splitlines() if line.startswith("Summary: ")]
+    assert ", 1 failed, " in summary and "1 baselined" in summary, summary
+
+
+def test_a_baselined_should_failure_is_no_warning_beside_a_green_badge(cli, tmp_path):
+    fixture = FIXTURES / "cat-semantic-tier2-fail-contacts.json"
+    report = json.loads(cli("test", str(fixture), "-l", "2", "-f", "json").stdout)
+    failing = [t["id"] for c in report["categories"] for t in c["tests"] if t["result"] == "FAIL"]
+    baseline = write_baseline(tmp_path, [{"id": test, "reason": "prompt being reworded"} for test in failing])
+    saved = tmp_path / "r.json"
+    result = cli("test", str(fixture), "-l", "2", "--baseline", str(baseline), "-f", "json", "-o", str(saved))
+    assert result.returncode == 0
+    badge = json.loads(cli("badge", str(saved), "-f", "json").stdout)
+    line = cli("test", str(fixture), "-l", "2", "--baseline", str(baseline)).stdout.rstrip().splitlines()[-1]
+    assert "warning" not in line, line  # the badge is green: no warning beside it
+    assert badge["color"] == "brightgreen" and "badge: green" in line
 
 
 @pytest.mark.parametrize(

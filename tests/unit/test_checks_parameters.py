@@ -360,6 +360,30 @@ def test_a_different_default_value_fails_showing_both(bundle: Bundle) -> None:
     assert outcome.detail == 'create_widget.color: data.color expected "blue", got "red"'
 
 
+@pytest.mark.parametrize(
+    ("documented", "expected", "answered", "result", "detail"),
+    [
+        # documented 20, the bundle and the answer say 50: the documented default is the spec's word
+        (20, 50, 50, Result.FAIL, "create_widget.color: data.color expected the documented default 20, got 50"),
+        # the answer is the documented default; the bundle's own value disagrees: said, at WARN
+        (20, 50, 20, Result.WARN, "create_widget.color: the bundle expects 50, but introspection documents the "
+                                  "default 20 (judged against the documented default)"),
+        (True, True, 1, Result.FAIL, "create_widget.color: data.color expected true, got 1"),  # 1 is not true
+        (1, 1, True, Result.FAIL, "create_widget.color: data.color expected 1, got true"),
+        (20, 20.0, 20.0, Result.PASS, "1 documented default(s) observed in the responses."),  # 20.0 is 20
+    ],
+)  # fmt: skip
+def test_the_answer_is_judged_against_the_documented_default(
+    bundle: Bundle, documented: Any, expected: Any, answered: Any, result: Result, detail: str
+) -> None:
+    operation_detail(bundle, "create_widget")["parameters"][1]["default"] = documented
+    case = parameter_case(bundle, "optional_defaults", "create_widget", "color")
+    case["expected_value"] = expected
+    case["response"] = ok({"color": answered})
+    outcome = run(defaults, bundle)
+    assert (outcome.result, outcome.detail) == (result, detail)
+
+
 def test_a_default_absent_from_the_response_fails(bundle: Bundle) -> None:
     parameter_case(bundle, "optional_defaults", "create_widget", "color")["response"] = ok({"id": "w1"})
     outcome = run(defaults, bundle)
@@ -501,10 +525,15 @@ def test_a_default_is_judged_against_what_introspection_documents_not_the_bundle
     assert outcome.detail == 'create_widget.color: data.color expected the documented default "blue", got "red"'
 
 
-def test_a_default_matching_the_documented_one_passes_whatever_the_bundle_expected(bundle: Bundle) -> None:
+def test_a_default_matching_the_documented_one_fails_nothing_but_the_disagreement_is_said(bundle: Bundle) -> None:
     case = parameter_case(bundle, "optional_defaults", "create_widget", "color")
     case["expected_value"] = "red"
-    assert run(defaults, bundle).result is Result.PASS  # the answer shows "blue", as documented
+    outcome = run(defaults, bundle)  # the answer shows "blue", as documented
+    assert outcome.result is Result.WARN
+    assert outcome.findings == (
+        'create_widget.color: the bundle expects "red", but introspection documents the default "blue" (judged '
+        "against the documented default)",
+    )
 
 
 # Required and optional in both directions (issue 26, point 4)

@@ -154,3 +154,31 @@ def test_a_missing_type_detail_says_why() -> None:
         "refused: NOT_FOUND: no"
     )
     assert type_detail_of(ok({"type": None}), "W") == (None, "gave no type detail (succeeded)")
+
+
+@pytest.mark.parametrize(
+    ("values", "answer", "fits"),
+    [
+        ([0, 1, 2], True, False),  # true is not the number 1
+        ([True, False], 1, False),  # nor 1 the boolean true
+        ([0, 1, 2], 1.0, True),  # 1.0 is the number 1
+        ([True, False], True, True),
+    ],
+)
+def test_enum_values_are_compared_as_json_not_as_python(
+    bundle: Bundle, values: list[Any], answer: Any, fits: bool
+) -> None:
+    typed(bundle, ok(answer))
+    bundle["introspection"]["types_list"]["data"]["types"].append({"name": "Level", "kind": "enum"})
+    bundle["introspection"]["type_details"].append({"name": "Level", "kind": "enum", "values": values})
+    details = bundle["introspection"]["operation_details"]
+    next(d for d in details if d["name"] == "create_widget")["returns"] = {"name": "Level", "kind": "enum"}
+    expected = [] if fits else [
+        f"create_widget: answered {answer!r} at $.parameter_tests.optional_defaults[0].response.data,"
+        " not one of the values of Level"
+    ]  # fmt: skip
+    assert warnings(bundle) == expected
+
+
+def test_an_integral_number_is_an_integer(bundle: Bundle) -> None:
+    assert warnings(typed(bundle, ok({**WIDGET, "size": 3.0}))) == []

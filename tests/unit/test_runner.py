@@ -117,6 +117,28 @@ def test_select_category_returns_the_registered_category() -> None:
     assert select_category(2, "level 2 features").name == "Level 2 Features"
 
 
+@pytest.mark.parametrize(
+    ("typed", "name"),
+    [
+        ("s", "Semantic Evaluation"),  # a unique start as typed: no plural strip may empty it
+        ("S", "Semantic Evaluation"),
+        ("sem", "Semantic Evaluation"),
+        ("e", "Error Quality"),
+        ("errors", "Error Quality"),  # a plural: the start without its last s
+        ("  Round-Trip   integrity ", "Round-Trip Integrity"),
+        ("constraints", "Constraint Documentation"),
+    ],
+)
+def test_a_category_is_found_by_a_unique_start_of_its_name_as_typed(typed: str, name: str) -> None:
+    assert select_category(2, typed).name == name
+
+
+@pytest.mark.parametrize("typed", ["", "   ", "x", "level 3", "ss s", "errorss"])
+def test_an_unknown_or_ambiguous_category_lists_the_valid_names(typed: str) -> None:
+    with pytest.raises(ConfigError, match="valid categories at level 2: 'Introspection Fidelity'"):
+        select_category(2, typed)
+
+
 def test_judge_safely_turns_invalid_bundles_and_our_bugs_into_errors(monkeypatch) -> None:
     import mcpaql_conformance.verdict.runner as runner
 

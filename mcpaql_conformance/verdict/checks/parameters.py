@@ -288,6 +288,7 @@ def defaults(ctx: Context) -> Outcome:
         for case, value in _unclear_defaults(ctx, cases, expected)
         if (reason := _default_mismatch(case, value)) is not None
     ]
+    warnings = _disagreements(cases, expected)
     uncovered, withheld = split_withheld(ctx, applicable.uncovered_by(cases), ("optional_defaults",))
     reasons = {item: reason for item in uncovered if (reason := _reason(ctx, item))}
     observed = bool(reasons)
@@ -295,6 +296,7 @@ def defaults(ctx: Context) -> Outcome:
         MUST,
         judged=len(cases),
         failures=failures,
+        warnings=warnings,
         uncovered=[item for item in uncovered if item not in reasons],
         explained=[f"{item} ({reason})" for item, reason in reasons.items()],
         withheld=withheld,
@@ -326,6 +328,17 @@ def _expected_defaults(ctx: Context, cases: list[JsonObject]) -> list[Any]:
         if "default" in parameter
     }
     return [documented.get((case["operation"], case["parameter"]), case["expected_value"]) for case in cases]
+
+
+def _disagreements(cases: list[JsonObject], expected: list[Any]) -> list[str]:
+    """Cases whose bundle value is not the default introspection documents: the answer is judged
+    against the documented default (the spec's word), and the disagreement is said."""
+    return [
+        f"{case['operation']}.{case['parameter']}: the bundle expects {show(case['expected_value'])}, but "
+        f"introspection documents the default {show(value)} (judged against the documented default)"
+        for case, value in zip(cases, expected, strict=True)
+        if not json_equal(case["expected_value"], value)
+    ]
 
 
 def _unclear_defaults(ctx: Context, cases: list[JsonObject], expected: list[Any]) -> list[tuple[JsonObject, Any]]:

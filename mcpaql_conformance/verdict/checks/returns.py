@@ -25,16 +25,17 @@ from mcpaql_conformance.evidence.answers import classify
 from mcpaql_conformance.evidence.bundle import Bundle, JsonObject
 from mcpaql_conformance.evidence.reading import TYPE_NAME_KEYS, data_of, name_of, returned_type, types_of
 from mcpaql_conformance.evidence.samples import successful_candidates
+from mcpaql_conformance.files.values import json_in, json_type
 from mcpaql_conformance.sanitize import plain
 
-PRIMITIVES = {
-    "string": (str,),
-    "number": (int, float),
-    "integer": (int,),
-    "boolean": (bool,),
-    "object": (dict,),
-    "array": (list,),
-    "null": (type(None),),
+PRIMITIVES = {  # a declared type -> the JSON types of the values it takes (json_type: 3.0 is an integer)
+    "string": frozenset({"string"}),
+    "number": frozenset({"number", "integer"}),
+    "integer": frozenset({"integer"}),
+    "boolean": frozenset({"boolean"}),
+    "object": frozenset({"object"}),
+    "array": frozenset({"array"}),
+    "null": frozenset({"null"}),
 }
 ALIASES = {"int": "integer", "float": "number", "bool": "boolean", "str": "string", "list": "array", "dict": "object"}
 IGNORED_OPERATIONS = frozenset({"introspect"})  # its return shape is the spec's own
@@ -114,7 +115,7 @@ def _operation_findings(
 
 def _enum_findings(operation: str, name: str, allowed: list[Any], values: list[tuple[str, Any]]) -> list[str]:
     for path, value in values:
-        if value not in allowed:
+        if not json_in(value, allowed):
             return [f"{operation}: answered {_show(value)} at {path}, not one of the values of {plain(name)}"]
     return []
 
@@ -168,16 +169,14 @@ def _mismatch(declared: str, value: Any, types: dict[str, JsonObject]) -> str | 
 def _fits(declared: str, value: Any, types: dict[str, JsonObject]) -> str | None:
     name = ALIASES.get(declared.lower(), declared.lower())
     if name in PRIMITIVES:
-        expected = PRIMITIVES[name]
-        ok = isinstance(value, expected) and not (isinstance(value, bool) and bool not in expected)
-        return None if ok else f"it is {_kind(value)}"
+        return None if json_type(value) in PRIMITIVES[name] else f"it is {_kind(value)}"
     if declared.endswith("[]"):
         return None if isinstance(value, list) else f"it is {_kind(value)}"
     shape = types.get(declared)
     if shape is None:
         return None  # a type we cannot interpret: accepted
     if isinstance(shape.get("values"), list):
-        return None if value in shape["values"] else f"{_show(value)} is not one of its values"
+        return None if json_in(value, shape["values"]) else f"{_show(value)} is not one of its values"
     return None if isinstance(value, dict) else f"it is {_kind(value)}"
 
 
