@@ -85,3 +85,42 @@ def plain(text: object, *, max_len: int = 2000) -> str:
     if len(value) > max_len:
         value = value[: max_len - 1] + "\u2026"
     return value
+
+
+_SHOWN_AS_ESCAPES = re.compile(_character_class(UNSEEN_RANGES, extra="\x00-\x1f") + r"|[\ud800-\udfff]")
+_SCRIPTS = ("LATIN", "CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC")  # alphabets with look-alike letters
+
+
+def visible(text: object, *, max_len: int = 2000) -> str:
+    """One line in which two names that differ read differently: what ``plain`` would remove
+    without a trace (controls, escape sequences' ESC, invisible characters, lone surrogates) is
+    shown as a ``\\uXXXX`` escape, and in a name that mixes alphabets whose letters look alike
+    (Latin with Cyrillic or Greek: "note" with a Cyrillic o) the letters of every alphabet but
+    its main one are escapes too. Secrets are masked as by ``plain``."""
+    value = mask(text if isinstance(text, str) else str(text), max_len * 4)
+    if len(value) > max_len * 4:
+        value = value[: max_len * 4]
+    value = _SHOWN_AS_ESCAPES.sub(lambda match: f"\\u{ord(match.group()):04x}", value)
+    if not value.isascii():
+        value = _unmixed(value)
+    return plain(value, max_len=max_len)
+
+
+def _unmixed(text: str) -> str:
+    """``text`` with the letters of every look-alike alphabet but its main one (the one most of
+    its letters are in; Latin on a tie) shown as escapes."""
+    import unicodedata
+
+    scripts = [_script(unicodedata.name(c, "")) if c.isalpha() else None for c in text]
+    counts = {script: scripts.count(script) for script in set(scripts) if script is not None}
+    if len(counts) < 2:
+        return text
+    main = max(counts, key=lambda script: (counts[script], script == "LATIN"))
+    return "".join(
+        f"\\u{ord(c):04x}" if script is not None and script != main else c
+        for c, script in zip(text, scripts, strict=True)
+    )
+
+
+def _script(name: str) -> str | None:
+    return next((script for script in _SCRIPTS if name.startswith(script + " ")), None)

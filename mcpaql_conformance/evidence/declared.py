@@ -54,6 +54,35 @@ def typed(parameter: JsonObject) -> JsonObject:
     return entry
 
 
+def declared_types(schema: JsonObject) -> frozenset[str] | None:
+    """Every JSON type a declaration takes, as a set: ``["string", "null"]``, ``"null | string"``
+    and ``type: string, nullable: true`` are one and the same; None where no type is declared or
+    one we cannot read is (an adapter-defined type)."""
+    types = _type_set(schema.get("type"), 0)
+    if types is not None and schema.get("nullable") is True:
+        return types | {"null"}
+    return types
+
+
+def _type_set(raw: Any, depth: int) -> frozenset[str] | None:
+    if depth > MAX_NESTING:
+        return None
+    if isinstance(raw, list):
+        members = [_type_set(member, depth + 1) for member in raw[: MAX_NESTING * 4]]
+        if not members or any(member is None for member in members):
+            return None
+        return frozenset().union(*(member for member in members if member is not None))
+    if not isinstance(raw, str) or len(raw) > MAX_TYPE:
+        return None
+    text = raw.strip()
+    if text.lower() in _NULLS:
+        return frozenset({"null"})
+    if "|" in text and not _GENERIC.match(text):
+        return _type_set([part for part in text.split("|") if part.strip()], depth + 1)
+    kind = json_type(text, depth)[0]
+    return frozenset({kind}) if kind is not None else None
+
+
 def json_type(raw: Any, depth: int = 0) -> tuple[str | None, str | None]:
     """The JSON type a declared type stands for, and its items' type for an array (None where
     it is not one we know: an adapter-defined type)."""

@@ -1,16 +1,20 @@
 """Drift between two captures of one server (``diff OLD NEW``): what a client would notice.
 
 - Operations added and removed (removed: breaking).
-- Parameters of an operation both sides describe: added (breaking when required), removed
-  (breaking), newly required (breaking), no longer required, type changed (breaking), enum
-  values removed (breaking) or added.
-- Response shapes, from the schemas inferred from each side's successful answers (``shapes``):
-  a field no longer present (breaking), a field whose types changed to include a new one
-  (breaking), a field no longer in every answer (breaking), a field added.
-- Test verdicts (bundles only): each test's result on both sides; a worse one is breaking.
+- Parameters of an operation both sides describe, compared as a request schema, recursively
+  (``shapes.schemadiff``: items, properties, enums, unions as sets, nullable, bounds): a change
+  that narrows what a client may send breaks it (a parameter removed or newly required, a
+  type or enum narrowed, an object closed).
+- Response shapes, from the schemas inferred from each side's successful answers (``shapes``),
+  compared as response schemas whatever the samples' equality: a change that widens what a
+  client may receive breaks it (a field gone or no longer in every answer, a new type at a
+  field, an integer field now carrying fractions).
+- Test verdicts (bundles only): every test on either side; one that got worse, one added with
+  a WARN or FAIL, one no longer run (unless it was skipped) is breaking.
 
-Every change is one ``Change``; the report is text, JSON or markdown. Linear in the size of
-both sides: operations, parameters and fields are compared through dictionaries.
+Every change is one ``Change``; the report is text, JSON or markdown, names shown with their
+invisible characters and mixed-script letters as escapes. Linear in the size of both sides:
+operations, parameters and fields are compared through dictionaries.
 """
 
 from __future__ import annotations
@@ -21,8 +25,10 @@ from typing import Any
 
 from mcpaql_conformance.evidence.reading import name_of, parameters_of
 from mcpaql_conformance.evidence.samples import Source
-from mcpaql_conformance.sanitize import plain
+from mcpaql_conformance.files.values import json_equal
+from mcpaql_conformance.sanitize import visible
 from mcpaql_conformance.shapes.infer import infer_schema
+from mcpaql_conformance.shapes.schemadiff import compare_schemas
 
 RANK = {"PASS": 0, "SKIP": 1, "WARN": 2, "FAIL": 3}  # how bad a verdict is
 
@@ -42,13 +48,13 @@ def compare(old: Source, new: Source, verdicts: tuple[dict[str, str], dict[str, 
     """Every change from ``old`` to ``new``: operations, parameters, response shapes, verdicts."""
     changes = list(_operations(old, new))
     after = set(new.operations)
-    common = [operation for operation in old.operations if operation in after]
-    for operation in common:  # what is equal on both sides (compared in C) has no change to find
+    common = [operation for operation in old.operations if operation in after]  # json: names in a set of names
+    for operation in common:  # details equal as JSON on both sides have no change to find
         before, after_detail = old.details.get(operation), new.details.get(operation)
-        if before != after_detail:
+        if not json_equal(before, after_detail):
             changes += _parameters(operation, before, after_detail)
         samples = old.samples.get(operation), new.samples.get(operation)
-        if samples[0] and samples[1] and samples[0] != samples[1]:
+        if samples[0] and samples[1]:  # inferred whatever the samples: `true` and `1` differ as JSON
             changes += _shape(operation, infer_schema(samples[0]), infer_schema(samples[1]))
     if verdicts is not None:
         changes += _verdicts(*verdicts)
@@ -81,86 +87,37 @@ def _parameter_map(detail: Any) -> dict[str, dict[str, Any]] | None:
 
 
 def _parameters(operation: str, old: Any, new: Any) -> list[Change]:
+    """The parameters as the properties of one request object, compared recursively."""
     before, after = _parameter_map(old), _parameter_map(new)
     if before is None or after is None:
         return []  # one side did not describe the parameters: nothing certain to compare
-    changes: list[Change] = []
-    for name in sorted(set(before) - set(after)):
-        changes.append(Change("parameter", f"{operation}.{name}", "removed", True))
-    for name in sorted(set(after) - set(before)):
-        required = after[name].get("required") is True
-        changes.append(
-            Change("parameter", f"{operation}.{name}", f"added{' (required)' if required else ''}", required)
-        )
-    for name in sorted(set(before) & set(after)):
-        changes += _parameter_changes(f"{operation}.{name}", before[name], after[name])
-    return changes
-
-
-def _parameter_changes(subject: str, old: dict[str, Any], new: dict[str, Any]) -> list[Change]:
-    changes: list[Change] = []
-    was, now = old.get("required") is True, new.get("required") is True
-    if now and not was:
-        changes.append(Change("parameter", subject, "now required", True))
-    elif was and not now:
-        changes.append(Change("parameter", subject, "no longer required", False))
-    if old.get("type") != new.get("type") and old.get("type") is not None:
-        what = f"type changed from {_show(old.get('type'))} to {_show(new.get('type'))}"
-        changes.append(Change("parameter", subject, what, True))
-    before, after = _values(old.get("enum")), _values(new.get("enum"))
-    if before is not None and after is not None:
-        removed = [value for value in before if value not in after]
-        added = [value for value in after if value not in before]
-        if removed:
-            changes.append(Change("parameter", subject, f"enum values removed: {_list(removed)}", True))
-        if added:
-            changes.append(Change("parameter", subject, f"enum values added: {_list(added)}", False))
-    return changes
-
-
-def _values(enum: Any) -> list[Any] | None:
-    return list(enum) if isinstance(enum, list) else None
+    found = compare_schemas(operation, {"properties": before}, {"properties": after}, "request")
+    return [Change("parameter", f.subject, f.what, f.breaking) for f in sorted(found, key=_order)]
 
 
 def _shape(operation: str, old: dict[str, Any], new: dict[str, Any]) -> list[Change]:
-    """Field changes between two inferred schemas (depth-first; each place compared once)."""
-    changes: list[Change] = []
-    stack: list[tuple[str, dict[str, Any], dict[str, Any]]] = [("data", old, new)]
-    while stack:
-        path, before, after = stack.pop()
-        was, now = _types(before), _types(after)
-        if was and now and not now <= was:
-            what = f"now {' or '.join(sorted(now))}, was {' or '.join(sorted(was))}"
-            changes.append(Change("response", f"{operation}:{path}", what, True))
-        old_props, new_props = before.get("properties", {}), after.get("properties", {})
-        old_required, new_required = set(before.get("required", ())), set(after.get("required", ()))
-        for key in sorted(set(old_props) - set(new_props)):
-            changes.append(Change("response", f"{operation}:{path}.{key}", "no longer in any answer", True))
-        for key in sorted(set(new_props) - set(old_props)):
-            changes.append(Change("response", f"{operation}:{path}.{key}", "added", False))
-        for key in sorted(set(old_props) & set(new_props), reverse=True):
-            if key in old_required and key not in new_required:
-                changes.append(Change("response", f"{operation}:{path}.{key}", "no longer in every answer", True))
-            stack.append((f"{path}.{key}", old_props[key], new_props[key]))
-        if isinstance(before.get("items"), dict) and isinstance(after.get("items"), dict):
-            stack.append((f"{path}[]", before["items"], after["items"]))
-    return sorted(changes, key=lambda change: change.subject)
+    """Changes between two inferred response schemas (each place compared once)."""
+    found = compare_schemas(f"{operation}:data", old, new, "response")
+    return [Change("response", f.subject, f.what, f.breaking) for f in sorted(found, key=_order)]
 
 
-def _types(schema: dict[str, Any]) -> set[str]:
-    declared = schema.get("type")
-    types = {declared} if isinstance(declared, str) else set(declared or ())
-    if "integer" in types:  # an integer where a number was is no change for a client
-        types = (types - {"integer"}) | {"number"}
-    return types
+def _order(found: Any) -> str:
+    return str(found.subject)
 
 
 def _verdicts(old: dict[str, str], new: dict[str, str]) -> list[Change]:
+    """Every test on either side: changed (worse: breaking), added with a WARN or FAIL
+    (breaking: the new side shows a problem the old did not), no longer run (breaking unless
+    it was skipped: a guarantee the old side showed is gone)."""
     changes: list[Change] = []
-    for test in sorted(set(old) & set(new)):
-        if old[test] != new[test]:
-            worse = RANK.get(new[test], 0) > RANK.get(old[test], 0)
-            changes.append(Change("verdict", test, f"{old[test]} -> {new[test]}", worse))
+    for test in sorted(set(old) | set(new)):
+        was, now = old.get(test), new.get(test)
+        if was is None and now is not None:
+            changes.append(Change("verdict", test, f"added: {now}", RANK.get(now, 0) >= RANK["WARN"]))
+        elif now is None and was is not None:
+            changes.append(Change("verdict", test, f"no longer run (was {was})", was != "SKIP"))
+        elif was != now and was is not None and now is not None:
+            changes.append(Change("verdict", test, f"{was} -> {now}", RANK.get(now, 0) > RANK.get(was, 0)))
     return changes
 
 
@@ -178,24 +135,24 @@ HEADINGS = {"operation": "Operations", "parameter": "Parameters", "response": "R
 
 
 def render_text(changes: list[Change], old: str, new: str) -> str:
-    lines = [f"Changes from {plain(old)} to {plain(new)}: {_count(changes)}"]
+    lines = [f"Changes from {visible(old)} to {visible(new)}: {_count(changes)}"]
     for kind, heading in HEADINGS.items():
         group = [change for change in changes if change.kind == kind]
         if group:
             lines += ["", f"{heading}:"]
-            lines += [f"  {'BREAKING ' if c.breaking else ''}{plain(c.subject)}: {plain(c.what)}" for c in group]
+            lines += [f"  {'BREAKING ' if c.breaking else ''}{visible(c.subject)}: {visible(c.what)}" for c in group]
     return "\n".join(lines) + "\n"
 
 
 def render_markdown(changes: list[Change], old: str, new: str) -> str:
     from mcpaql_conformance.report.escape import markdown
 
-    lines = [f"### MCP-AQL drift: {markdown(old)} → {markdown(new)}", "", _count(changes)]
+    lines = [f"### MCP-AQL drift: {markdown(visible(old))} → {markdown(visible(new))}", "", _count(changes)]
     if changes:
         lines += ["", "| | Change | Subject | What |", "|---|---|---|---|"]
         for change in changes:
             mark = "**breaking**" if change.breaking else ""
-            cells = (mark, HEADINGS[change.kind], markdown(change.subject), markdown(change.what))
+            cells = (mark, HEADINGS[change.kind], markdown(visible(change.subject)), markdown(visible(change.what)))
             lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -214,12 +171,3 @@ def _count(changes: list[Change]) -> str:
         return "no change"
     breaking = sum(1 for change in changes if change.breaking)
     return f"{len(changes)} change(s), {breaking} breaking"
-
-
-def _show(value: Any) -> str:
-    return plain(repr(value), max_len=60)
-
-
-def _list(values: list[Any]) -> str:
-    more = f" (+{len(values) - 10} more)" if len(values) > 10 else ""
-    return ", ".join(_show(value) for value in values[:10]) + more

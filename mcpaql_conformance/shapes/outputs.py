@@ -64,7 +64,7 @@ def schema_file_names(operations: list[str]) -> dict[str, str]:
     folded = Counter(operation.casefold() for operation in unique if safe_name(operation) == operation)
     names: dict[str, str] = {}
     taken: set[str] = set()
-    kept = [op for op in unique if safe_name(op) == op and folded[op.casefold()] == 1]
+    kept = [op for op in unique if safe_name(op) == op and folded[op.casefold()] == 1]  # json: a count of ours
     for operation in kept:
         names[operation] = operation
         taken.add(operation.casefold())

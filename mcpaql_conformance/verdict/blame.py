@@ -141,7 +141,9 @@ def _echoes(details: Any, request: dict[str, Any]) -> bool:
         item = stack.pop()
         seen += 1
         if isinstance(item, dict):
-            if all(name in item and json_equal(item[name], value) for name, value in request.items()):
+            if all(
+                name in item and json_equal(item[name], value) for name, value in request.items()
+            ):  # json: a key looked up
                 return True
             stack.extend(value for value in item.values() if isinstance(value, dict | list))
         elif isinstance(item, list):

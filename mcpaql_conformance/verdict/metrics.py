@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from statistics import mean
 from typing import Any
 
+from mcpaql_conformance.files.values import json_equal
+
 RECOVERY_TURNS = 2  # an induced error must be recovered from within this many turns
 RUNNER = "runner"  # a judge entry's model when the runner failed a run without an answer, unjudged
 Z95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
@@ -59,12 +61,14 @@ def recovered(run: dict[str, Any], operation: str) -> bool | None:
     """Whether, after the induced error on ``operation``, the server answered a later call of it
     with success within RECOVERY_TURNS turns (None: no error was induced in this run)."""
     calls = calls_of(run)
-    induced = next((c for c in calls if c.get("outcome") == "induced" and c.get("operation") == operation), None)
+    induced = next(
+        (c for c in calls if c.get("outcome") == "induced" and json_equal(c.get("operation"), operation)), None
+    )
     if induced is None:
         return None
     turn = int(induced.get("turn") or 0)  # a call in the same turn was made before the error was seen
     return any(
-        c.get("operation") == operation and c.get("outcome") == "sent" and c.get("succeeded") is True
+        json_equal(c.get("operation"), operation) and c.get("outcome") == "sent" and c.get("succeeded") is True
         for c in calls
         if turn < int(c.get("turn") or 0) <= turn + RECOVERY_TURNS
     )

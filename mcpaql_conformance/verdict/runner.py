@@ -228,7 +228,7 @@ def note_lines(notes: list[Any]) -> tuple[str, ...]:
     for note in notes:
         key = (str(note.get("operation") or "(all)"), str(note["reason"]))
         probes = by_operation.setdefault(key, [])
-        if note["probe"] not in probes:
+        if str(note["probe"]) not in probes:
             probes.append(str(note["probe"]))
     by_reason: dict[tuple[str, str], list[str]] = {}
     for (operation, reason), probes in by_operation.items():

@@ -71,7 +71,9 @@ class SuiteReport:
 
 def is_suite(data: Any) -> bool:
     """A suite lists bundles and records no evidence itself."""
-    return isinstance(data, dict) and "bundles" in data and not any(key in data for key in EVIDENCE_KEYS)
+    return (
+        isinstance(data, dict) and "bundles" in data and not any(key in data for key in EVIDENCE_KEYS)
+    )  # json: keys looked up
 
 
 def load_suite(data: dict[str, Any], path: Path) -> Suite:
@@ -193,7 +195,9 @@ def _closure(pattern: list[re.Pattern[str] | None], positions: set[int]) -> set[
     result, stack = set(positions), list(positions)
     while stack:
         position = stack.pop()
-        if position < len(pattern) and pattern[position] is None and position + 1 not in result:
+        if (
+            position < len(pattern) and pattern[position] is None and position + 1 not in result
+        ):  # json: positions of ours
             result.add(position + 1)
             stack.append(position + 1)
     return result

@@ -30,7 +30,7 @@ def refusal_names(message: str, details: Any, name: str) -> bool:
             if mentions_identifier(item[:MAX_DETAIL_TEXT], name):
                 return True
         elif isinstance(item, dict):
-            if name in item:
+            if name in item:  # json: a key looked up
                 return True
             queue.extend(islice(item.values(), 200))
         elif isinstance(item, list):
@@ -198,7 +198,7 @@ class _Automaton:
             for word, child in self.goto[node].items():
                 queue.append(child)
                 state = self.fail[node]
-                while state and word not in self.goto[state]:
+                while state and word not in self.goto[state]:  # json: words of our automaton
                     state = self.fail[state]
                 target = self.goto[state].get(word, 0)
                 self.fail[child] = target if target != child else 0
@@ -210,7 +210,7 @@ class _Automaton:
         found: set[tuple[str, ...]] = set()
         node = 0
         for word in words:
-            while node and word not in self.goto[node]:
+            while node and word not in self.goto[node]:  # json: words of our automaton
                 node = self.fail[node]
             node = self.goto[node].get(word, 0)
             state = node

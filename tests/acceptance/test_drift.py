@@ -94,14 +94,14 @@ def test_diff_reports_what_a_client_would_notice_and_fails_on_breaking_changes(c
     result = run_cli("diff", str(captures["old"]), str(captures["new"]))
     assert result.returncode == 1, result.stderr
     lines = result.stdout.splitlines()
-    assert "  BREAKING create_note:data.created_at: now number, was string" in lines
+    assert "  BREAKING create_note:data.created_at: now integer, was string" in lines
     assert "  BREAKING create_note:data.updated_at: no longer in any answer" in lines
     assert "  BREAKING L1.errors.discriminated-union: PASS -> FAIL" in lines
     assert "  BREAKING L1.introspection.completeness: PASS -> FAIL" in lines
     report = json.loads(run_cli("diff", str(captures["old"]), str(captures["new"]), "-f", "json").stdout)
     assert report["breaking"] == len(report["changes"]) > 0
     markdown = run_cli("diff", str(captures["old"]), str(captures["new"]), "-f", "markdown").stdout
-    assert "| **breaking** | Response shapes | create\\_note:data.created\\_at | now number, was string |" in markdown
+    assert "| **breaking** | Response shapes | create\\_note:data.created\\_at | now integer, was string |" in markdown
     assert run_cli("diff", str(captures["old"]), str(captures["new"]), "--fail-on", "none").returncode == 0
 
 
@@ -133,8 +133,8 @@ def test_parameter_and_operation_changes(captures, tmp_path):
     assert found >= {
         ("list_notes.limit", "removed", True),
         ("create_note.body", "now required", True),
-        ("create_note.tags", "type changed from 'array' to 'string'", True),
-        ("export_notes.format", "enum values removed: 'markdown'", True),
-        ("export_notes.format", "enum values added: 'html'", False),
+        ("create_note.tags", "type changed from array to string", True),
+        ("export_notes.format", 'enum values removed: "markdown"', True),
+        ("export_notes.format", 'enum values added: "html"', False),
         ("get_note.revision", "added", False),
     }

@@ -108,7 +108,9 @@ def test_a_value_still_refused_is_inconclusive_and_not_judged(folder: Path) -> N
         f"VALIDATION_INVALID_VALUE: Invalid region: {region}; give one in a plan"
     )
     assert f"find.zz_conformance_probe: {expected}" in tests["L1.params.unknown-explicit"]["findings"]
-    assert f"unknown-find: {expected}" in tests["L1.errors.actionable"]["findings"]
+    assert (
+        f"find with the unknown parameter zz_conformance_probe: {expected}" in tests["L1.errors.actionable"]["findings"]
+    )
     about_find = [line for test in tests.values() for line in test.get("findings", []) if "find" in line]
     assert about_find and not [line for line in about_find if any(phrase in line for phrase in FALSE_BLAME)]
 

@@ -11,11 +11,11 @@ def source(samples: dict[str, list[object]], details: dict[str, dict[str, object
     return Source("s", samples=samples, details=details or {})
 
 
-def test_shape_changes_are_found_at_any_depth_and_an_integer_for_a_number_is_no_change() -> None:
+def test_shape_changes_are_found_at_any_depth_and_integers_among_numbers_are_no_change() -> None:
     old = source({"op": [{"a": 1.5, "b": {"c": "x"}, "items": [{"d": "y"}], "gone": 1}]})
     new = source({"op": [{"a": 2, "b": {"c": 3}, "items": [{"d": "y", "e": True}]}, {"a": 1.5, "b": {"c": 4}}]})
     assert [(c.subject, c.what, c.breaking) for c in drift.compare(old, new)] == [
-        ("op:data.b.c", "now number, was string", True),
+        ("op:data.b.c", "now integer, was string", True),
         ("op:data.gone", "no longer in any answer", True),
         ("op:data.items", "no longer in every answer", True),
         ("op:data.items[].e", "added", False),

@@ -137,14 +137,16 @@ def _named(field: str) -> bool:
 
 
 def _named_or_documented(field: str, documented: dict[str, frozenset[str]], operation: str) -> bool:
-    return _named(field) or field in documented.get(operation, frozenset())
+    return _named(field) or field in documented.get(operation, frozenset())  # json: a field name in a set of names
 
 
 def _date_problem(field: str, value: Any, documented: frozenset[str]) -> str | None:
     """Why a date field's value is not ISO 8601 (None: it is, or the field holds no date)."""
-    if value is None or isinstance(value, bool) or not (field in documented or _named(field)):
+    if (
+        value is None or isinstance(value, bool) or not (field in documented or _named(field))
+    ):  # json: a field name in a set of names
         return None
-    if field in documented and not isinstance(value, str):
+    if field in documented and not isinstance(value, str):  # json: a field name in a set of names
         return f"documented as a date, but holds {show(value)}"
     if isinstance(value, int | float):  # an epoch time: a timestamp, not in ISO 8601
         return f"holds the number {show(value)}, not an ISO 8601 date or timestamp"

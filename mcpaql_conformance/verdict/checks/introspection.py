@@ -15,6 +15,7 @@ from mcpaql_conformance.evidence.reading import (
 )
 from mcpaql_conformance.files.jsonio import dumps
 from mcpaql_conformance.files.schemas import introspection_schema
+from mcpaql_conformance.files.values import json_equal
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.blame import case_blame
 from mcpaql_conformance.verdict.checks.base import (
@@ -201,7 +202,9 @@ def operation_details(ctx: Context) -> Outcome:
     unknown_failures, unknown = unknown_name_findings(ctx, "operations")
     failures += unknown_failures
     asked = {
-        case.get("operation") for case in ctx.bundle.detail_queries if case.get("operation") not in ctx.details_by_name
+        case.get("operation")
+        for case in ctx.bundle.detail_queries
+        if case.get("operation") not in ctx.details_by_name  # json: a name among keys
     }
     uncovered = [name for name in ctx.listed_operations if name not in ctx.details_by_name and name not in asked]
     return judge(
@@ -299,7 +302,7 @@ def _listing_failures(ctx: Context, valid: list[JsonObject]) -> list[str]:
                 failures.append(f"{detail['name']}: has a detail but is missing from the operations list")
             continue
         for key in ("semantic_category", "endpoint"):
-            if key in entry and entry[key] != detail[key]:
+            if key in entry and not json_equal(entry[key], detail[key]):
                 failures.append(
                     f"{detail['name']}: {key} is {entry[key]!r} in the list but {detail[key]!r} in the detail"
                 )
@@ -413,7 +416,9 @@ FAMILY_NAME = "introspection:4.1:endpoint-family-name"
 def _routing_failures(ctx: Context, category: str, endpoint: str, tool: str) -> list[str]:
     if endpoint.lower() not in CRUDE_ENDPOINTS:
         family = category.lower()
-        if category in PERMISSION_TABLE and endpoint in ctx.allowed_tools[family]:  # the tool, not the family
+        if (
+            category in PERMISSION_TABLE and endpoint in ctx.allowed_tools[family]
+        ):  # the tool, not the family  # json: among tool names
             text = f"endpoint {endpoint!r} names the MCP tool where the family name {family!r} is advised"
             return [cite(FAMILY_NAME, text)]
         return _custom_family_failures(ctx, endpoint)
@@ -425,7 +430,7 @@ def _routing_failures(ctx: Context, category: str, endpoint: str, tool: str) -> 
     elif endpoint != expected_endpoint:
         failures.append(f"{category} operation routed to endpoint {endpoint!r}, expected {expected_endpoint!r}")
     allowed = ctx.allowed_tools[expected_endpoint]
-    if tool not in allowed:
+    if tool not in allowed:  # json: a tool among tool names (strings)
         failures.append(f"mcpTool {tool!r} is not the tool of a {category} operation (expected {' or '.join(allowed)})")
     return failures
 
@@ -454,7 +459,7 @@ def _permission_findings(category: str, read_only: bool, destructive: bool) -> t
     if severe:
         return severe, []
     expected = PERMISSION_TABLE[category]
-    if (read_only, destructive) == expected:
+    if json_equal([read_only, destructive], list(expected)):
         return [], []
     return [], [
         uncited(  # core §6.1's table has no keyword: a warning, about no rule
@@ -536,7 +541,7 @@ def completeness(ctx: Context) -> Outcome:
             if known and parameters == names:
                 continue  # the common case, decided without building sets or messages
             documented, seen = set(names), set(parameters)
-            undocumented = [p for p in parameters if p not in documented]
+            undocumented = [p for p in parameters if p not in documented]  # json: names in a set of names
             if operation in inconclusive and undocumented:
                 # What an operation that takes (or refuses alike) a made-up parameter accepts shows
                 # nothing about what it supports: the unknown-parameter test owns that, and

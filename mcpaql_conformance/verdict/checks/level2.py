@@ -7,6 +7,7 @@ from typing import Any
 from mcpaql_conformance.evidence.answers import classify
 from mcpaql_conformance.evidence.index import Context
 from mcpaql_conformance.evidence.reading import data_of
+from mcpaql_conformance.files.values import json_equal
 from mcpaql_conformance.verdict.checks.base import (
     CONFORMANCE,
     CORE,
@@ -188,7 +189,7 @@ def _batch_shape(example: dict[str, Any]) -> list[str]:
     if gated:
         counts["pending_confirmation"] = len(gated)
     for key, expected in counts.items():
-        if key in summary and summary[key] != expected:
+        if key in summary and not json_equal(summary[key], expected):  # `true` is no count of 1
             failures.append(f"summary.{key} is {summary[key]}, the results show {expected}")
     return failures
 

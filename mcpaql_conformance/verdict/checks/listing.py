@@ -134,7 +134,7 @@ def discovery_failures(ctx: Context, query: str) -> list[str]:
     if query == "operations":
         failures += _introspect_home(ctx)
     for attempt in ctx.bundle.query_attempts:
-        if attempt.get("query") == query:
+        if attempt.get("query") == query:  # json: our query word (a string)
             params = ", ".join(f"{k}: {v}" for k, v in attempt["params"].items()) if attempt["params"] else ""
             answer = classify(attempt["response"])
             outcome = (

@@ -297,7 +297,7 @@ def defaults(ctx: Context) -> Outcome:
         judged=len(cases),
         failures=failures,
         warnings=warnings,
-        uncovered=[item for item in uncovered if item not in reasons],
+        uncovered=[item for item in uncovered if item not in reasons],  # json: our labels
         explained=[f"{item} ({reason})" for item, reason in reasons.items()],
         withheld=withheld,
         uncovered_label="documented defaults without evidence",
@@ -398,7 +398,9 @@ def snake_case(ctx: Context) -> Outcome:
     if bad:
         pairs = [(op, p["name"]) for op, params in by_operation.items() for p in params]
         pairs += [(op, p) for op, params in accepted.items() for p in params]
-        canonical = {(op, p["name"]) for op, params in by_operation.items() for p in params if p["name"] not in bad}
+        canonical = {
+            (op, p["name"]) for op, params in by_operation.items() for p in params if p["name"] not in bad
+        }  # json: names
         for op, name in dict.fromkeys(pairs):
             if name not in bad:
                 continue

@@ -56,7 +56,7 @@ def return_shape_warnings(bundle: Bundle, details: dict[str, JsonObject]) -> lis
         if declared is None or declared.lower() in PRIMITIVES or declared.lower() in ALIASES:
             continue
         element = declared.removesuffix("[]")
-        if element not in types[1]:
+        if element not in types[1]:  # json: a type name among names
             continue  # a type the list does not name: the types-query test fails that (core §9.2)
         found = _operation_findings(operation, declared, types[0], samples.get(operation, []))
         warnings += found[:MAX_FINDINGS_PER_OPERATION]
@@ -135,7 +135,7 @@ def _object_findings(
         field_name = name_of(field, ("name", "field", "key"))[0] if isinstance(field, dict) else None
         if field_name is None:
             continue
-        present = [(path, value[field_name]) for path, value in objects if field_name in value]
+        present = [(path, value[field_name]) for path, value in objects if field_name in value]  # json: a key looked up
         if not present:
             if field.get("required") is True:
                 findings.append(

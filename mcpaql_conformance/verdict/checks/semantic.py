@@ -199,10 +199,12 @@ def _run_misses(ctx: Context, agent: JsonObject, run: JsonObject) -> list[str]:
     missing = [text for text in agent.get("expectedContent") or [] if text.casefold() not in answer]
     misses += [f"answer lacks {', '.join(repr(t) for t in missing)}"] * bool(missing)
     for operation, names in (agent.get("expectedParams") or {}).items():
-        sent = {key for call in calls if call.get("operation") == operation for key in _keys(call.get("params"))}
+        sent = {
+            key for call in calls if call.get("operation") == operation for key in _keys(call.get("params"))
+        }  # json: operation is an object key (a string)
         misses += [f"no {operation} call with {name}" for name in names if name not in sent]
     for operation in agent.get("mustSucceed") or []:
-        if not any(c.get("operation") == operation and c.get("succeeded") is True for c in calls):
+        if not any(json_equal(c.get("operation"), operation) and c.get("succeeded") is True for c in calls):
             misses.append(f"no {operation} call answered with success")
     induced = agent.get("induceErrorOn")
     if isinstance(induced, str) and recovered(run, induced) is False:
@@ -289,7 +291,7 @@ def _scenario_verdict(agent: JsonObject) -> tuple[Result, str]:
     error = run.get("error") or {}
     outcome = "completed" if run.get("completed") is True else "error"
     problems: list[str] = []
-    if "outcome" in expect and expect["outcome"] != outcome:
+    if "outcome" in expect and expect["outcome"] != outcome:  # json: our outcome word (a string)
         said = f" ({error.get('message')})" if outcome == "error" else ""
         problems.append(f"outcome {outcome}{said}, expected {expect['outcome']}")
     problems += [f"{op} not reached" for op in expect.get("reached") or [] if op not in reached]
@@ -300,7 +302,7 @@ def _scenario_verdict(agent: JsonObject) -> tuple[Result, str]:
         and str(expect["error_contains"]).casefold() not in str(error.get("message") or "").casefold()
     ):
         problems.append(f"the error does not contain {expect['error_contains']!r} (error: {error.get('message')!r})")
-    if "error_node" in expect and expect["error_node"] != error.get("node"):
+    if "error_node" in expect and not json_equal(expect["error_node"], error.get("node")):
         problems.append(f"the error came from {error.get('node')!r}, expected {expect['error_node']!r}")
     for operation, fields in (expect.get("node_outputs") or {}).items():
         problems += _output_problems(calls, operation, fields)
@@ -310,7 +312,7 @@ def _scenario_verdict(agent: JsonObject) -> tuple[Result, str]:
 
 
 def _output_problems(calls: list[JsonObject], operation: str, fields: JsonObject) -> list[str]:
-    answered = [c for c in calls if c.get("operation") == operation and c.get("succeeded") is True]
+    answered = [c for c in calls if json_equal(c.get("operation"), operation) and c.get("succeeded") is True]
     if not answered:
         return [f"no successful {operation} answer to compare"]
     data = (answered[-1].get("response") or {}).get("data") if isinstance(answered[-1].get("response"), dict) else None

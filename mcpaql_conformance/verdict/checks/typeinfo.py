@@ -138,7 +138,9 @@ def unknown_name_findings(ctx: Context, query: str) -> tuple[list[str], int]:
     """Failures of the detail queries for made-up names (``unknown_name_queries`` of ``query``):
     anything but ``{success: true, data: {operation|type: null}}``; with how many were judged."""
     key = "operation" if query == "operations" else "type"
-    cases = [case for case in _list(ctx.bundle.introspection.get("unknown_name_queries")) if case.get("query") == query]
+    cases = [
+        case for case in _list(ctx.bundle.introspection.get("unknown_name_queries")) if case.get("query") == query
+    ]  # json: our query word
     failures: list[str] = []
     for case in cases:
         problem = unknown_name_problem(case.get("response"), key)
@@ -160,7 +162,7 @@ def unknown_name_problem(response: Any, key: str) -> str | None:
     data = response.get("data") if isinstance(response, dict) else None
     if data is None:
         return None  # "a success response with null data" (§4.3), read as the sentence says it
-    if not isinstance(data, dict) or key not in data:
+    if not isinstance(data, dict) or key not in data:  # json: a key looked up
         return f"succeeded without `data.{key}` (expected `{key}: null`)"
     if data[key] is not None:
         found = name_of(data[key], TYPE_NAME_KEYS)[0] if isinstance(data[key], dict) else None
