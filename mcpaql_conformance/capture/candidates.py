@@ -21,6 +21,7 @@ from typing import Any
 
 import orjson
 
+from mcpaql_conformance.capture.patterns import fits
 from mcpaql_conformance.capture.values import matches_type, synthesise
 from mcpaql_conformance.evidence.declared import is_placeholder
 from mcpaql_conformance.evidence.reading import identifier_like, identifier_words, name_words
@@ -154,11 +155,38 @@ _VERBS = frozenset(
 )  # fmt: skip
 
 
+def refers_elsewhere(operation: str, name: str) -> bool:
+    """Whether a parameter names a record of another kind than the operation is about (add_book's
+    ``shelf_id``): one the server must already have, so its own answers give the value first.
+    The record's own identifier (create_shelf's ``shelf_id``) is a new one: never an answer's."""
+    if not identifier_like(name):
+        return False
+    for suffix in ("_id", "Id", "_name", "Name", "_slug", "Slug", "_key", "Key"):
+        if name.endswith(suffix) and len(name) > len(suffix):
+            wanted = {word.lower() for word in identifier_words(name[: -len(suffix)])}
+            words = _kind_words(operation)
+            plural = {word + "s" for word in wanted}
+            return bool(wanted) and not (wanted & words) and not (plural & words)
+    return False
+
+
 def _kind_words(operation: str) -> frozenset[str]:
     """What an operation's answers are about, as words: ``get_note`` -> {note}, ``listNotes`` ->
     {notes, note}."""
     words = {word.lower() for word in identifier_words(operation)} - _VERBS
-    return frozenset(words | {word[:-1] for word in words if word.endswith("s") and len(word) > 3})
+    return frozenset(words | {singular for word in words for singular in _singulars(word)})
+
+
+def _singulars(word: str) -> tuple[str, ...]:
+    """What a plural may be the plural of: notes -> note, categories -> category, shelves -> shelf
+    (and shelve: a guess too many matches nothing)."""
+    if len(word) <= 3 or not word.endswith("s"):
+        return ()
+    if word.endswith("ies"):
+        return (word[:-1], word[:-3] + "y")
+    if word.endswith("ves"):
+        return (word[:-1], word[:-3] + "f", word[:-3] + "fe")
+    return (word[:-1],)
 
 
 def candidates(
@@ -179,8 +207,8 @@ def candidates(
                 continue
             if is_placeholder(value):  # `<path>` from an example stands for a value: it is none
                 continue
-            if not within_bounds(value, parameter) or not _small(value):
-                continue
+            if not within_bounds(value, parameter) or not _small(value) or fits(value, parameter) is False:
+                continue  # a value the documented bounds or pattern refuse is no value to try
             if not any(json_equal(value, c.value) and type(value) is type(c.value) for c in found):
                 found.append(Candidate(value, source))
                 count += 1
@@ -189,6 +217,8 @@ def candidates(
         enum = parameter.get("enum")
         add(enum if isinstance(enum, list) else [], ENUM)
         add([parameter["default"]] if "default" in parameter else [], DEFAULT)
+        if seen is not None and refers_elsewhere(operation, name):  # a record the server has: first
+            add(seen.for_parameter(name), ANSWER)
         add(list(example_values(name, declarations or [])), EXAMPLE)
         add(list(described_values(_text(parameter.get("description")))), DESCRIPTION)
         add(list(_operation_described(name, declarations or [])), DESCRIPTION)

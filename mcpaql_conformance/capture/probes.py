@@ -212,9 +212,10 @@ class Sent:
         return (PHASE_PROBES, self.op.index)
 
 
-async def send_probes(live: Live, op: Operation) -> Sent:
+async def send_probes(live: Live, op: Operation, seen: SeenValues | None = None) -> Sent:
     """Every probe of one operation, sent; one the run's level does not allow gets no call at all
-    (a request with a parameter left out is no safety against a server that does not check)."""
+    (a request with a parameter left out is no safety against a server that does not check).
+    ``seen``: what the server answered so far (a reference to another record takes it first)."""
     sent = Sent(op, Findings())
     if not live.allows(op.need):
         counts = withheld_probes(live, op)
@@ -233,7 +234,7 @@ async def send_probes(live: Live, op: Operation) -> Sent:
                 UNKNOWN_PARAMETERS,
             )
         )
-    sent.chosen, sent.probes = probes_of(live, op, [name for name, _ in sent.discovered])
+    sent.chosen, sent.probes = probes_of(live, op, [name for name, _ in sent.discovered], seen)
     for name in unsafe_to_omit(op):
         reason = f"not sent: without {name} the call could run for real (a plan cannot lift this)"
         sent.findings.notes.append(note(op.name, "missing_required", reason, NOT_APPLICABLE, parameter=name))
@@ -243,19 +244,23 @@ async def send_probes(live: Live, op: Operation) -> Sent:
     return sent
 
 
-def probes_of(live: Live, op: Operation, discovered: list[str]) -> tuple[dict[str, Candidate], list[Probe]]:
+def probes_of(
+    live: Live, op: Operation, discovered: list[str], seen: SeenValues | None = None
+) -> tuple[dict[str, Candidate], list[Probe]]:
     """The value chosen for each parameter, and the probes of an operation the run may call
     (``discovered``: the required parameters its refusals named, when introspection gave none)."""
     required = discovered if op.parameters is None else [p["name"] for p in op.required]
     documented = [p["name"] for p in op.parameters or []]
-    chosen = {name: choices(live, op.name, op.parameter(name), op.declarations)[0] for name in [*required, *documented]}
+    chosen = {
+        name: choices(live, op.name, op.parameter(name), op.declarations, seen)[0] for name in [*required, *documented]
+    }
     base = {name: chosen[name].value for name in required}
     if op.name == "introspect":  # the spec requires `query`: every probe of introspect sends one
         base.setdefault("query", "operations")
     values = {name: chosen[name].value for name in documented}
     probes = planned_probes(live, op, [] if discovered else required, base, values)
     if op.category == "CREATE":  # each create gets names of its own: the second is no conflict with the first
-        probes = [replace(p, params={k: numbered(v, n) for k, v in p.params.items()}) if n > 1 else p
+        probes = [replace(p, params={k: numbered(v, n, op.parameter(k)) for k, v in p.params.items()}) if n > 1 else p
                   for n, p in enumerate(probes, 1)]  # fmt: skip
     return chosen, probes
 

@@ -13,12 +13,13 @@ import anyio
 
 from mcpaql_conformance import SPEC_VERSION, __version__
 from mcpaql_conformance.capture.calls import probe_batch, probe_unknown_operation, run_examples
+from mcpaql_conformance.capture.candidates import SeenValues
 from mcpaql_conformance.capture.cleanup import clean_up
 from mcpaql_conformance.capture.cycles import Inferred, infer_cycles, run_plan_cycles
 from mcpaql_conformance.capture.dryrun import plan_run
 from mcpaql_conformance.capture.plan_writer import write_plan
-from mcpaql_conformance.capture.probes import read_probes, send_probes
-from mcpaql_conformance.capture.retry import retry_refused
+from mcpaql_conformance.capture.probes import Sent, read_probes, send_probes
+from mcpaql_conformance.capture.retry import retry_refused, seen_values
 from mcpaql_conformance.capture.values import run_values
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.evidence.reading import Readings, parameters_of, read_detail
@@ -332,22 +333,39 @@ async def run_probes(live: Live, limit: OverallLimit | None = None) -> Inferred:
     operations = await discover(live, limit)
     if not operations:
         return Inferred()
-    sent = await gather([_prober(live, op, limit) for op in operations])
+    reads, changes, deletes = _stages(operations)
+    sent = await gather([_prober(live, op, limit) for op in reads])  # what the server has, first
+    sent += await gather([_prober(live, op, limit, seen_values(sent)) for op in changes])
     seen = await retry_refused(live, sent)  # probes refused for a value of ours: once more, with the next value
-    for op, probed in zip(operations, sent, strict=True):
-        live.evidence.merge(op.name, read_probes(live, probed))
+    _merge(live, sent)
     by_name = {op.name: op for op in operations}
     await run_examples(live, by_name)
     await run_plan_cycles(live, by_name)
     inferred = await infer_cycles(live, operations, seen)
+    # deletes last: no cycle reads or updates a record a delete probe took away before it
+    last = await gather([_prober(live, op, limit, seen) for op in deletes])
+    await retry_refused(live, last)
+    _merge(live, last)
     await probe_batch(live)
     await probe_unknown_operation(live)
     return inferred
 
 
-def _prober(live: Live, op: Operation, limit: OverallLimit | None) -> Any:
+def _stages(operations: list[Operation]) -> tuple[list[Operation], list[Operation], list[Operation]]:
+    """(reads, other operations, deletes), each in the order introspection listed them."""
+    reads = [op for op in operations if op.category == "READ"]
+    deletes = [op for op in operations if op.category == "DELETE"]
+    return reads, [op for op in operations if op not in reads and op not in deletes], deletes
+
+
+def _merge(live: Live, sent: list[Sent]) -> None:
+    for probed in sent:
+        live.evidence.merge(probed.op.name, read_probes(live, probed))
+
+
+def _prober(live: Live, op: Operation, limit: OverallLimit | None, seen: SeenValues | None = None) -> Any:
     async def probe() -> Any:
-        found = await send_probes(live, op)
+        found = await send_probes(live, op, seen)
         if limit is not None:
             limit.probed += 1
         return found

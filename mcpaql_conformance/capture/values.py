@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
+
+from mcpaql_conformance.capture.patterns import fits, matching, pattern_of
 
 JsonObject = dict[str, Any]
 # Every string capture makes up starts with this, so that what it names (a record, a file, a
@@ -37,13 +40,19 @@ def made_up(label: str = "probe") -> str:
     return f"{MADE_UP}-{label}-{token}" if token else f"{MADE_UP}-{label}"
 
 
-def numbered(value: Any, number: int) -> Any:
+def numbered(value: Any, number: int, parameter: JsonObject | None = None) -> Any:
     """``value`` with every made-up string in it numbered (``...-title-3f9a2c-2``): each call that
-    creates something gets names of its own, so the second is no conflict with the first."""
+    creates something gets names of its own, so the second is no conflict with the first. A
+    value generated for the parameter's pattern is generated anew with the number instead."""
     if isinstance(value, str) and value.startswith(MADE_UP):
         return f"{value}-{number}"
+    pattern = pattern_of(parameter) if parameter is not None else None
+    if isinstance(value, str) and pattern is not None and parameter is not None:
+        again = matching(pattern, f"{_RUN.get()}:{parameter.get('name')}:{number}", parameter)
+        return again if again is not None else value
     if isinstance(value, list):
-        return [numbered(item, number) for item in value]
+        items = parameter.get("items") if parameter is not None else None
+        return [numbered(item, number, items if isinstance(items, dict) else None) for item in value]
     return value
 
 
@@ -78,7 +87,20 @@ def synthesise(parameter: JsonObject) -> Any:
     # Named after the parameter: a refusal that quotes it says which of our values it refused.
     name = parameter.get("name")
     label = name if isinstance(name, str) and _LABEL.fullmatch(name) else "probe"
-    return _fit(_FORMATS.get(str(parameter.get("format", "")), made_up(label)), parameter)
+    return _patterned(_fit(_FORMATS.get(str(parameter.get("format", "")), made_up(label)), parameter), parameter, label)
+
+
+_SERIAL = itertools.count(1)  # each pattern value of a run is generated from a seed of its own
+
+
+def _patterned(text: str, parameter: JsonObject, label: str) -> str:
+    """``text``, or where the parameter documents a pattern it does not keep, a string that
+    does (``capture.patterns``); ``text`` when the pattern gives none we may send."""
+    pattern = pattern_of(parameter)
+    if pattern is None or fits(text, parameter) is True:
+        return text
+    generated = matching(pattern, f"{_RUN.get()}:{label}:{next(_SERIAL)}", parameter)
+    return generated if generated is not None else text
 
 
 _LABEL = re.compile(r"[A-Za-z0-9_]{1,40}")
@@ -138,7 +160,7 @@ def distinct_value(parameter: JsonObject, label: str) -> Any:
         return [distinct_value(items, label) if isinstance(items, dict) else made_up(label)]
     if kind == "object":
         return {}
-    return _fit(_FORMATS.get(str(parameter.get("format", "")), made_up(label)), parameter)
+    return _patterned(_fit(_FORMATS.get(str(parameter.get("format", "")), made_up(label)), parameter), parameter, label)
 
 
 def _distinct_number(parameter: JsonObject, kind: str) -> Any:
