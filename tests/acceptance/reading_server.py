@@ -1,0 +1,980 @@
+"""A reading list (shelves and books, in memory) served as an MCP-AQL adapter over stdio, written
+from the MCP-AQL 1.0.0-draft specification text alone, doing every MUST and SHOULD it can.
+
+python tests/acceptance/reading_server.py [--mode semantic|single|all]
+
+The mode comes from ``--mode`` or else ``$MCP_AQL_ENDPOINT_MODE`` (``crude`` means ``semantic``);
+the default is the standard CRUDE profile (five tools). ``$MCP_AQL_TOOL_PREFIX`` prefixes every
+tool name. It starts with shelves ``shelf_main`` and ``shelf_later`` and three books. Every
+tools/call is logged to $READING_LOG when it is set (one JSON line: tool, operation, params).
+
+Sections it implements (core = versions/v1.0.0-draft.md):
+
+- core §2.3 sessions (an id made at initialize, in ``_protocol``); §3.3, endpoint-modes §3.1-3.2,
+  §4.6, §5 (CRUDE by default, single and all by configuration, route enforcement, unknown
+  operations refused); crude-pattern §2-§5 and §7.1 (all five CRUDE tools, permission flags).
+- core §4.1-4.3 and operations §2.3 (params, top-level parameters resolved after ``params``);
+  §4.5 (UPDATE ``input``: merge, ``null`` removes, VALIDATION_UNKNOWN_FIELD, identifiers outside);
+  §4.6 (unknown parameters refused); §4.7 (UTF-8, null bytes, ISO 8601 UTC, payload limits).
+- core §5, operations §3 and §8, error-codes §2-§4 and §7 (discriminated results, registry codes,
+  message templates, details, no internals); operations §5.4 (validation before execution:
+  required, types, enum, minimum, maximum, minLength, maxLength, pattern, defaults), §6.3
+  (VALIDATION_ENDPOINT_MISMATCH), §7 and overview "Batch Operations" (``{operations: [...]}``,
+  in order, per-item results, summary; one endpoint family per batch in semantic mode).
+- core §7, introspection §2-§5 and §8 (operations and types, details, ``_protocol`` with
+  version, conformance, mode, capabilities; null for unknown names; protocol types).
+- core §9.3.1 (concurrency documented: serialized); §4.7.5 (limits in ``_protocol``).
+- features/pagination §2-§6 (first/after, last/before, invalid combinations refused, pageInfo,
+  clamping to 100, opaque signed URL-safe cursors); features/field-selection §2-§5 (``fields``
+  presets and paths, dot notation, defaults full/standard); features/collection-querying §2, §5
+  (``filter`` and ``sort`` validated, omissions stated).
+- mcp-integration §2 (tool descriptions naming ``introspect``, annotations, prefix), §3.1-3.2
+  (input schema), §4.1-4.2 (errors in CallToolResult; ``isError`` only for unrecoverable ones).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import io
+import json
+import os
+import re
+import secrets
+import sys
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+JsonObject = dict[str, Any]
+SPEC_VERSION = "1.0.0-draft"
+CATEGORIES = ("CREATE", "READ", "UPDATE", "DELETE", "EXECUTE")
+PERMISSIONS = {
+    "CREATE": (False, False),
+    "READ": (True, False),
+    "UPDATE": (False, True),
+    "DELETE": (False, True),
+    "EXECUTE": (False, True),
+}
+LIMITS = {
+    "max_request_size": 1_048_576,
+    "max_response_size": 10_485_760,
+    "max_string_length": 1_048_576,
+    "max_array_elements": 10_000,
+    "max_nesting_depth": 32,
+    "max_batch_operations": 50,
+}
+DEFAULT_PAGE, MAX_PAGE = 20, 100
+RECOVERABLE_PREFIXES = ("VALIDATION_", "NOT_FOUND_", "CONFLICT_", "PERMISSION_", "RATE_LIMIT_")
+CURSOR_KEY = secrets.token_bytes(16)  # signs cursors: tamper-resistant within this server's life
+
+
+def param(name: str, kind: str, description: str, required: bool = False, **extra: Any) -> JsonObject:
+    """One ParameterInfo (introspection §3.4): the single source of truth for validation too."""
+    return {"name": name, "type": kind, "required": required, "description": description, **extra}
+
+
+def now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# fmt: off
+# --- Types (introspection §3.5-3.6, §5) -----------------------------------------------------------
+STATUSES = ["to-read", "reading", "done"]
+SHELF_ID = param("shelf_id", "string", "Shelf identifier, e.g. 'shelf_main'.", True, pattern="^shelf_[a-z0-9]+$")
+BOOK_ID = param("book_id", "string", "Book identifier assigned by add_book, e.g. 'book_1'.", True, minLength=1)
+TAG = param("tag", "string", "One tag.", True, minLength=1, maxLength=40)
+BOOK_FIELDS = [
+    {**BOOK_ID, "description": "Book identifier (read-only, assigned by the server).", "readOnly": True},
+    {**SHELF_ID, "description": "The shelf holding the book (an existing shelf)."},
+    param("title", "string", "The book's title.", True, minLength=1, maxLength=200),
+    param("author", "string", "The author; absent when unknown.", minLength=1, maxLength=200),
+    param("tags", "array", "Tags, as an array of strings; absent once removed.", items=TAG),
+    param("rating", "integer", "Rating from 1 to 5; absent when unrated.", minimum=1, maximum=5),
+    param("status", "string", "Reading status (BookStatus).", True, enum=STATUSES),
+    param("added_at", "string", "When it was added, ISO 8601 UTC (read-only).", True, format="date-time",
+          readOnly=True),
+    param("updated_at", "string", "Last change, ISO 8601 UTC (read-only).", True, format="date-time",
+          readOnly=True),
+]
+SHELF_FIELDS = [
+    SHELF_ID,
+    param("name", "string", "The shelf's display name.", True, minLength=1, maxLength=40),
+    param("created_at", "string", "When it was created, ISO 8601 UTC (read-only).", True,
+          format="date-time", readOnly=True),
+]
+FIELD_OF = {name: {f["name"]: f for f in fields} for name, fields in (("Book", BOOK_FIELDS), ("Shelf", SHELF_FIELDS))}
+PRESETS = {
+    "Book": {"minimal": ["book_id", "title"],
+             "standard": ["book_id", "shelf_id", "title", "author", "status", "rating"],
+             "full": [f["name"] for f in BOOK_FIELDS]},
+    "Shelf": {"minimal": ["shelf_id", "name"], "standard": [f["name"] for f in SHELF_FIELDS],
+              "full": [f["name"] for f in SHELF_FIELDS]},
+}
+READ_ONLY = ("book_id", "added_at", "updated_at")
+BOOK_INPUT = [{**f, "required": False} for f in BOOK_FIELDS if f["name"] not in READ_ONLY]
+NULLABLE = ("author", "tags", "rating")  # update input: null removes these (core §4.5.2); others may not be null
+PAGE_INFO = [
+    param("hasNextPage", "boolean", "Whether items follow this page.", True),
+    param("hasPreviousPage", "boolean", "Whether items precede this page.", True),
+    param("startCursor", "string", "Cursor of the first item (when items are returned)."),
+    param("endCursor", "string", "Cursor of the last item (when items are returned)."),
+    param("totalCount", "integer", "How many items match the query.", minimum=0),
+]
+APPLIED = param("applied", "object", "The controls actually applied, defaults and clamping included: fields "
+               "(the paths shown), sort, first or last, and shelf_id and filter when given.", True)
+ERROR_FIELDS = [param("code", "string", "Machine-readable error code.", True),
+                param("message", "string", "Human-readable message.", True),
+                param("details", "object", "Context: the parameter, the operation, what to send.")]
+
+
+def _type(name: str, kind: str, description: str, **extra: Any) -> JsonObject:
+    return {"name": name, "kind": kind, "description": description, **extra}
+
+
+TYPES = [
+    _type("Book", "object", "A book on a shelf.", fields=BOOK_FIELDS),
+    _type("Shelf", "object", "A shelf of the reading list.", fields=SHELF_FIELDS),
+    _type("BookStatus", "enum", "Where the reader is with a book.", values=STATUSES),
+    _type("BookInput", "object", "The fields update_book changes (its `input`); null removes author, tags or "
+          "rating. book_id, added_at and updated_at are read-only.", fields=BOOK_INPUT),
+    _type("BookPage", "object", "One page of books.", fields=[
+        param("items", "array", "The books (fields as selected).", True, items={"name": "item", "type": "Book",
+              "required": True, "description": "A book."}),
+        param("pageInfo", "PageInfo", "Pagination metadata.", True), APPLIED]),
+    _type("ShelfPage", "object", "One page of shelves.", fields=[
+        param("items", "array", "The shelves (fields as selected).", True, items={"name": "item", "type": "Shelf",
+              "required": True, "description": "A shelf."}),
+        param("pageInfo", "PageInfo", "Pagination metadata.", True), APPLIED]),
+    _type("PageInfo", "object", "Cursor pagination metadata (features/pagination §3).", fields=PAGE_INFO),
+    _type("DeletedBook", "object", "What delete_book removed.", fields=[
+        param("book_id", "string", "The removed book.", True), param("deleted", "boolean", "Always true.", True)]),
+    _type("SortOrder", "enum", "Sort direction.", values=["asc", "desc"]),
+    _type("FieldPreset", "enum", "Field-selection presets.", values=["minimal", "standard", "full"]),
+    _type("FieldSelection", "object", "Field selection configuration (features/field-selection §5.3).", fields=[
+        param("presets", "object", "Fields of each preset, by type.", True, default=PRESETS),
+        param("fields", "object", "Selectable fields, by type.", True,
+              default={name: list(fields) for name, fields in FIELD_OF.items()}),
+        param("computed_fields", "array", "Derived fields (none).", True, default=[])]),
+    _type("IntrospectionResult", "object", "What introspect answers.", fields=[
+        param("_protocol", "object", "Version, conformance, mode, capabilities, limits (operations list)."),
+        param("operations", "array", "OperationInfo of every operation (query 'operations')."),
+        param("operation", "object", "OperationDetails, or null when unknown (query 'operations' with name)."),
+        param("types", "array", "TypeInfo of every type (query 'types')."),
+        param("type", "object", "TypeDetails, or null when unknown (query 'types' with name).")]),
+    _type("SemanticCategory", "enum", "Standard semantic categories.", values=list(CATEGORIES)),
+    _type("OperationInput", "object", "Standard input of every operation.", fields=[
+        param("operation", "string", "The operation to perform.", True),
+        param("params", "object", "Operation parameters."),
+        param("operations", "array", "A batch of {operation, params} objects, instead of operation.")]),
+    _type("OperationResult", "union", "Result of every operation.", members=["OperationSuccess", "OperationFailure"]),
+    _type("OperationSuccess", "object", "A successful result.", fields=[
+        param("success", "boolean", "Always true.", True), param("data", "object", "The payload.", True)]),
+    _type("OperationFailure", "object", "A failed result.", fields=[
+        param("success", "boolean", "Always false.", True), param("error", "ErrorDetail", "The error.", True)]),
+    _type("ErrorDetail", "object", "A structured error.", fields=ERROR_FIELDS),
+    _type("EndpointPermissions", "object", "Permission flags of an operation.", fields=[
+        param("readOnly", "boolean", "Whether it leaves state unchanged.", True),
+        param("destructive", "boolean", "Whether it removes or overwrites state.", True)]),
+]
+TYPE_BY_NAME = {t["name"]: t for t in TYPES}
+
+
+# --- Operations (core §7-8, introspection §3.3, operations §5) ------------------------------------
+def fields_param(type_name: str, default: str) -> JsonObject:
+    names = ", ".join(FIELD_OF[type_name])
+    return param("fields", "string | string[]", f"Field selection: a preset ('minimal', 'standard', 'full') or an "
+                 f"array of {type_name} field names ({names}); dot notation reaches nested values. Default: "
+                 f"'{default}'.", default=default, presets=PRESETS[type_name])
+
+
+def sort_param(type_name: str, fields: list[str], default: str) -> JsonObject:
+    return param("sort", "object", f"Sort {{field, order}}; field one of {', '.join(fields)}. Default: "
+                 f"{{field: '{default}', order: 'asc'}}.", default={"field": default, "order": "asc"}, fields=[
+                     param("field", "string", f"The {type_name} field to sort by.", True, enum=fields),
+                     param("order", "string", "'asc' or 'desc' (SortOrder).", default="asc", enum=["asc", "desc"])])
+
+
+PAGINATION = [
+    param("first", "integer", f"Items from the start (or after `after`); at most {MAX_PAGE}, larger values are "
+          f"clamped. Not with `last` or `before`. Default: {DEFAULT_PAGE} when `last` is absent.",
+          default=DEFAULT_PAGE, minimum=1),
+    param("after", "string", "Cursor (a pageInfo endCursor) to continue after; needs `first`."),
+    param("last", "integer", f"Items from the end (or before `before`); at most {MAX_PAGE}, larger values are "
+          "clamped. Not with `first` or `after`.", minimum=1),
+    param("before", "string", "Cursor (a pageInfo startCursor) to continue before; needs `last`."),
+]
+LIST_INFO = {"supports_pagination": True, "pagination": {"style": "cursor", "default_page_size": DEFAULT_PAGE,
+             "max_page_size": MAX_PAGE, "supports_total_count": True}, "supports_field_selection": True}
+
+
+def _returns(name: str, description: str) -> JsonObject:
+    return {"name": name, "kind": TYPE_BY_NAME[name]["kind"], "description": description}
+
+
+def _op(name: str, category: str, description: str, parameters: list[JsonObject], returns: JsonObject,
+        *examples: tuple[str, JsonObject], **extra: Any) -> JsonObject:
+    shown = [{"description": text, "request": {"operation": name, "params": params}} for text, params in examples]
+    return {"name": name, "semantic_category": category, "description": description, "parameters": parameters,
+            "returns": returns, "examples": shown, **extra}
+
+
+ADD_DEFAULTS: dict[str, JsonObject] = {"tags": {"default": []}, "status": {"default": "to-read"}}
+BOOK_FILTER = param("filter", "object", "Structured filter; every key given must match (status equal, tag "
+                    "contained in tags, author equal). Unsupported keys are refused.", fields=[
+                        param("status", "string", "Only books with this status.", enum=STATUSES),
+                        param("tag", "string", "Only books carrying this tag.", minLength=1, maxLength=40),
+                        param("author", "string", "Only books by this author.", minLength=1, maxLength=200)])
+OPERATIONS = [
+    _op("introspect", "READ", "Discover the operations and types: query 'operations' or 'types', with `name` for "
+        "the details of one (null when there is none).", [
+            param("query", "string", "What to introspect.", True, enum=["operations", "types"]),
+            param("name", "string", "One operation or type to detail.", minLength=1)],
+        _returns("IntrospectionResult", "Lists or details."), ("List the operations", {"query": "operations"}),
+        ("Details of add_book", {"query": "operations", "name": "add_book"}),
+        ("Details of the Book type", {"query": "types", "name": "Book"})),
+    _op("list_shelves", "READ", "List the shelves, sorted and cursor-paginated (no filter: there are few).",
+        [fields_param("Shelf", "standard"), sort_param("Shelf", ["shelf_id", "name", "created_at"], "shelf_id"),
+         *PAGINATION], _returns("ShelfPage", "A page of shelves."), ("All shelves", {}),
+        ("Shelf names, two at a time", {"fields": "minimal", "first": 2}), **LIST_INFO),
+    _op("get_shelf", "READ", "Read one shelf.", [SHELF_ID, fields_param("Shelf", "full")],
+        _returns("Shelf", "The shelf."), ("Read the main shelf", {"shelf_id": "shelf_main"}),
+        supports_field_selection=True),
+    _op("create_shelf", "CREATE", "Create a new, empty shelf; a shelf_id already in use is refused "
+        "(CONFLICT_ALREADY_EXISTS).", [SHELF_ID, FIELD_OF["Shelf"]["name"]], _returns("Shelf", "The new shelf."),
+        ("Create a shelf", {"shelf_id": "shelf_classics", "name": "Classics"})),
+    _op("list_books", "READ", "List books, optionally of one shelf, filtered, sorted and cursor-paginated "
+        "(pageInfo); `fields` selects what each item shows.", [
+            {**SHELF_ID, "required": False, "description": "Only books of this existing shelf."}, BOOK_FILTER,
+            sort_param("Book", ["title", "author", "rating", "status", "added_at"], "added_at"),
+            fields_param("Book", "standard"), *PAGINATION],
+        _returns("BookPage", "A page of books."), ("First page", {"first": 10}),
+        ("Titles of the main shelf still to read, best rated first", {"shelf_id": "shelf_main", "filter":
+         {"status": "to-read"}, "sort": {"field": "rating", "order": "desc"}, "fields": ["book_id", "title"],
+         "first": 5}), **LIST_INFO),
+    _op("get_book", "READ", "Read one book.", [BOOK_ID, fields_param("Book", "full")],
+        _returns("Book", "The book."), ("Read a book", {"book_id": "book_1"}),
+        ("Just its title", {"book_id": "book_1", "fields": ["title"]}), supports_field_selection=True),
+    _op("add_book", "CREATE", "Add a book to an existing shelf (like `create`: the verb is the reading-list "
+        "idiom). Answers the book with its new book_id.", [
+            {**SHELF_ID, "description": "The existing shelf to put the book on."},
+            *[{**f, "required": f["name"] == "title", **ADD_DEFAULTS.get(f["name"], {})} for f in BOOK_INPUT
+              if f["name"] != "shelf_id"]],
+        _returns("Book", "The new book."), ("Add a book", {"shelf_id": "shelf_main", "title": "Dune",
+        "author": "Frank Herbert", "tags": ["sf"], "rating": 5, "status": "reading"})),
+    _op("update_book", "UPDATE", "Change a book: the fields to change go in `input` (BookInput); fields not "
+        "given are kept; null removes author, tags or rating; shelf_id moves it to another existing shelf.", [
+            BOOK_ID, param("input", "object", "The fields to change (BookInput). Not book_id, added_at or "
+                           "updated_at, which are read-only.", True, fields=BOOK_INPUT)],
+        _returns("Book", "The changed book."), ("Mark a book read", {"book_id": "book_1",
+        "input": {"status": "done", "rating": 4}})),
+    _op("delete_book", "DELETE", "Delete a book permanently.", [BOOK_ID], _returns("DeletedBook", "What was removed."),
+        ("Delete a book", {"book_id": "book_3"})),
+]
+# fmt: on
+for _declared in OPERATIONS:  # the permission flags of core §6.1, from the category
+    read_only, destructive = PERMISSIONS[_declared["semantic_category"]]
+    _declared["permissions"] = {"readOnly": read_only, "destructive": destructive}
+    _declared["endpoint"] = _declared["semantic_category"].lower()
+OPERATION_BY_NAME = {op["name"]: op for op in OPERATIONS}
+for _declared in OPERATIONS:  # every returned type, parameter type and item type is introspectable
+    assert _declared["returns"]["name"] in TYPE_BY_NAME
+
+
+# --- Errors and validation (error-codes §4, operations §5.4) --------------------------------------
+def refuse(code: str, message: str, **details: Any) -> JsonObject:
+    return {"success": False, "error": {"code": code, "message": message, "details": details}}
+
+
+def json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    return {float: "number", str: "string", list: "array", dict: "object"}.get(type(value), "unknown")
+
+
+TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
+    "string": lambda v: isinstance(v, str),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+    "string | string[]": lambda v: isinstance(v, str) or (isinstance(v, list) and all(isinstance(s, str) for s in v)),
+}
+
+
+def expected(spec: JsonObject) -> str:
+    """What a value of ``spec`` must be, in words."""
+    if "enum" in spec:
+        return "one of " + ", ".join(f"'{v}'" for v in spec["enum"])
+    parts = [spec["type"] if spec["type"] != "array" else f"array of {spec['items']['type']}"]
+    if "pattern" in spec:
+        parts.append(f"matching {spec['pattern']}")
+    if "minimum" in spec and "maximum" in spec:
+        parts.append(f"from {spec['minimum']} to {spec['maximum']}")
+    elif "minimum" in spec:
+        parts.append(f"of at least {spec['minimum']}")
+    if "maxLength" in spec:
+        parts.append(f"of {spec.get('minLength', 0)} to {spec['maxLength']} characters")
+    elif "minLength" in spec:
+        parts.append(f"of at least {spec['minLength']} character(s)")
+    return " ".join(parts)
+
+
+def check(name: str, value: Any, spec: JsonObject) -> JsonObject | None:
+    """VALIDATION_INVALID_TYPE (the registry's code for a wrong value; features/pagination §2.3 uses it for
+    constraints too) when ``value`` breaks ``spec``'s type or constraints."""
+    kind = spec["type"]
+    ok = TYPE_CHECKS[kind](value)
+    if ok and kind == "array":
+        for index, item in enumerate(value):
+            problem = check(f"{name}[{index}]", item, spec["items"])
+            if problem is not None:
+                return problem
+    if ok and kind == "object" and "fields" in spec:
+        return check_object(name, value, spec["fields"])
+    if ok and isinstance(value, str):
+        ok = spec.get("minLength", 0) <= len(value) <= spec.get("maxLength", len(value))
+        ok = ok and ("pattern" not in spec or re.search(spec["pattern"], value) is not None)
+    if ok and TYPE_CHECKS["number"](value):
+        ok = spec.get("minimum", value) <= value <= spec.get("maximum", value)
+    ok = ok and ("enum" not in spec or value in spec["enum"])
+    if ok:
+        return None
+    shown = json.dumps(value)
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    return refuse(
+        "VALIDATION_INVALID_TYPE",
+        f"Parameter '{name}' expected '{expected(spec)}', got {shown} ({json_type(value)}). {spec['description']}",
+        param_name=name,
+        expected_type=expected(spec),
+        actual_type=json_type(value),
+    )
+
+
+def check_object(
+    name: str, value: JsonObject, fields: list[JsonObject], nullable: tuple[str, ...] = ()
+) -> JsonObject | None:
+    """The keys of an object parameter (``input``, ``filter``, ``sort``): VALIDATION_UNKNOWN_FIELD for a key
+    it does not define (core §4.5.3), then each value."""
+    known = {f["name"]: f for f in fields}
+    for key in value:
+        if key not in known:
+            why = "is read-only" if key in READ_ONLY else "is not one of its fields"
+            return refuse(
+                "VALIDATION_UNKNOWN_FIELD",
+                f"Field '{key}' of '{name}' {why}; valid fields: {', '.join(known)}.",
+                param_name=name,
+                unknown_fields=[key],
+                valid_fields=list(known),
+            )
+    for field in fields:
+        if field["required"] and field["name"] not in value:
+            return refuse(
+                "VALIDATION_MISSING_PARAM",
+                f"Missing required parameter '{name}.{field['name']}'. "
+                f"Expected: {expected(field)} ({field['description']})",
+                param_name=f"{name}.{field['name']}",
+            )
+    for key, item in value.items():
+        problem = None if item is None and key in nullable else check(f"{name}.{key}", item, known[key])
+        if problem is not None:
+            return problem
+    return None
+
+
+def validate(op: JsonObject, params: JsonObject) -> JsonObject | None:
+    """Unknown parameters (core §4.6), then required ones, then types and constraints (operations §5.4)."""
+    specs = {p["name"]: p for p in op["parameters"]}
+    unknown = [key for key in params if key not in specs]
+    if unknown:
+        return refuse(
+            "VALIDATION_UNKNOWN_PARAM",
+            f"Unknown parameter(s) for operation '{op['name']}': "
+            f"{', '.join(unknown)}. Valid parameters: {', '.join(specs) or 'none'}.",
+            operation=op["name"],
+            unknown_params=unknown,
+            valid_params=list(specs),
+        )
+    for p in op["parameters"]:
+        if p["required"] and p["name"] not in params:
+            return refuse(
+                "VALIDATION_MISSING_PARAM",
+                f"Missing required parameter '{p['name']}'. Expected: {expected(p)} ({p['description']})",
+                param_name=p["name"],
+                operation=op["name"],
+            )
+    for key, value in params.items():
+        nullable = NULLABLE if key == "input" else ()
+        problem = (
+            check_object(key, value, specs[key]["fields"], nullable)
+            if key == "input" and isinstance(value, dict)
+            else check(key, value, specs[key])
+        )
+        if problem is not None:
+            problem["error"]["details"]["operation"] = op["name"]
+            return problem
+    return None
+
+
+def scan(value: Any, where: str = "params", depth: int = 1) -> JsonObject | None:
+    """Payload limits and encoding (core §4.7.1, §4.7.5): depth, array sizes, surrogates, null bytes."""
+    if isinstance(value, str):
+        if any("\ud800" <= c <= "\udfff" for c in value):
+            return refuse("VALIDATION_INVALID_ENCODING", "Invalid character encoding in request", location=where)
+        if "\x00" in value:
+            return refuse(
+                "VALIDATION_INVALID_ENCODING",
+                f"Invalid character encoding in request: '{where}' holds "
+                "a null byte (U+0000), which no parameter accepts.",
+                location=where,
+            )
+        return None
+    if not isinstance(value, list | dict):
+        return None
+    if depth > LIMITS["max_nesting_depth"]:
+        return too_large("nesting_depth", LIMITS["max_nesting_depth"], depth, "levels")
+    if isinstance(value, list) and len(value) > LIMITS["max_array_elements"]:
+        return too_large("array_elements", LIMITS["max_array_elements"], len(value), "elements")
+    pairs = value.items() if isinstance(value, dict) else enumerate(value)
+    for key, item in pairs:
+        problem = scan(key, where, depth) if isinstance(key, str) else None
+        problem = problem or scan(item, f"{where}.{key}" if isinstance(key, str) else f"{where}[{key}]", depth + 1)
+        if problem is not None:
+            return problem
+    return None
+
+
+def too_large(kind: str, limit: int, actual: int, unit: str) -> JsonObject:
+    return refuse(
+        "VALIDATION_PAYLOAD_TOO_LARGE",
+        f"Payload exceeds {kind} limit of {limit}",
+        limit_type=kind,
+        limit_value=limit,
+        actual_value=actual,
+        unit=unit,
+    )
+
+
+def not_found(kind: str, ident: str, lister: str) -> JsonObject:
+    return refuse(
+        "NOT_FOUND_RESOURCE",
+        f"Resource '{kind}' not found: '{ident}'. Use {lister} to see the existing ones.",
+        resource_type=kind,
+        resource_id=ident,
+    )
+
+
+# --- Field selection and pagination (features/field-selection, features/pagination) ----------------
+def selection(type_name: str, fields: Any) -> list[str] | JsonObject:
+    """The paths ``fields`` selects, or VALIDATION_INVALID_TYPE for an unknown preset or field."""
+    if isinstance(fields, str):
+        if fields in PRESETS[type_name]:
+            return PRESETS[type_name][fields]
+        fields = [fields] if fields.split(".")[0] in FIELD_OF[type_name] else None
+    if fields is None:
+        return refuse(
+            "VALIDATION_INVALID_TYPE",
+            f"Parameter 'fields' expected a preset ('minimal', 'standard', 'full') or {type_name} field names.",
+            param_name="fields",
+            expected_type="preset",
+        )
+    unknown = [path for path in fields if path.split(".")[0] not in FIELD_OF[type_name]]
+    if unknown:
+        return refuse(
+            "VALIDATION_INVALID_TYPE",
+            f"Parameter 'fields' names unknown {type_name} field(s): "
+            f"{', '.join(unknown)}. Known fields: {', '.join(FIELD_OF[type_name])}.",
+            param_name="fields",
+            expected_type=f"{type_name} field names",
+            actual_type="unknown field",
+        )
+    return list(fields)
+
+
+def project(item: JsonObject, paths: list[str]) -> JsonObject:
+    """Only the selected paths; nested paths keep their structure; missing ones are left out (§4.3)."""
+    out: JsonObject = {}
+    for path in paths:
+        source: Any = item
+        target, parts = out, path.split(".")
+        for part in parts[:-1]:
+            source = source.get(part) if isinstance(source, dict) else None
+            target = target.setdefault(part, {}) if isinstance(source, dict) else target
+        if isinstance(source, dict) and parts[-1] in source:
+            target[parts[-1]] = source[parts[-1]]
+    return out
+
+
+def encode_cursor(key: list[Any], sort: JsonObject) -> str:
+    body = json.dumps([key, sort["field"], sort["order"]], separators=(",", ":")).encode()
+    mac = hmac.new(CURSOR_KEY, body, hashlib.sha256).digest()[:8]
+    return base64.urlsafe_b64encode(mac + body).decode().rstrip("=")
+
+
+def decode_cursor(name: str, cursor: str, sort: JsonObject) -> list[Any] | JsonObject:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        good = hmac.compare_digest(raw[:8], hmac.new(CURSOR_KEY, raw[8:], hashlib.sha256).digest()[:8])
+        key, field, order = json.loads(raw[8:]) if good else (None, None, None)
+    except (ValueError, TypeError):
+        key, field, order = None, None, None
+    if key is None or [field, order] != [sort["field"], sort["order"]]:
+        return refuse(
+            "VALIDATION_INVALID_TYPE",
+            f"Parameter '{name}' expected 'a cursor from pageInfo of the same "
+            "query (same sort)', got an unknown cursor. Start again without it.",
+            param_name=name,
+            expected_type="cursor",
+            actual_type="unknown cursor",
+        )
+    return list(key)
+
+
+def paginate(rows: list[JsonObject], id_field: str, params: JsonObject, paths: list[str]) -> JsonObject:
+    """A page of ``rows`` per features/pagination §2-§3 (invalid combinations refused, sizes clamped)."""
+    given = [name for name in ("first", "after", "last", "before") if name in params]
+    bad = {"first", "last"} <= set(given) or {"first", "before"} <= set(given) or {"last", "after"} <= set(given)
+    lone = ("after" in given and "first" not in given) or ("before" in given and "last" not in given)
+    if bad or lone:
+        return refuse(
+            "VALIDATION_INVALID_TYPE",
+            f"Invalid pagination: {', '.join(given)}. Use 'first' (with "
+            "'after') forward or 'last' (with 'before') backward, never both.",
+            param_name="pagination",
+            expected_type="valid pagination combination",
+            actual_type="conflicting parameters",
+            provided=given,
+        )
+    sort = {"field": params["sort"]["field"], "order": params["sort"].get("order", "asc")}
+    field, descending = sort["field"], sort["order"] == "desc"
+
+    def key(row: JsonObject) -> list[Any]:
+        value = row.get(field)
+        return [value is None, value if value is not None else 0 if field == "rating" else "", row[id_field]]
+
+    ordered = sorted(rows, key=key, reverse=descending)
+    window, start, end = ordered, 0, 0
+    for name, later in (("after", True), ("before", False)):
+        if name in params:
+            mark = decode_cursor(name, params[name], sort)
+            if isinstance(mark, dict):
+                return mark
+            window = [r for r in ordered if (key(r) > mark) == (later != descending) and key(r) != mark]
+            start, end = (len(ordered) - len(window), 0) if later else (0, len(ordered) - len(window))
+    if "last" in params:
+        size = min(params["last"], MAX_PAGE)
+        page, more_before, more_after = window[-size:], len(window) > size, end > 0
+    else:
+        size = min(params.get("first", DEFAULT_PAGE), MAX_PAGE)
+        page, more_before, more_after = window[:size], start > 0, len(window) > size
+    info: JsonObject = {"hasNextPage": more_after, "hasPreviousPage": more_before, "totalCount": len(ordered)}
+    if page:
+        info |= {"startCursor": encode_cursor(key(page[0]), sort), "endCursor": encode_cursor(key(page[-1]), sort)}
+    applied = {"fields": paths, "sort": sort, "last" if "last" in params else "first": size}
+    applied |= {k: params[k] for k in ("shelf_id", "filter") if k in params}  # collection-querying §5.5
+    return {"success": True, "data": {"items": [project(r, paths) for r in page], "pageInfo": info, "applied": applied}}
+
+
+# --- The reading list ----------------------------------------------------------------------------
+class ReadingList:
+    """The store, the operations' handlers and the router (core §3.2)."""
+
+    def __init__(self, mode: str, prefix: str) -> None:
+        self.mode, self.prefix, self.session = mode, prefix, secrets.token_hex(8)
+        stamp = "2026-01-05T09:00:00Z"
+        self.shelves: dict[str, JsonObject] = {
+            "shelf_main": {"shelf_id": "shelf_main", "name": "Main shelf", "created_at": stamp},
+            "shelf_later": {"shelf_id": "shelf_later", "name": "Read later", "created_at": stamp},
+        }
+        seed: list[tuple[str, str, str, list[str], int | None, str]] = [
+            ("shelf_main", "The Left Hand of Darkness", "Ursula K. Le Guin", ["sf"], 5, "done"),
+            ("shelf_main", "Middlemarch", "George Eliot", ["classic"], None, "reading"),
+            ("shelf_later", "The Peregrine", "J. A. Baker", ["nature", "essay"], None, "to-read"),
+        ]
+        self.books: dict[str, JsonObject] = {}
+        for index, (shelf, title, author, tags, rating, status) in enumerate(seed, 1):
+            book: JsonObject = {
+                "book_id": f"book_{index}",
+                "shelf_id": shelf,
+                "title": title,
+                "author": author,
+                "tags": tags,
+                "status": status,
+                "added_at": f"2026-01-0{5 + index}T10:00:00Z",
+            }
+            book |= {"rating": rating} if rating is not None else {}
+            self.books[book["book_id"]] = book | {"updated_at": book["added_at"]}
+        self.next_book = len(self.books) + 1
+
+    # Tools and routing ------------------------------------------------------------------------
+    def tools(self) -> dict[str, str | None]:
+        """Each MCP tool this mode registers and the endpoint family it serves (None: every one)."""
+        crude: dict[str, str | None] = {f"{self.prefix}mcp_aql_{c.lower()}": c.lower() for c in CATEGORIES}
+        single: dict[str, str | None] = {f"{self.prefix}mcp_aql": None}
+        modes = {"semantic": crude, "single": single, "all": {**crude, **single}}
+        return modes[self.mode]
+
+    def tool_of(self, op: JsonObject) -> str:
+        return f"{self.prefix}mcp_aql" + ("" if self.mode == "single" else f"_{op['endpoint']}")
+
+    def answer(self, tool: str, arguments: JsonObject) -> JsonObject:
+        """The MCP-AQL result of one tools/call."""
+        family = self.tools().get(tool, "?")
+        size = len(json.dumps(arguments))
+        if size > LIMITS["max_request_size"]:
+            return too_large("request_size", LIMITS["max_request_size"], size, "bytes")
+        problem = scan(arguments, "arguments")
+        if problem is not None:
+            return problem
+        if "operations" in arguments:
+            return self.batch(family, arguments)
+        operation, params = arguments.get("operation"), arguments.get("params", {})
+        if not isinstance(params, dict):
+            return refuse(
+                "VALIDATION_INVALID_TYPE",
+                f"Field 'params' expected 'object', got '{json_type(params)}'.",
+                param_name="params",
+                expected_type="object",
+                actual_type=json_type(params),
+            )
+        extra = {k: v for k, v in arguments.items() if k not in ("operation", "params") and not k.startswith("_")}
+        return self.run(family, operation, {**extra, **params})  # params win over top-level (core §4.2)
+
+    def run(self, family: str | None, operation: Any, params: JsonObject) -> JsonObject:
+        if operation is None or operation == "":
+            return refuse(
+                "VALIDATION_MISSING_PARAM",
+                "Missing required parameter 'operation'. Expected: string "
+                "(an operation name; list them with introspect, query 'operations')",
+                param_name="operation",
+            )
+        if not isinstance(operation, str):
+            return refuse(
+                "VALIDATION_INVALID_TYPE",
+                f"Parameter 'operation' expected 'string', got '{json_type(operation)}'.",
+                param_name="operation",
+                expected_type="string",
+                actual_type=json_type(operation),
+            )
+        op = OPERATION_BY_NAME.get(operation)
+        if op is None:
+            return refuse(
+                "NOT_FOUND_OPERATION",
+                f"Unknown operation: '{operation[:80]}'. Use introspect with "
+                "query 'operations' to discover the operations.",
+                operation=operation[:80],
+                available=list(OPERATION_BY_NAME),
+            )
+        if family is not None and op["endpoint"] != family:
+            actual = f"{self.prefix}mcp_aql_{family}"
+            return refuse(
+                "VALIDATION_ENDPOINT_MISMATCH",
+                f"Operation '{operation}' must be called via {self.tool_of(op)}, not {actual}",
+                operation=operation,
+                expected_endpoint=op["semantic_category"],
+                actual_endpoint=family.upper(),
+                expected_tool=self.tool_of(op),
+            )
+        problem = validate(op, params)
+        if problem is not None:
+            return problem
+        handler: Callable[[JsonObject], JsonObject] = getattr(self, operation)
+        return handler(params)
+
+    def batch(self, family: str | None, arguments: JsonObject) -> JsonObject:
+        """operations §7: in order, each independent, results for all; success false only for the batch."""
+        items = arguments["operations"]
+        others = [k for k in arguments if k != "operations" and not k.startswith("_")]
+        if others:
+            return refuse(
+                "VALIDATION_UNKNOWN_PARAM",
+                f"Unknown parameter(s) for a batch: {', '.join(others)}. A "
+                "batch is {operations: [{operation, params}, ...]} alone.",
+                operation="batch",
+                unknown_params=others,
+                valid_params=["operations"],
+            )
+        if not isinstance(items, list) or not 0 < len(items) <= LIMITS["max_batch_operations"]:
+            return refuse(
+                "VALIDATION_INVALID_TYPE",
+                "Parameter 'operations' expected 'array of 1 to "
+                f"{LIMITS['max_batch_operations']} {{operation, params}} objects'.",
+                param_name="operations",
+                expected_type="array",
+                actual_type=json_type(items),
+            )
+        results: list[JsonObject] = []
+        for index, item in enumerate(items):
+            item = item if isinstance(item, dict) else {}
+            extra = [k for k in item if k not in ("operation", "params") and not k.startswith("_")]
+            params = item.get("params", {})
+            if extra or not isinstance(params, dict) or not item:
+                result = refuse(
+                    "VALIDATION_INVALID_TYPE",
+                    f"Batch item {index} expected '{{operation, params}}'.",
+                    param_name=f"operations[{index}]",
+                    expected_type="object",
+                )
+            else:
+                result = self.run(family, item.get("operation"), params)
+            results.append({"index": index, "operation": item.get("operation"), "result": result})
+        failed = sum(1 for r in results if not r["result"]["success"])
+        summary = {"total": len(results), "succeeded": len(results) - failed, "failed": failed}
+        return {"success": True, "data": None, "results": results, "summary": summary}
+
+    # Introspection (introspection §4-5) ----------------------------------------------------------
+    def introspect(self, params: JsonObject) -> JsonObject:
+        name = params.get("name")
+        if params["query"] == "types":
+            if name is not None:
+                return {"success": True, "data": {"type": TYPE_BY_NAME.get(name)}}
+            return {
+                "success": True,
+                "data": {"types": [{k: t[k] for k in ("name", "kind", "description")} for t in TYPES]},
+            }
+        if name is not None:
+            op = OPERATION_BY_NAME.get(name)
+            return {"success": True, "data": {"operation": None if op is None else {**op, "mcpTool": self.tool_of(op)}}}
+        listed = [{k: op[k] for k in ("name", "semantic_category", "endpoint", "description")} for op in OPERATIONS]
+        return {"success": True, "data": {"_protocol": self.protocol(), "operations": listed}}
+
+    def protocol(self) -> JsonObject:
+        capabilities = {
+            "batch": True,
+            "field_selection": True,
+            "pagination": True,
+            "aggregations": False,
+            "computed_fields": False,
+            "relationship_queries": False,
+            "warnings": False,
+            "confirmation": False,
+            "dangerous_operations": False,
+            "execution_safety_loop": "disabled",
+        }
+        return {
+            "version": SPEC_VERSION,
+            "conformance": "level-2",
+            "mode": self.mode,
+            "profile": "crude",
+            "capabilities": capabilities,
+            "limits": LIMITS,
+            "concurrency": "serialized",
+            "session_id": self.session,
+            "timestamps": "ISO 8601, UTC (Z)",
+            "null_semantics": "Optional parameters may be "
+            "omitted, not null; in update_book input, null removes author, tags or rating.",
+            "tools": list(self.tools()),
+        }
+
+    # Handlers ------------------------------------------------------------------------------------
+    def _shown(self, item: JsonObject, type_name: str, fields: Any) -> JsonObject:
+        paths = selection(type_name, fields)
+        return paths if isinstance(paths, dict) else {"success": True, "data": project(item, paths)}
+
+    def list_shelves(self, params: JsonObject) -> JsonObject:
+        paths = selection("Shelf", params.get("fields", "standard"))
+        if isinstance(paths, dict):
+            return paths
+        return paginate(list(self.shelves.values()), "shelf_id", {"sort": {"field": "shelf_id"}, **params}, paths)
+
+    def get_shelf(self, params: JsonObject) -> JsonObject:
+        shelf = self.shelves.get(params["shelf_id"])
+        if shelf is None:
+            return not_found("shelf", params["shelf_id"], "list_shelves")
+        return self._shown(shelf, "Shelf", params.get("fields", "full"))
+
+    def create_shelf(self, params: JsonObject) -> JsonObject:
+        if params["shelf_id"] in self.shelves:
+            return refuse(
+                "CONFLICT_ALREADY_EXISTS",
+                f"Resource 'shelf' already exists: '{params['shelf_id']}'. "
+                "Choose another shelf_id (list_shelves shows those in use).",
+                resource_type="shelf",
+                resource_id=params["shelf_id"],
+            )
+        shelf = {"shelf_id": params["shelf_id"], "name": params["name"], "created_at": now()}
+        self.shelves[shelf["shelf_id"]] = shelf
+        return {"success": True, "data": dict(shelf)}
+
+    def list_books(self, params: JsonObject) -> JsonObject:
+        paths = selection("Book", params.get("fields", "standard"))
+        if isinstance(paths, dict):
+            return paths
+        shelf = params.get("shelf_id")
+        if shelf is not None and shelf not in self.shelves:
+            return not_found("shelf", shelf, "list_shelves")
+        wanted = params.get("filter", {})
+        rows = [
+            b
+            for b in self.books.values()
+            if shelf in (None, b["shelf_id"])
+            and wanted.get("status", b["status"]) == b["status"]
+            and wanted.get("author", b.get("author")) == b.get("author")
+            and ("tag" not in wanted or wanted["tag"] in b.get("tags", []))
+        ]
+        return paginate(rows, "book_id", {"sort": {"field": "added_at"}, **params}, paths)
+
+    def get_book(self, params: JsonObject) -> JsonObject:
+        book = self.books.get(params["book_id"])
+        if book is None:
+            return not_found("book", params["book_id"], "list_books")
+        return self._shown(book, "Book", params.get("fields", "full"))
+
+    def add_book(self, params: JsonObject) -> JsonObject:
+        if params["shelf_id"] not in self.shelves:
+            return not_found("shelf", params["shelf_id"], "list_shelves")
+        stamp, book_id = now(), f"book_{self.next_book}"
+        book = {"book_id": book_id, "tags": [], "status": "to-read", **params, "added_at": stamp, "updated_at": stamp}
+        self.books[book_id], self.next_book = book, self.next_book + 1
+        return {"success": True, "data": json.loads(json.dumps(book))}
+
+    def update_book(self, params: JsonObject) -> JsonObject:
+        book = self.books.get(params["book_id"])
+        if book is None:
+            return not_found("book", params["book_id"], "list_books")
+        changes: JsonObject = params["input"]
+        if "shelf_id" in changes and changes["shelf_id"] not in self.shelves:
+            return not_found("shelf", changes["shelf_id"], "list_shelves")
+        for key, value in changes.items():  # flat fields: top-level replace, arrays replace, null removes
+            if value is None:
+                book.pop(key, None)
+            else:
+                book[key] = json.loads(json.dumps(value))
+        book["updated_at"] = now()
+        return {"success": True, "data": json.loads(json.dumps(book))}
+
+    def delete_book(self, params: JsonObject) -> JsonObject:
+        if self.books.pop(params["book_id"], None) is None:
+            return not_found("book", params["book_id"], "list_books")
+        return {"success": True, "data": {"book_id": params["book_id"], "deleted": True}}
+
+
+# --- MCP (mcp-integration §2-4) --------------------------------------------------------------------
+# fmt: off
+FAMILY_TEXT = {
+    "create": "Additive operations that create new data.|These operations add new data without removing or "
+              "overwriting existing content.",
+    "read": "Safe, read-only operations.|These queries only read data and never modify server state.",
+    "update": "Modifying operations that overwrite data.|These operations modify existing data, potentially "
+              "overwriting previous values.",
+    "delete": "Destructive operations that remove data.|These operations remove data. Use with caution.",
+    "execute": "Execution lifecycle operations.|This adapter has no EXECUTE operations yet; the endpoint exists "
+               "for the CRUDE profile. IMPORTANT: Execute operations are potentially destructive and "
+               "non-idempotent.",
+}
+SCHEMA = {"type": "object", "properties": {
+    "operation": {"type": "string", "description": "Operation name to execute"},
+    "params": {"type": "object", "description": "Operation parameters", "additionalProperties": True},
+    "operations": {"type": "array", "items": {"type": "object"}, "description": "A batch instead of operation: "
+                   "[{operation, params}, ...], run in order, one result each"}}, "required": ["operation"]}
+
+# fmt: on
+
+
+def tool_entry(name: str, family: str | None) -> JsonObject:
+    """One MCP tool: the description templates of mcp-integration §2.1 and the annotations of §2.3."""
+    if family is None:
+        lists = "\n".join(
+            f"- {c.title()}: " + (", ".join(op["name"] for op in OPERATIONS if op["semantic_category"] == c) or "none")
+            for c in CATEGORIES
+        )
+        text = (
+            f"MCP-AQL reading-list adapter. All operations through unified entry point.\n\nOperations are "
+            f"automatically routed based on their documented semantic category and endpoint-family mapping."
+            f'\n\nSupported operation categories:\n{lists}\n\nQuick start:\n{{ operation: "introspect", '
+            f'params: {{ query: "operations" }} }}\n\nUse introspection to discover all available operations '
+            f"and their parameters. Batch: {{ operations: [{{ operation, params }}, ...] }}."
+        )
+        return {
+            "name": name,
+            "description": text,
+            "inputSchema": SCHEMA,
+            "annotations": {"readOnlyHint": False, "destructiveHint": True},
+        }
+    ops = [op for op in OPERATIONS if op["endpoint"] == family]
+    purpose, effect = FAMILY_TEXT[family].split("|")
+    sample = json.dumps(ops[0]["examples"][-1]["request"]) if ops else '{"operation": "introspect"}'
+    text = (
+        f"{purpose}\n\nSupported operations: {', '.join(op['name'] for op in ops) or 'none'}\n\n{effect}\n\n"
+        f"Quick start example:\n{sample}\n\nDiscover all operations and parameters (on the read endpoint):\n"
+        '{ operation: "introspect", params: { query: "operations" } }\n{ operation: "introspect", '
+        'params: { query: "operations", name: "<operation>" } }'
+    )
+    read_only, destructive = PERMISSIONS[family.upper()]
+    return {
+        "name": name,
+        "description": text,
+        "inputSchema": SCHEMA,
+        "annotations": {"readOnlyHint": read_only, "destructiveHint": destructive},
+    }
+
+
+def configuration(argv: list[str]) -> tuple[str, str]:
+    """The endpoint mode (endpoint-modes §3.1) and the tool prefix (mcp-integration §6.2)."""
+    mode = os.environ.get("MCP_AQL_ENDPOINT_MODE", "semantic")
+    if "--mode" in argv and argv.index("--mode") + 1 < len(argv):
+        mode = argv[argv.index("--mode") + 1]
+    mode = {"crude": "semantic"}.get(mode, mode)
+    prefix = os.environ.get("MCP_AQL_TOOL_PREFIX", "")
+    if mode not in ("semantic", "single", "all") or (prefix and not re.fullmatch(r"[a-z0-9_]*_", prefix)):
+        sys.exit(
+            f"reading_server: mode must be semantic, single or all (got {mode!r}); a tool prefix must be "
+            f"lowercase letters, digits and underscores ending in '_' (got {prefix!r})"
+        )
+    return mode, prefix
+
+
+def main() -> None:
+    sys.path.insert(0, str(Path(__file__).parent))  # run as a script: its neighbour servers.py
+    from servers import rpc_reply, serve_stdio, text_result
+
+    mode, prefix = configuration(sys.argv[1:])
+    store = ReadingList(mode, prefix)
+    tools = [tool_entry(name, family) for name, family in store.tools().items()]
+    if isinstance(sys.stdin, io.TextIOWrapper):  # bytes that are not UTF-8 reach scan() as surrogates
+        sys.stdin.reconfigure(errors="surrogateescape")
+
+    def call(tool: str, arguments: JsonObject) -> JsonObject:
+        try:
+            answer = store.answer(tool, arguments)
+        except Exception:  # never a stack trace (introspection §8.1.3)
+            answer = refuse("INTERNAL_ERROR", "Internal error: 'the request could not be completed'")
+        error = answer.get("error") or {}
+        recoverable = answer["success"] or str(error.get("code", "")).startswith(RECOVERABLE_PREFIXES)
+        if not isinstance(arguments.get("params", {}), dict) or not isinstance(
+            arguments.get("operation", arguments.get("operations", "")), str | list
+        ):  # the input schema broken before dispatch: unrecoverable (mcp-integration §4.1.2)
+            recoverable = False
+        if tool not in store.tools():  # a tool this mode does not register: a protocol failure
+            answer = refuse(
+                "NOT_FOUND_OPERATION",
+                f"Unknown tool '{tool[:80]}'; this server's tools are {', '.join(store.tools())}.",
+                available=list(store.tools()),
+            )
+            recoverable = False
+        return {**text_result(answer), "isError": not recoverable}
+
+    def reply(message: JsonObject) -> JsonObject | None:
+        params = message.get("params") or {}
+        tool = str(params.get("name"))
+        if message.get("method") == "initialize":
+            store.session = secrets.token_hex(8)  # a new session (core §2.3)
+        log = os.environ.get("READING_LOG")
+        if message.get("method") == "tools/call" and log:
+            arguments = params.get("arguments") or {}
+            with open(log, "a", encoding="utf-8") as sink:
+                sink.write(json.dumps({"tool": tool, **arguments}) + "\n")
+        return rpc_reply(message, "reading-list", lambda arguments: call(tool, arguments), tools)
+
+    serve_stdio(reply)
+
+
+if __name__ == "__main__":
+    main()
