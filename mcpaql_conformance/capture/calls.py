@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcpaql_conformance.capture.values import matches_type
-from mcpaql_conformance.evidence.reading import SINGLE
+from mcpaql_conformance.evidence.reading import BATCH_ALIASES, SINGLE, declares, protocol_capabilities
 from mcpaql_conformance.live.discovery import Operation
 from mcpaql_conformance.live.safety import UNKNOWN_OPERATION
 from mcpaql_conformance.live.session import (
@@ -116,10 +116,15 @@ async def probe_unknown_operation(live: Live) -> None:
 
 
 async def probe_batch(live: Live) -> None:
-    single = live.tool_for_family(SINGLE)
+    """Introspect twice in one batch: on the single tool, or where the server declares batches
+    (``_protocol.capabilities.batch``) and has no single tool, on its READ tool (operations §7.4:
+    in semantic mode a batch keeps to one endpoint family)."""
     queries = [{"operation": "introspect", "params": {"query": query}} for query in ("operations", "types")]
-    if single is None or not live.allows(live.guard.call_need(single, {"operations": queries})):
+    tool = live.tool_for_family(SINGLE)
+    if tool is None and declares(protocol_capabilities(live.evidence.operations_list), "batch", BATCH_ALIASES):
+        tool = live.tool_for_family("read")
+    if tool is None or not live.allows(live.guard.call_need(tool, {"operations": queries})):
         return
     live.evidence.batch_example = await live.send(
-        (PHASE_BATCH, 0), single, {"operations": queries}, "batch", "batch", "introspect twice in one batch"
+        (PHASE_BATCH, 0), tool, {"operations": queries}, "batch", "batch", "introspect twice in one batch"
     )

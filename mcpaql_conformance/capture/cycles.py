@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcpaql_conformance.capture.candidates import ANSWER, SAFE, SeenValues, candidates
+from mcpaql_conformance.capture.candidates import ANSWER, SAFE, SeenValues, candidates, refers_elsewhere
 from mcpaql_conformance.capture.probes import SENSITIVE_PROBE, next_choice
 from mcpaql_conformance.capture.values import changed_value, distinct_value
 from mcpaql_conformance.evidence.answers import Kind, classify
@@ -216,9 +216,10 @@ def _skip(op: Operation, probe: str, reason: str, cause: str, count: int = 2) ->
     return Outcome(note=note(op.name, probe, f"inferred {what} cycle not run: {reason}", cause, count))
 
 
-def create_params(live: Live, op: Operation) -> JsonObject:
+def create_params(live: Live, op: Operation, seen: SeenValues | None = None) -> JsonObject:
     """Every documented parameter (or every required one the server named), with a value that
-    differs from its default; a safety switch or mode gets its safe value."""
+    differs from its default; a safety switch or mode gets its safe value; a reference to
+    another kind of record (add_book's shelf_id) one the server answered, where it did."""
     params: JsonObject = {}
     known = op.parameters if op.parameters is not None else [{"name": name} for name in op.discovered]
     for parameter in known:
@@ -229,9 +230,19 @@ def create_params(live: Live, op: Operation) -> JsonObject:
             params[parameter["name"]] = SENSITIVE_PROBE
         elif is_safety_value(op, parameter["name"]):
             params[parameter["name"]] = candidates(op.name, parameter, op.declarations)[0].value
+        elif (answered := _referenced(op, parameter, seen)) is not MISSING:
+            params[parameter["name"]] = answered
         else:
             params[parameter["name"]] = distinct_value(parameter, parameter["name"])
     return params
+
+
+def _referenced(op: Operation, parameter: JsonObject, seen: SeenValues | None) -> Any:
+    """The first value the server answered for a reference to another kind of record; MISSING."""
+    if seen is None or not refers_elsewhere(op.name, parameter["name"]):
+        return MISSING
+    found = [c for c in candidates(op.name, parameter, op.declarations, seen) if c.source == ANSWER]
+    return found[0].value if found else MISSING
 
 
 def is_safety_value(op: Operation, name: str) -> bool:
@@ -249,10 +260,11 @@ async def _infer_create_read(
         return _skip(op, "create_read", "introspection gave no parameter list", NOT_APPLICABLE)
     if any(p.get("type") == "object" and p.get("required") is True for p in op.parameters or []):
         return _skip(op, "create_read", "it takes an object whose fields introspection does not give", NOT_APPLICABLE)
-    params = create_params(live, op)
+    params = create_params(live, op, seen)
     name = f"inferred-{op.name}-read"
     answer = await _call(live, op, params, (PHASE_CYCLES, index, 0), name, "create")
-    referenced: set[str] = set()  # parameters given a value the server returned: they point at another record
+    # parameters given a value the server returned: they point at another record
+    referenced = {p["name"] for p in op.parameters or [] if _referenced(op, p, seen) is not MISSING}
     second = None if classify(answer).succeeded else _second_values(live, op, params, answer, seen)
     if second is not None:
         params, referenced = second
@@ -497,15 +509,16 @@ async def _infer_update_read(live: Live, op: Operation, created: list[Created], 
         for k in source.params
         if k not in source.ids and (source.op.name, k) not in sensitive and not is_safety_value(source.op, k)
     ]
-    changed_field, attempts, step = None, [], 1
+    fields.sort(key=identifier_like)  # a reference to another record (shelf_id) is changed last, if at all
+    changed_field, changed_to, attempts, step = None, None, [], 1
     for field_name in fields[:MAX_UPDATE_TRIES]:
-        new = changed_value(source.params[field_name], field_name)
+        new = changed_value(source.params[field_name], field_name, source.op.parameter(field_name))
         update = {**ids, "input": {field_name: new}} if "input" in names else {**ids, field_name: new}
         answer = await _call(live, op, update, (PHASE_CYCLES, index, step), name, f"update {field_name}")
         step += 1
         attempts.append(f"{field_name}: {classify(answer).describe()}")
         if classify(answer).succeeded:
-            changed_field = field_name
+            changed_field, changed_to = field_name, new
             break
     if changed_field is None:
         reason = "every update tried was refused (" + "; ".join(attempts) + "); a plan entry can give its input"
@@ -522,7 +535,7 @@ async def _infer_update_read(live: Live, op: Operation, created: list[Created], 
     if any(path.startswith(PROSE) for path in source.ids.values()):
         return Outcome(test=test)
     refs = {p: "${create." + path + "}" for p, path in source.ids.items()}
-    change = {changed_field: changed_value(source.params[changed_field], changed_field)}
+    change = {changed_field: changed_to}
     update_params = {**{p: refs[p] for p in identifiers}, **({"input": change} if "input" in names else change)}
     plan = {
         "name": name,

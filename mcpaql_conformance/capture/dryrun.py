@@ -92,7 +92,7 @@ def _probes(live: Live, dry: DryRun, op: Operation) -> None:
             {},
         )
         return
-    _, probes = probes_of(live, op, [])
+    _, probes, _ = probes_of(live, op, [])
     for probe in probes:
         dry.send(op, probe.kind, probe.description, live.redactor.params(op.name, dict(probe.params)), probe.tool)
 

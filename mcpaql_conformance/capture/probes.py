@@ -9,8 +9,17 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from mcpaql_conformance.capture.candidates import (
+    ANSWER,
+    SAFE,
+    SYNTHESISED,
+    Candidate,
+    SeenValues,
+    candidates,
+    retry_order,
+)
 from mcpaql_conformance.capture.candidates import PLAN as PLAN_SOURCE
-from mcpaql_conformance.capture.candidates import SAFE, SYNTHESISED, Candidate, SeenValues, candidates, retry_order
+from mcpaql_conformance.capture.exclusions import combinable
 from mcpaql_conformance.capture.values import made_up, matches_type, numbered
 from mcpaql_conformance.evidence.answers import Kind, classify
 from mcpaql_conformance.evidence.reading import identifier_like
@@ -107,6 +116,9 @@ def value(live: Live, operation: str, parameter: JsonObject, declarations: list[
     return choices(live, operation, parameter, declarations)[0].value
 
 
+EVERY = "every documented parameter"
+
+
 def planned_probes(
     live: Live, op: Operation, required: list[str], base: JsonObject, documented: JsonObject | None = None
 ) -> list[Probe]:
@@ -121,7 +133,7 @@ def planned_probes(
     ]
     probes.append(Probe("unknown_parameter", f"add unknown {UNKNOWN_PROBE}", {**base, UNKNOWN_PROBE: UNKNOWN_VALUE}))
     if documented:
-        probes.append(Probe("accepted_parameters", "every documented parameter", documented))
+        probes.append(Probe("accepted_parameters", EVERY, documented))
     elif op.parameters == []:  # documented as taking none: the plain call (its answer may carry identifiers)
         probes.append(Probe("accepted_parameters", "no parameter, as documented", {}))
     probes += [
@@ -234,7 +246,12 @@ async def send_probes(live: Live, op: Operation, seen: SeenValues | None = None)
                 UNKNOWN_PARAMETERS,
             )
         )
-    sent.chosen, sent.probes = probes_of(live, op, [name for name, _ in sent.discovered], seen)
+    sent.chosen, sent.probes, left_out = probes_of(live, op, [name for name, _ in sent.discovered], seen)
+    sent.findings.notes += [
+        note(op.name, "accepted_parameters", f"{name} left out of the call with every documented parameter: {why}",
+             NOT_APPLICABLE, parameter=name, count=0)
+        for name, why in left_out.items()
+    ]  # fmt: skip
     for name in unsafe_to_omit(op):
         reason = f"not sent: without {name} the call could run for real (a plan cannot lift this)"
         sent.findings.notes.append(note(op.name, "missing_required", reason, NOT_APPLICABLE, parameter=name))
@@ -246,9 +263,10 @@ async def send_probes(live: Live, op: Operation, seen: SeenValues | None = None)
 
 def probes_of(
     live: Live, op: Operation, discovered: list[str], seen: SeenValues | None = None
-) -> tuple[dict[str, Candidate], list[Probe]]:
-    """The value chosen for each parameter, and the probes of an operation the run may call
-    (``discovered``: the required parameters its refusals named, when introspection gave none)."""
+) -> tuple[dict[str, Candidate], list[Probe], dict[str, str]]:
+    """The value chosen for each parameter, the probes of an operation the run may call
+    (``discovered``: the required parameters its refusals named, when introspection gave none),
+    and the documented parameters left out of the call with every one of them, with why."""
     required = discovered if op.parameters is None else [p["name"] for p in op.required]
     documented = [p["name"] for p in op.parameters or []]
     chosen = {
@@ -257,12 +275,26 @@ def probes_of(
     base = {name: chosen[name].value for name in required}
     if op.name == "introspect":  # the spec requires `query`: every probe of introspect sends one
         base.setdefault("query", "operations")
-    values = {name: chosen[name].value for name in documented}
+    values, left_out = combinable(
+        op.parameters or [],
+        {name: chosen[name].value for name in documented},
+        [name for name in documented if chosen[name].source in (ANSWER, PLAN_SOURCE)],
+    )
     probes = planned_probes(live, op, [] if discovered else required, base, values)
+    if left_out:  # the call with every documented parameter is one a valid request could be
+        said = "; ".join(f"{name} ({why})" for name, why in left_out.items())
+        probes = [
+            replace(p, description=f"{p.description} but {said}") if p.description == EVERY else p for p in probes
+        ]
     if op.category == "CREATE":  # each create gets names of its own: the second is no conflict with the first
-        probes = [replace(p, params={k: numbered(v, n, op.parameter(k)) for k, v in p.params.items()}) if n > 1 else p
-                  for n, p in enumerate(probes, 1)]  # fmt: skip
-    return chosen, probes
+        made_up = {name for name, candidate in chosen.items() if candidate.source == SYNTHESISED}
+        probes = [
+            replace(p, params={k: numbered(v, n, op.parameter(k)) if k in made_up else v for k, v in p.params.items()})
+            if n > 1
+            else p
+            for n, p in enumerate(probes, 1)
+        ]  # fmt: skip  (a value the server gave names its record)
+    return chosen, probes, left_out
 
 
 def withheld_probes(live: Live, op: Operation) -> Counter[str]:

@@ -11,6 +11,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from mcpaql_conformance.capture.patterns import fits, matching, pattern_of
+from mcpaql_conformance.files.values import json_equal
 
 JsonObject = dict[str, Any]
 # Every string capture makes up starts with this, so that what it names (a record, a file, a
@@ -186,8 +187,26 @@ def _fit(text: str, parameter: JsonObject) -> str:
     return text
 
 
-def changed_value(value: Any, label: str) -> Any:
-    """A value of the same JSON type as ``value`` that differs from it (for an update)."""
+def changed_value(value: Any, label: str, parameter: JsonObject | None = None) -> Any:
+    """A value of the same JSON type as ``value`` that differs from it (for an update), within
+    what the parameter documents where it is known: another of its enum values, a number
+    inside its bounds, a string that keeps its pattern."""
+    declared = parameter or {}
+    enum = declared.get("enum")
+    if isinstance(enum, list) and len(enum) > 1:
+        return next((item for item in enum if not json_equal(item, value)), enum[0])
+    changed = _changed(value, label)
+    maximum: Any = declared.get("maximum")
+    if _is_number(changed) and _is_number(maximum) and changed > maximum:
+        changed = value - 1
+    if isinstance(changed, str) and fits(changed, declared) is False:
+        pattern = pattern_of(declared)
+        again = matching(pattern, f"{_RUN.get()}:{label}:updated", declared) if pattern is not None else None
+        changed = again if again is not None and again != value else changed
+    return changed
+
+
+def _changed(value: Any, label: str) -> Any:
     if isinstance(value, bool):
         return not value
     if isinstance(value, int | float):

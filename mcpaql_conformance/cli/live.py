@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from mcpaql_conformance.capture.also import split_command
 from mcpaql_conformance.cli.agent import agent_after_capture, preflight, prepare_agent
 from mcpaql_conformance.cli.judge import judge_bundle, judging_settings
 from mcpaql_conformance.cli.options import (
@@ -78,6 +79,42 @@ def prepare_capture(bundle: Path, command: tuple[str, ...], url: str | None, set
     )
 
 
+def prepare_also(options: Any, second: tuple[str, ...], also_url: str | None, scratch: Path) -> Any:
+    """The capture of a second configuration of the server (``--also -- COMMAND...`` or
+    ``--also-url URL``), with the first's options; None when there is none."""
+    from mcpaql_conformance.live.connection import Target
+
+    if not second and also_url is None:
+        return None
+    if second and also_url is not None:
+        raise click.UsageError("give the second configuration as --also -- COMMAND... or as --also-url URL, not both")
+    keep_secrets(also_url, ())
+    folder = options.capture_dir
+    return dataclasses.replace(
+        options,
+        target=Target(command=second, url=also_url),
+        bundle=scratch / "also-bundle.json",
+        capture_dir=None if folder is None else folder.with_name(f"{folder.name}-also"),
+        write_plan=None,
+    )
+
+
+def capture_both(options: Any, also: Any) -> Any:
+    """The capture, and with a second configuration that one too, merged into the bundle (which
+    is written again, atomically); the first capture's result, carrying the merged bundle."""
+    from mcpaql_conformance.capture.also import merge
+    from mcpaql_conformance.files.jsonio import write_atomic
+
+    result = run_capture(options)
+    if also is None or result.dry_run is not None:
+        return result
+    click.echo("capturing the second configuration (--also)", err=True)
+    second = run_capture(also)
+    bundle = merge(result.bundle, second.bundle)
+    write_atomic(options.bundle, dumps(bundle))
+    return dataclasses.replace(result, bundle=bundle, not_sent=result.not_sent + second.not_sent)
+
+
 def run_capture(options: Any) -> Any:
     from mcpaql_conformance import lifetime
     from mcpaql_conformance.capture.run import capture as run_capture
@@ -108,7 +145,7 @@ def run_capture(options: Any) -> Any:
     help="Where to write the evidence bundle (atomically).",
 )
 @capture_options
-def capture(bundle_path: Path, url: str | None, command: tuple[str, ...], **settings: Any) -> int:
+def capture(bundle_path: Path, url: str | None, command: tuple[str, ...], also_url: str | None, **settings: Any) -> int:
     """Probe a live MCP-AQL server and write an evidence bundle for `test`.
 
     Give either --url URL, or the server command after --:
@@ -116,14 +153,21 @@ def capture(bundle_path: Path, url: str | None, command: tuple[str, ...], **sett
     \b
       mcpaql-conformance capture --bundle out.json -- python -m mcpaql_conformance.demo_adapter
 
+    A server that offers its other endpoint mode by configuration can be captured in both at
+    once: -- SERVER... --also -- SECOND... (or --also-url URL); one bundle holds both.
+
     Once the MCP handshake is done a bundle is written and the exit code is 0, however the
     server deviates: the verdict is `test`'s (or use `check`).
     """
     refuse_overwriting(
         [("--bundle", bundle_path), ("--write-plan", settings["write_plan"])], [("--plan", settings["plan"])]
     )
-    options = prepare_capture(bundle_path, command, url, settings)
-    result = run_capture(options)
+    import tempfile
+
+    first, second = split_command(command)
+    options = prepare_capture(bundle_path, first, url, settings)
+    with tempfile.TemporaryDirectory(prefix="mcpaql-capture-") as scratch:
+        result = capture_both(options, prepare_also(options, second, also_url, Path(scratch)))
     if result.dry_run is not None:
         click.echo(dry_run_text(result.dry_run, result.source), nl=False)
         return 0
@@ -155,6 +199,7 @@ def check(
     url: str | None,
     command: tuple[str, ...],
     with_agent: bool,
+    also_url: str | None,
     **settings: Any,
 ) -> int:
     """Capture a live MCP-AQL server and judge it in one run: the report of `test`, with its
@@ -165,6 +210,10 @@ def check(
       mcpaql-conformance check --allow-destructive -- python -m mcpaql_conformance.demo_adapter
       mcpaql-conformance check --url http://127.0.0.1:8000/mcp --level 2 -f markdown -o report.md
       mcpaql-conformance check --agent --model openai:gpt-4o-mini --level 2 -- python my_server.py
+      mcpaql-conformance check --level 2 -- python my_server.py --also -- python my_server.py --mode single
+
+    --also (or --also-url URL) captures a second configuration of the same server too, for the
+    endpoint mode it offers by configuration (endpoint-modes §3.1); one report judges both.
 
     With --agent, the agent tasks and scenarios run after the capture (a second session) and
     their evidence joins the bundle before it is judged; the model and the judge are checked
@@ -182,7 +231,9 @@ def check(
     )
     with tempfile.TemporaryDirectory(prefix="mcpaql-check-") as scratch:
         target = bundle_path if bundle_path is not None else Path(scratch) / "bundle.json"
-        options = prepare_capture(target, command, url, settings)
+        first, second = split_command(command)
+        options = prepare_capture(target, first, url, settings)
+        also = prepare_also(options, second, also_url, Path(scratch))
         agent = None
         if with_agent and options.dry_run:
             raise click.UsageError(
@@ -196,7 +247,7 @@ def check(
             agent = preflight(agent)  # every model endpoint answers before the server is started
         elif any(agent_settings[key] for key in ("model", "judge", "tasks", "scenarios")):
             raise click.UsageError("--model, --judge, --tasks and --scenario need --agent")
-        captured = run_capture(options)
+        captured = capture_both(options, also)
         if captured.dry_run is not None:
             shown = dumps(captured.dry_run) if fmt == "json" else dry_run_text(captured.dry_run, captured.source)
             click.echo(shown, nl=False)

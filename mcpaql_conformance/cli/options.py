@@ -133,6 +133,12 @@ def capture_options(function: Any) -> Any:
         ),
         click.option("--write-plan", type=click.Path(path_type=Path), help="Also write an editable plan (JSON)."),
         click.option("--url", help="Streamable-HTTP endpoint of a running server (instead of a command)."),
+        click.option(
+            "--also-url",
+            metavar="URL",
+            help="A second configuration of the same server to capture too (its other endpoint mode, say), at this"
+            " address; or give its command after the server's: -- SERVER... --also -- SECOND...",
+        ),
         PASS_ENV_OPTION,
         click.argument("command", nargs=-1, type=click.UNPROCESSED),
     ]

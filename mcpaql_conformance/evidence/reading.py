@@ -581,3 +581,20 @@ def _takes_operation(input_schema: Any) -> bool:
         return False
     properties = input_schema.get("properties")
     return isinstance(properties, dict) and "operation" in properties
+
+
+# Names servers give the batch flag that introspection §4.1.1 calls `batch`.
+BATCH_ALIASES = ("batch_operations", "batchOperations", "supports_batch", "supportsBatch", "batching", "batches")
+
+
+def protocol_capabilities(operations_list: Any) -> dict[str, Any]:
+    """The ``_protocol.capabilities`` of an operations list answer (introspection §4.1.1); {}."""
+    data, _ = data_of(operations_list)
+    protocol = data.get("_protocol") if isinstance(data, dict) else None
+    capabilities = protocol.get("capabilities") if isinstance(protocol, dict) else None
+    return capabilities if isinstance(capabilities, dict) else {}
+
+
+def declares(capabilities: dict[str, Any], name: str, aliases: tuple[str, ...] = ()) -> bool:
+    """Whether the capabilities set a flag true, under the spec's name or one of ``aliases``."""
+    return capabilities.get(name) is True or any(capabilities.get(key) is True for key in aliases)

@@ -142,8 +142,16 @@ def provenance_line(provenance: Any, notes: Any = None, changes: Any = None, not
         parts.append(f"from {named}")
     if provenance.get("transport"):
         parts.append(f"over {provenance['transport']}")
-    line = " ".join(parts) + _permission(provenance, notes, changes, nothing_sent)
+    line = " ".join(parts) + _also(provenance.get("also")) + _permission(provenance, notes, changes, nothing_sent)
     return plain(line, max_len=500)
+
+
+def _also(also: Any) -> str:
+    """`` and a second configuration of it over stdio``: a capture of two configurations."""
+    if not isinstance(also, dict):
+        return ""
+    over = f" over {also['transport']}" if also.get("transport") else ""
+    return f", and a second configuration of it{over}"
 
 
 _RUNS = {

@@ -556,7 +556,11 @@ def completeness(ctx: Context) -> Outcome:
                 continue
             else:
                 failures += [f"{operation}.{p}: accepted but not documented" for p in undocumented]
-            warnings += [f"{operation}.{p}: documented but not accepted" for p in documented if p not in seen]
+            warnings += [
+                f"{operation}.{p}: documented but not accepted"
+                for p in documented
+                if p not in seen and ctx.not_probed(operation, ("accepted_parameters",), p) is None
+            ]
     failures += _refused_valid_requests(ctx)
     warnings += return_shape_warnings(ctx.bundle, ctx.details_by_name)
     encoding_failures, encoding_warnings = encoding_findings(ctx.bundle, ctx.details_by_name)

@@ -6,7 +6,7 @@ from typing import Any
 
 from mcpaql_conformance.evidence.answers import classify
 from mcpaql_conformance.evidence.index import Context
-from mcpaql_conformance.evidence.reading import data_of
+from mcpaql_conformance.evidence.reading import BATCH_ALIASES, declares, protocol_capabilities
 from mcpaql_conformance.files.values import json_equal
 from mcpaql_conformance.verdict.checks.base import (
     CONFORMANCE,
@@ -19,7 +19,7 @@ from mcpaql_conformance.verdict.checks.base import (
     told,
     uncited,
 )
-from mcpaql_conformance.verdict.model import LEVEL2_FEATURES, Requirement
+from mcpaql_conformance.verdict.model import LEVEL2_FEATURES, Requirement, Result
 
 LEVEL2 = Category(LEVEL2_FEATURES, required=False, level=2)
 SHOULD = Requirement.SHOULD
@@ -44,12 +44,27 @@ def endpoint_modes(ctx: Context) -> Outcome:
     if modes is None:
         return no_evidence(SHOULD, told(ctx, "the server's tools show no endpoint mode", "no endpoint_modes"))
     failures = []
+    semantic = sorted(modes - {"single"})
+    if ctx.captured and (not semantic or "single" not in modes):
+        return Outcome(Result.WARN, _one_mode_seen(semantic))
     if "single" not in modes:
         failures.append("single mode (`mcp_aql`) is not supported")
-    semantic = sorted(modes - {"single"})
     if not semantic:
         failures.append("no semantic endpoint mode (`crude` or a custom family) is supported")
     return single(SHOULD, failures, f"Single mode and semantic mode ({', '.join(semantic)}) are both supported.")
+
+
+def _one_mode_seen(semantic: list[str]) -> str:
+    """A capture saw the tools of one configuration: a server may offer the other mode by
+    configuration (endpoint-modes §3.1 asks for runtime configuration of the mode), so one run
+    cannot tell "not supported"; what was seen, and how to show the other."""
+    seen = f"semantic mode ({', '.join(semantic)})" if semantic else "single mode (`mcp_aql`)"
+    other = "single mode" if semantic else "semantic mode"
+    return (
+        f"not judged: this capture saw the server in {seen} only; endpoint-modes §3.1 lets a server offer {other} "
+        "by configuration: capture that configuration too (`-- SERVER... --also -- SECOND...` or `--also-url URL`) "
+        "to judge both in one report"
+    )
 
 
 _FEATURES_FIELD_SELECTION_RULES = (
@@ -98,7 +113,7 @@ def batch(ctx: Context) -> Outcome:
     example = ctx.bundle.batch_example
     failures: list[str] = []
     if example is None:
-        if not _capability(ctx, "batch_operations", "batch", _BATCH_ALIASES):
+        if not _capability(ctx, "batch_operations", "batch", BATCH_ALIASES):
             failures.append(
                 told(
                     ctx,
@@ -106,7 +121,12 @@ def batch(ctx: Context) -> Outcome:
                     "neither the bundle's capabilities.batch_operations nor _protocol.capabilities.batch is true",
                 )
             )
-        said = told(ctx, "no batch was sent (it needs the single tool mcp_aql)", "no batch_example")
+        said = told(
+            ctx,
+            "no batch was sent (the server has no single tool mcp_aql, and declares no batch support that would "
+            "let one go to an endpoint family)",
+            "no batch_example",
+        )
         return no_evidence(SHOULD, said, failures)
     warnings = _declared_batch(ctx, example)
     answer = classify(example)
@@ -122,17 +142,13 @@ def batch(ctx: Context) -> Outcome:
     return judge(SHOULD, judged=1, failures=failures, warnings=warnings, passed=passed, no_evidence="")
 
 
-# Names servers give the batch flag that introspection §4.1.1 calls `batch`.
-_BATCH_ALIASES = ("batch_operations", "batchOperations", "supports_batch", "supportsBatch", "batching", "batches")
-
-
 def _declared_batch(ctx: Context, example: Any) -> list[str]:
     """What the server's `_protocol.capabilities` says of batches, against the batch it answered:
     the flag under another name than the spec's `batch`, or `batch: false` beside a working batch
     (capabilities are a MAY: saying nothing is no finding)."""
     capabilities = _protocol_capabilities(ctx)
     findings: list[str] = []
-    aliases = [key for key in _BATCH_ALIASES if key in capabilities]
+    aliases = [key for key in BATCH_ALIASES if key in capabilities]
     if aliases and "batch" not in capabilities:
         findings.append(
             uncited(
@@ -149,10 +165,7 @@ def _declared_batch(ctx: Context, example: Any) -> list[str]:
 
 
 def _protocol_capabilities(ctx: Context) -> dict[str, Any]:
-    data, _ = data_of(ctx.bundle.operations_list)
-    protocol = data.get("_protocol") if isinstance(data, dict) else None
-    capabilities = protocol.get("capabilities") if isinstance(protocol, dict) else None
-    return capabilities if isinstance(capabilities, dict) else {}
+    return protocol_capabilities(ctx.bundle.operations_list)
 
 
 def _capability(ctx: Context, bundle_name: str, protocol_name: str, aliases: tuple[str, ...] = ()) -> bool:
@@ -160,8 +173,7 @@ def _capability(ctx: Context, bundle_name: str, protocol_name: str, aliases: tup
     (introspection §4.1.1) of its operations list, under the spec's name or one of ``aliases``."""
     if ctx.bundle.capabilities.get(bundle_name) is True:
         return True
-    capabilities = _protocol_capabilities(ctx)
-    return capabilities.get(protocol_name) is True or any(capabilities.get(key) is True for key in aliases)
+    return declares(_protocol_capabilities(ctx), protocol_name, aliases)
 
 
 def _batch_shape(example: dict[str, Any]) -> list[str]:

@@ -23,7 +23,9 @@ from mcpaql_conformance.verdict.checks.base import (
     all_succeeded,
     cite,
     judge,
+    listing,
     nothing_documented,
+    skip,
     split_withheld,
     told,
 )
@@ -291,6 +293,9 @@ def defaults(ctx: Context) -> Outcome:
     warnings = _disagreements(cases, expected)
     uncovered, withheld = split_withheld(ctx, applicable.uncovered_by(cases), ("optional_defaults",))
     reasons = {item: reason for item in uncovered if (reason := _reason(ctx, item))}
+    shaping = [item for item in reasons if _shapes_the_answer(item)]
+    if shaping and not cases and len(shaping) == len(uncovered) and not failures and not warnings and not withheld:
+        return skip(_behaviour(shaping)[0].upper() + _behaviour(shaping)[1:] + ".")
     observed = bool(reasons)
     return judge(
         MUST,
@@ -298,11 +303,32 @@ def defaults(ctx: Context) -> Outcome:
         failures=failures,
         warnings=warnings,
         uncovered=[item for item in uncovered if item not in reasons],  # json: our labels
-        explained=[f"{item} ({reason})" for item, reason in reasons.items()],
+        explained=[f"{item} ({reason})" for item, reason in reasons.items() if item not in shaping],  # json: labels
         withheld=withheld,
         uncovered_label="documented defaults without evidence",
-        passed=f"{len(cases)} documented default(s) observed in the responses.",
+        passed=f"{len(cases)} documented default(s) observed in the responses"
+        + (f"; {_behaviour(shaping)}." if shaping else "."),
         no_evidence=_no_default_evidence(ctx, observed),
+    )
+
+
+# Parameters whose default is how the answer is shaped (its fields, order, page), not a value it carries.
+_SHAPING = frozenset(
+    {"fields", "select", "include", "expand", "sort", "sort_by", "order", "order_by", "limit", "first", "last",
+     "page_size", "per_page", "offset", "page", "cursor", "after", "before", "filter", "style"}
+)  # fmt: skip
+
+
+def _shapes_the_answer(item: str) -> bool:
+    """Whether ``operation.parameter`` is one whose default shapes the answer (field selection,
+    sorting, paging: features/field-selection §3.2 gives `fields` presets as defaults)."""
+    return item.partition(".")[2].lower() in _SHAPING
+
+
+def _behaviour(items: list[str]) -> str:
+    return (
+        f"not judged: the default of {listing(items)} shapes the answer (its fields, order or page), so no answer "
+        "carries it as a value to compare"
     )
 
 
