@@ -155,6 +155,23 @@ _VERBS = frozenset(
 )  # fmt: skip
 
 
+# The first word of an operation that makes a new record, whose own identifier it may be given.
+_CREATING = frozenset({"create", "add", "new", "insert", "register", "make", "post", "put", "save", "upload", "write"})
+
+
+def names_existing(operation: str, name: str, category: str | None) -> bool:
+    """Whether a parameter names a record the server must already have: a reference to another
+    kind (add_book's shelf_id), or one of the operation's own kind that it does not create
+    (get_book's book_id, duplicate_note's note_id); never the new record's own identifier
+    (create_shelf's shelf_id)."""
+    if not identifier_like(name):
+        return False
+    if refers_elsewhere(operation, name):
+        return True
+    words = [word.lower() for word in identifier_words(operation)]
+    return not (category == "CREATE" and bool(words) and words[0] in _CREATING)
+
+
 def refers_elsewhere(operation: str, name: str) -> bool:
     """Whether a parameter names a record of another kind than the operation is about (add_book's
     ``shelf_id``): one the server must already have, so its own answers give the value first.
@@ -190,7 +207,11 @@ def _singulars(word: str) -> tuple[str, ...]:
 
 
 def candidates(
-    operation: str, parameter: JsonObject, declarations: list[JsonObject] | None = None, seen: SeenValues | None = None
+    operation: str,
+    parameter: JsonObject,
+    declarations: list[JsonObject] | None = None,
+    seen: SeenValues | None = None,
+    category: str | None = None,
 ) -> list[Candidate]:
     """Every value worth trying for a parameter, best first, without repeats, each fitting the
     declared type (a parameter without a name or type gets the synthesised value only). A
@@ -217,7 +238,8 @@ def candidates(
         enum = parameter.get("enum")
         add(enum if isinstance(enum, list) else [], ENUM)
         add([parameter["default"]] if "default" in parameter else [], DEFAULT)
-        if seen is not None and refers_elsewhere(operation, name):  # a record the server has: first
+        existing = refers_elsewhere(operation, name) if category is None else names_existing(operation, name, category)
+        if seen is not None and existing:  # a record the server has: what it answered first
             add(seen.for_parameter(name), ANSWER)
         add(list(example_values(name, declarations or [])), EXAMPLE)
         add(list(described_values(_text(parameter.get("description")))), DESCRIPTION)

@@ -9,17 +9,26 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcpaql_conformance.capture.candidates import ANSWER, SAFE, SeenValues, candidates, refers_elsewhere
+from mcpaql_conformance.capture.candidates import ANSWER, SAFE, SeenValues, candidates, names_existing
 from mcpaql_conformance.capture.probes import SENSITIVE_PROBE, next_choice
 from mcpaql_conformance.capture.values import changed_value, distinct_value
 from mcpaql_conformance.evidence.answers import Kind, classify
-from mcpaql_conformance.evidence.declared import write_only
+from mcpaql_conformance.evidence.declared import object_properties, write_only
 from mcpaql_conformance.evidence.reading import identifier_like, identifier_words
 from mcpaql_conformance.files.values import MISSING, json_equal, resolve_path
 from mcpaql_conformance.live.discovery import Operation
 from mcpaql_conformance.live.levels import strictest
 from mcpaql_conformance.live.plan import substitute
-from mcpaql_conformance.live.session import FAILED, NOT_APPLICABLE, PHASE_CYCLES, PLAN, Live, gather, note
+from mcpaql_conformance.live.session import (
+    FAILED,
+    NOT_APPLICABLE,
+    NOTHING_TO_KEEP,
+    PHASE_CYCLES,
+    PLAN,
+    Live,
+    gather,
+    note,
+)
 from mcpaql_conformance.verdict.blame import our_value_refused
 
 JsonObject = dict[str, Any]
@@ -238,10 +247,11 @@ def create_params(live: Live, op: Operation, seen: SeenValues | None = None) -> 
 
 
 def _referenced(op: Operation, parameter: JsonObject, seen: SeenValues | None) -> Any:
-    """The first value the server answered for a reference to another kind of record; MISSING."""
-    if seen is None or not refers_elsewhere(op.name, parameter["name"]):
+    """The first value the server answered for a record the parameter names that the server must
+    already have (another kind's, or its own kind's for an operation that does not create it); MISSING."""
+    if seen is None or not names_existing(op.name, parameter["name"], op.category):
         return MISSING
-    found = [c for c in candidates(op.name, parameter, op.declarations, seen) if c.source == ANSWER]
+    found = [c for c in candidates(op.name, parameter, op.declarations, seen, op.category) if c.source == ANSWER]
     return found[0].value if found else MISSING
 
 
@@ -294,7 +304,7 @@ async def _infer_create_read(
         reason = f"the answer of {reader.name} holds no record with the values sent; a plan entry can name the read"
         return _skip(op, "create_read", reason, NOT_APPLICABLE, 0)
     if not expected:
-        return _skip(op, "create_read", "nothing it submits can be compared after a read", NOT_APPLICABLE, 0)
+        return _skip(op, "create_read", "nothing it submits can be compared after a read", NOTHING_TO_KEEP, 0)
     test = {"name": name, "operation": op.name, "expected_fields": live.redactor.value(expected), "read_response": read}
     created = Created(op, params, reader, ids)
     if any(path.startswith(PROSE) for path in ids.values()):
@@ -510,6 +520,9 @@ async def _infer_update_read(live: Live, op: Operation, created: list[Created], 
         if k not in source.ids and (source.op.name, k) not in sensitive and not is_safety_value(source.op, k)
     ]
     fields.sort(key=identifier_like)  # a reference to another record (shelf_id) is changed last, if at all
+    takes = object_properties(op.parameter("input")) if "input" in names else {}
+    if takes:  # the fields the update's `input` documents (core §4.5): only those may be sent in it
+        fields = [k for k in fields if k in takes]
     changed_field, changed_to, attempts, step = None, None, [], 1
     for field_name in fields[:MAX_UPDATE_TRIES]:
         new = changed_value(source.params[field_name], field_name, source.op.parameter(field_name))

@@ -16,6 +16,7 @@ from mcpaql_conformance.capture.candidates import (
     Candidate,
     SeenValues,
     candidates,
+    names_existing,
     retry_order,
 )
 from mcpaql_conformance.capture.candidates import PLAN as PLAN_SOURCE
@@ -76,7 +77,8 @@ def choices(
         return [Candidate(planned, PLAN_SOURCE)]
     if parameter.get("sensitive") is True:
         return [Candidate(SENSITIVE_PROBE, SYNTHESISED)]
-    found = candidates(operation, parameter, declarations, seen)
+    known = live.operation(operation)
+    found = candidates(operation, parameter, declarations, seen, known.category if known is not None else None)
     borrowed = _borrowed(live, operation, parameter)
     if borrowed is not MISSING and matches_type(borrowed, parameter) and found[0].source != SAFE:
         found = [Candidate(borrowed, PLAN_SOURCE), *(c for c in found if not json_equal(c.value, borrowed))]
@@ -287,7 +289,11 @@ def probes_of(
             replace(p, description=f"{p.description} but {said}") if p.description == EVERY else p for p in probes
         ]
     if op.category == "CREATE":  # each create gets names of its own: the second is no conflict with the first
-        made_up = {name for name, candidate in chosen.items() if candidate.source == SYNTHESISED}
+        made_up = {
+            name
+            for name, candidate in chosen.items()
+            if candidate.source == SYNTHESISED and not names_existing(op.name, name, op.category)
+        }
         probes = [
             replace(p, params={k: numbered(v, n, op.parameter(k)) if k in made_up else v for k, v in p.params.items()})
             if n > 1

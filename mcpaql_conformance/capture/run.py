@@ -13,7 +13,7 @@ import anyio
 
 from mcpaql_conformance import SPEC_VERSION, __version__
 from mcpaql_conformance.capture.calls import probe_batch, probe_unknown_operation, run_examples
-from mcpaql_conformance.capture.candidates import SeenValues
+from mcpaql_conformance.capture.candidates import SeenValues, names_existing
 from mcpaql_conformance.capture.cleanup import clean_up
 from mcpaql_conformance.capture.cycles import Inferred, infer_cycles, run_plan_cycles
 from mcpaql_conformance.capture.dryrun import plan_run
@@ -333,9 +333,10 @@ async def run_probes(live: Live, limit: OverallLimit | None = None) -> Inferred:
     operations = await discover(live, limit)
     if not operations:
         return Inferred()
-    reads, changes, deletes = _stages(operations)
+    reads, makers, users, deletes = _stages(operations)
     sent = await gather([_prober(live, op, limit) for op in reads])  # what the server has, first
-    sent += await gather([_prober(live, op, limit, seen_values(sent)) for op in changes])
+    sent += await gather([_prober(live, op, limit, seen_values(sent)) for op in makers])
+    sent += await gather([_prober(live, op, limit, seen_values(sent)) for op in users])
     seen = await retry_refused(live, sent)  # probes refused for a value of ours: once more, with the next value
     _merge(live, sent)
     by_name = {op.name: op for op in operations}
@@ -351,11 +352,23 @@ async def run_probes(live: Live, limit: OverallLimit | None = None) -> Inferred:
     return inferred
 
 
-def _stages(operations: list[Operation]) -> tuple[list[Operation], list[Operation], list[Operation]]:
-    """(reads, other operations, deletes), each in the order introspection listed them."""
-    reads = [op for op in operations if op.category == "READ"]
+Stages = tuple[list[Operation], list[Operation], list[Operation], list[Operation]]
+
+
+def _stages(operations: list[Operation]) -> Stages:
+    """(reads that name no existing record, the other operations that name none, every other
+    operation but deletes, deletes), each in the order introspection listed them: what a later
+    stage needs (list_shelves' shelves for add_book, create_note's note for get_note), an
+    earlier one found or made."""
     deletes = [op for op in operations if op.category == "DELETE"]
-    return reads, [op for op in operations if op not in reads and op not in deletes], deletes
+    users = [
+        op
+        for op in operations
+        if op not in deletes and any(names_existing(op.name, p["name"], op.category) for p in op.required)
+    ]
+    free = [op for op in operations if op not in deletes and op not in users]
+    reads = [op for op in free if op.category == "READ"]
+    return reads, [op for op in free if op not in reads], users, deletes
 
 
 def _merge(live: Live, sent: list[Sent]) -> None:

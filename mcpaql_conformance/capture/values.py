@@ -11,6 +11,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from mcpaql_conformance.capture.patterns import fits, matching, pattern_of
+from mcpaql_conformance.evidence.declared import object_properties, typed
 from mcpaql_conformance.files.values import json_equal
 
 JsonObject = dict[str, Any]
@@ -84,13 +85,30 @@ def synthesise(parameter: JsonObject) -> Any:
         items = parameter.get("items")  # one item of the declared type: an empty list is often refused
         return [synthesise(items)] if isinstance(items, dict) and items.get("type") in _SCALARS else []
     if kind == "object":
-        return {}
+        return _object(parameter)
     # Named after the parameter: a refusal that quotes it says which of our values it refused.
     name = parameter.get("name")
     label = name if isinstance(name, str) and _LABEL.fullmatch(name) else "probe"
     return _patterned(_fit(_FORMATS.get(str(parameter.get("format", "")), made_up(label)), parameter), parameter, label)
 
 
+def _object(parameter: JsonObject, depth: int = 0) -> JsonObject:
+    """An object with the properties the declaration documents: the required ones, or the first
+    where none is (an empty ``input`` changes nothing and is often refused); {} where none is
+    documented."""
+    properties = object_properties(parameter)
+    if not properties or depth >= MAX_OBJECT_DEPTH:
+        return {}
+    chosen = [name for name, schema in properties.items() if schema.get("required") is True] or [next(iter(properties))]
+    found: JsonObject = {}
+    for name in chosen[:MAX_PROPERTIES]:
+        schema = typed({**properties[name], "name": name})
+        found[name] = _object(schema, depth + 1) if str(schema.get("type")).lower() == "object" else synthesise(schema)
+    return found
+
+
+MAX_OBJECT_DEPTH = 4
+MAX_PROPERTIES = 20
 _SERIAL = itertools.count(1)  # each pattern value of a run is generated from a seed of its own
 
 
@@ -160,7 +178,7 @@ def distinct_value(parameter: JsonObject, label: str) -> Any:
         items = parameter.get("items")
         return [distinct_value(items, label) if isinstance(items, dict) else made_up(label)]
     if kind == "object":
-        return {}
+        return _object(parameter)
     return _patterned(_fit(_FORMATS.get(str(parameter.get("format", "")), made_up(label)), parameter), parameter, label)
 
 

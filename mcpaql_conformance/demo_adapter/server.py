@@ -56,7 +56,17 @@ class _Endpoint:
         async def call(operation: str, params: dict[str, Any] | None = None) -> Any:
             return await self.answer(f"mcp_aql_{family}", {"operation": operation, "params": params or {}})
 
-        return call
+        async def batched(
+            operation: str | None = None,
+            params: dict[str, Any] | None = None,
+            operations: list[dict[str, Any]] | None = None,
+        ) -> Any:  # a dialect whose endpoint families take batches too (operations §7.4)
+            arguments: dict[str, Any] = {"operation": operation, "params": params or {}}
+            return await self.answer(
+                f"mcp_aql_{family}", arguments if operations is None else {"operations": operations}
+            )
+
+        return batched if self.speech.family_batches() else call
 
     def single(self) -> Any:
         async def call(

@@ -83,6 +83,22 @@ def _type_set(raw: Any, depth: int) -> frozenset[str] | None:
     return frozenset({kind}) if kind is not None else None
 
 
+def object_properties(schema: JsonObject) -> dict[str, JsonObject]:
+    """A place's object properties: JSON Schema's ``properties`` map, or a list of entries with
+    a ``name`` (how parameters and TypeDetails fields are written); each with ``required`` set
+    from the object's ``required`` list where it names it."""
+    raw = schema.get("properties")
+    listed = [p for p in raw if isinstance(p, dict) and isinstance(p.get("name"), str)] if isinstance(raw, list) else []
+    found = {p["name"]: p for p in listed} if listed else {}
+    if isinstance(raw, dict):
+        found = {name: value for name, value in raw.items() if isinstance(value, dict)}
+    required = schema.get("required")
+    if isinstance(required, list):
+        names = {name for name in required if isinstance(name, str)}
+        found = {name: ({**value, "required": True} if name in names else value) for name, value in found.items()}
+    return found
+
+
 def json_type(raw: Any, depth: int = 0) -> tuple[str | None, str | None]:
     """The JSON type a declared type stands for, and its items' type for an array (None where
     it is not one we know: an adapter-defined type)."""

@@ -39,6 +39,7 @@ CATEGORY_SET = frozenset(CRUDE_CATEGORIES)
 
 # Why capture withheld a probe for safety (a note's cause), and the option that allows it.
 WITHHELD = {"writes": "--allow-writes", "destructive": "--allow-destructive"}
+NOTHING_TO_KEEP = "nothing-to-keep"  # (live.session's cause of that name)
 
 
 def introspect_withheld(notes: Any) -> JsonObject | None:
@@ -272,6 +273,15 @@ class Context:
         if not causes:
             return None
         return WITHHELD["destructive"] if "destructive" in causes else WITHHELD["writes"]
+
+    def nothing_to_keep(self, operation: str, probe: str) -> bool:
+        """Whether capture found nothing the operation writes that a read could show (its inputs
+        name other records, duplicate_note's note_id, or are never given back), so its round trip
+        has nothing to judge."""
+        return any(
+            n.get("probe") == probe and n.get("cause") == NOTHING_TO_KEEP
+            for n in self._notes_by_operation.get(operation, [])
+        )
 
     def not_probed(self, operation: str, probes: tuple[str, ...], parameter: str | None = None) -> str | None:
         """Why capture has no evidence from these probes of an operation (its note), if it says."""

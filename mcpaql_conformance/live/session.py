@@ -37,6 +37,7 @@ UNKNOWN_PARAMETERS = "unknown-parameters"
 NOT_APPLICABLE = "not-applicable"
 PLAN = "plan"
 FAILED = "failed"
+NOTHING_TO_KEEP = "nothing-to-keep"  # a write whose every input names another record: no field to read back
 
 
 @dataclass

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Literal
 
-from mcpaql_conformance.evidence.declared import declared_types, typed
+from mcpaql_conformance.evidence.declared import declared_types, object_properties, typed
 from mcpaql_conformance.files.values import json_equal, json_key, show
 
 Direction = Literal["request", "response"]
@@ -66,12 +66,12 @@ def compare_schemas(subject: str, old: Any, new: Any, direction: Direction) -> l
         if depth >= MAX_DEPTH:
             continue
         found += [Found(path_of(path, name), what, breaking) for name, what, breaking in
-                  property_changes(properties_of(before), properties_of(after), direction)]  # fmt: skip
+                  property_changes(object_properties(before), object_properties(after), direction)]  # fmt: skip
         children = [(f"{path}[]", before.get("items"), after.get("items"), depth + 1)]
         children += [
-            (path_of(path, name), schema, properties_of(after)[name], depth + 1)
-            for name, schema in properties_of(before).items()
-            if name in properties_of(after)
+            (path_of(path, name), schema, object_properties(after)[name], depth + 1)
+            for name, schema in object_properties(before).items()
+            if name in object_properties(after)
         ]
         stack.extend(reversed(children))
     return found
@@ -79,22 +79,6 @@ def compare_schemas(subject: str, old: Any, new: Any, direction: Direction) -> l
 
 def path_of(path: str, name: str) -> str:
     return f"{path}.{name}"
-
-
-def properties_of(schema: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """A place's object properties: JSON Schema's ``properties`` map, or a list of entries with
-    a ``name`` (how parameters and TypeDetails fields are written); each with ``required`` set
-    from the object's ``required`` list where it names it."""
-    raw = schema.get("properties")
-    listed = [p for p in raw if isinstance(p, dict) and isinstance(p.get("name"), str)] if isinstance(raw, list) else []
-    found = {p["name"]: p for p in listed} if listed else {}
-    if isinstance(raw, dict):
-        found = {name: value for name, value in raw.items() if isinstance(value, dict)}
-    required = schema.get("required")
-    if isinstance(required, list):
-        names = {name for name in required if isinstance(name, str)}
-        found = {name: ({**value, "required": True} if name in names else value) for name, value in found.items()}
-    return found
 
 
 def property_changes(

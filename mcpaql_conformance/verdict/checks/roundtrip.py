@@ -28,8 +28,10 @@ def _judge_cycles(ctx: Context, key: str, fields_key: str, semantic_category: st
         failure, warning = _judge_case(case, fields_key)
         failures += failure
         warnings += warning
-    uncovered, withheld = split_withheld(ctx, _uncovered(cases, operations) if cases else operations, ())
     probe = "create_read" if semantic_category == "CREATE" else "update_read"
+    idle = [name for name in operations if ctx.nothing_to_keep(name, probe)]
+    operations = [name for name in operations if name not in idle]
+    uncovered, withheld = split_withheld(ctx, _uncovered(cases, operations) if cases else operations, ())
     reasons = {name: reason for name in uncovered if (reason := ctx.not_probed(name, (probe,)))}
     plain = [name for name in uncovered if name not in reasons]
     if not cases and not withheld and not reasons:
@@ -43,12 +45,21 @@ def _judge_cycles(ctx: Context, key: str, fields_key: str, semantic_category: st
         explained=[f"{name} ({reason})" for name, reason in reasons.items()],
         withheld=withheld,
         uncovered_label=f"{semantic_category} operations without {what} evidence",
-        passed=f"{len(cases)} {what} cycle(s) read back every expected field unchanged.",
+        passed=f"{len(cases)} {what} cycle(s) read back every expected field unchanged" + _idle(idle),
         no_evidence=(
             f"no {key} although {semantic_category} operations exist ({', '.join(operations[:5])})"
             if operations
             else f"no {key}, and no introspection to tell whether {semantic_category} operations exist"
         ),
+    )
+
+
+def _idle(operations: list[str]) -> str:
+    if not operations:
+        return "."
+    return (
+        f"; {', '.join(operations)}: nothing it writes can be read back to compare (its inputs name other records "
+        "or are never given back)."
     )
 
 
