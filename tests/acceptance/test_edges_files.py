@@ -266,7 +266,9 @@ def test_drift_reports_and_messages_show_no_invisible_character(tmp_path: Path, 
     plain_bundle.write_text(json.dumps(minimal_conformant_bundle()), encoding="utf-8")
     result = run_cli("diff", str(spoofed_bundle(tmp_path)), str(plain_bundle), "-f", fmt, "--fail-on", "none")
     assert result.returncode == 0, result.stderr
-    assert "notes" in result.stdout
+    # the name shows with its invisible characters as escapes: it does not read as a plain "notes"
+    shown = "no" + "".join(f"\\u{ord(c):04x}" for c in HIDDEN[:3]) + "tes"
+    assert shown in result.stdout.replace("\\\\", "\\"), result.stdout
     assert not raw_invisible(result.stdout + result.stderr)
     schemas = run_cli("schemas", str(spoofed_bundle(tmp_path)))
     assert "no successful answer recorded" in schemas.stderr and not raw_invisible(schemas.stderr)
