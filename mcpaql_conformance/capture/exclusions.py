@@ -83,7 +83,7 @@ def _described_pairs(parameters: Iterable[JsonObject]) -> list[tuple[str, str]]:
             continue
         for pattern in _EXCLUDES:
             for match in pattern.finditer(description[:MAX_TEXT]):
-                names = [group for group in match.groups() if group]
+                names = [group.rstrip(".") for group in match.groups() if group]  # a sentence's full stop
                 if len(names) == 2:
                     pairs.append((names[0], names[1]))
                 else:
