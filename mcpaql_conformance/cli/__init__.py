@@ -19,6 +19,7 @@ from mcpaql_conformance.cli.agent import agent
 from mcpaql_conformance.cli.judge import badge, report, schema_command, test, validate_command, verify_fixtures
 from mcpaql_conformance.cli.live import capture, check
 from mcpaql_conformance.cli.output import EXIT_CONFIG, silence_stdout
+from mcpaql_conformance.cli.registry import check_many_command, registry_command
 from mcpaql_conformance.cli.shapes import diff_command, schemas_command
 from mcpaql_conformance.cli.spec import rules_command
 from mcpaql_conformance.errors import ConfigError
@@ -94,7 +95,7 @@ def cli() -> None:
 
 for command in (
     test, verify_fixtures, report, validate_command, schemas_command, diff_command, schema_command, badge,
-    capture, agent, check, rules_command,
+    capture, agent, check, rules_command, registry_command, check_many_command,
 ):  # fmt: skip
     cli.add_command(command)
 

@@ -120,14 +120,19 @@ def judging_settings(
     return Judging(int(level), tier.lower(), fmt.lower(), output, category, baseline, entries, options)
 
 
-def judge_bundle(data: Any, source: str, judging: Judging) -> int:
-    """Judge one bundle, emit the report (and the step summary); the verdict's exit code."""
+def judge_bundle(data: Any, source: str, judging: Judging, server: str | None = None) -> int:
+    """Judge one bundle, emit the report (and the step summary); the verdict's exit code.
+    ``server``: the command or URL `check` captured it from (the report names it)."""
     from mcpaql_conformance.evidence.bundle import bundle_from_data
     from mcpaql_conformance.report import renderer
     from mcpaql_conformance.sanitize import plain
     from mcpaql_conformance.verdict.runner import evaluate
 
     report = evaluate(bundle_from_data(data, source), judging.level, judging.tier, judging.category)
+    if server is not None:
+        import dataclasses
+
+        report = dataclasses.replace(report, server=plain(server, max_len=500))
     if judging.entries is not None:
         from mcpaql_conformance.verdict.baseline import apply_baseline
 
@@ -260,7 +265,7 @@ def _validate_text(results: dict[Path, list[Any]]) -> None:
     )
 
 
-SCHEMA_KINDS = ("bundle", "plan", "tasks", "scenario", "baseline", "report")
+SCHEMA_KINDS = ("bundle", "plan", "tasks", "scenario", "baseline", "report", "registry")
 
 
 @click.command("schema")
@@ -268,7 +273,7 @@ SCHEMA_KINDS = ("bundle", "plan", "tasks", "scenario", "baseline", "report")
 @click.option("--plan", "plan", is_flag=True, help="Same as `schema plan` (kept for old scripts).")
 def schema_command(kind: str, plan: bool) -> None:
     """Print a JSON Schema (draft 2020-12) for editors and validators: the evidence bundle
-    (default), a capture plan, agent tasks, a scenario, a baseline or a JSON report.
+    (default), a capture plan, agent tasks, a scenario, a baseline, a JSON report or a registry.
 
     \b
       mcpaql-conformance schema > bundle.schema.json

@@ -257,4 +257,4 @@ def check(
             bundle = agent_after_capture(agent, bundle_path, captured.records)
         if bundle_path is not None:
             click.echo(f"bundle: {click.format_filename(bundle_path)}", err=True)
-        return judge_bundle(bundle, options.target.describe(), judging)
+        return judge_bundle(bundle, options.target.describe(), judging, server=options.target.describe())

@@ -66,6 +66,10 @@ def report_dict(report: Report) -> dict[str, Any]:
         data["baseline"] = {"file": report.baseline, "stale": list(report.stale), "unneeded": list(report.unneeded)}
     if report.provenance is not None:
         data["provenance"] = report.provenance
+    if report.captured_at is not None:
+        data["capturedAt"] = report.captured_at
+    if report.server is not None:
+        data["server"] = report.server
     if report.agent_summary is not None or report.agent_metrics:
         metrics = [row.as_dict() for row in report.agent_metrics]
         data["agentRuns"] = {"summary": report.agent_summary, "metrics": metrics}

@@ -153,6 +153,8 @@ class Report:
     agent_metrics: tuple[Any, ...] = ()  # agent.metrics.AgentMetrics rows (tasks, then "all")
     agent_incomplete: str | None = None  # "incomplete agent evidence: N of M runs finished (why)..."
     evidence_spec_version: str | None = None  # the spec version the bundle says it was recorded against
+    captured_at: str | None = None  # when the evidence was captured (a captured bundle's provenance)
+    server: str | None = None  # what `check` captured: the server command or URL (secrets masked)
 
     @property
     def spec_line(self) -> str:

@@ -80,6 +80,7 @@ def evaluate(bundle: Bundle, level: int = 1, tier: str = "both", category: str |
             nothing_sent=ctx.introspection_withheld is not None,
         ),
         changes=change_lines(bundle.cases("changes")),
+        captured_at=_captured_at(bundle.data.get("provenance")),
         agent_summary=agent_summary(bundle.cases("agent_runs")),
         agent_incomplete=agent_incomplete(bundle.cases("agent_runs")),
         agent_metrics=agent_metrics(bundle.cases("agent_tests"), functools.partial(run_verdicts, ctx)),
@@ -121,6 +122,12 @@ def agent_incomplete(runs: list[Any]) -> str | None:
     if isinstance(latest.get("reason"), str) and latest["reason"]:
         line += f" ({latest['reason']})"
     return plain(f"{line}; the missing runs are not judged (agent --resume runs them)", max_len=500)
+
+
+def _captured_at(provenance: Any) -> str | None:
+    """When a captured bundle's evidence was captured (ISO 8601, as capture wrote it), if it says."""
+    when = provenance.get("captured_at") if isinstance(provenance, dict) else None
+    return plain(when, max_len=40) if isinstance(when, str) and when else None
 
 
 def provenance_line(provenance: Any, notes: Any = None, changes: Any = None, nothing_sent: bool = False) -> str | None:

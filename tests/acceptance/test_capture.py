@@ -439,7 +439,7 @@ def test_check_captures_and_judges_in_one_run_with_the_verdicts_exit_code(tmp_pa
                  "--", *DEMO)  # fmt: skip
     assert ok.returncode == 0, ok.stderr
     assert (
-        "Level 1 conformant, 1 warning(s) (badge: yellow, exit 0)" in ok.stdout
+        "Level 1 conformant (badge: green, exit 0)" in ok.stdout
         and json.loads(bundle.read_text())["provenance"]["captured"]
     )
     faulty = run_cli(

@@ -385,3 +385,46 @@ def test_the_action_scripts_are_valid_bash():
     for script in ("install.sh", "check.sh"):
         result = subprocess.run(["bash", "-n", str(ROOT / "action" / script)], capture_output=True, text=True)
         assert result.returncode == 0, result.stderr
+
+
+# --- the registry's matrix recipe ----------------------------------------------------------
+
+
+def registry_recipe() -> dict[str, Any]:
+    text = (ROOT / "README.md").read_text()
+    start = text.index("\n## A registry of many servers\n")
+    end = text.index("\n## ", start + 1)
+    (block,) = re.findall(r"^```yaml\n(.*?)^```$", text[start:end], re.M | re.S)
+    return dict(yaml.safe_load(block))
+
+
+def with_matrix(script: str, entry: dict[str, Any]) -> str:
+    return _EXPRESSION.sub(lambda match: str(entry[match.group(1).removeprefix("matrix.")]), script)
+
+
+@needs_venv
+def test_the_registry_recipe_checks_each_server_in_a_job_and_builds_the_registry(tmp_path):
+    """The matrix job once per entry (in the same folder: the artifacts' upload and download
+    are GitHub's), then the registry job; every step of this repository's own is run."""
+    recipe = registry_recipe()
+    check, registry = recipe["jobs"]["check"], recipe["jobs"]["registry"]
+    assert registry["needs"] == "check" and "always()" in registry["if"]
+    assert check["strategy"]["fail-fast"] is False
+    shell = Shell(tmp_path)
+    entries = check["strategy"]["matrix"]["include"]
+    for entry in entries:
+        for step in check["steps"]:
+            if "run" in step and shell.local(step["run"]).strip():
+                ran = shell.run(shell.local(with_matrix(step["run"], entry)))
+                assert ran.returncode == 0, ran.stderr
+            else:
+                assert "run" in step or str(step["uses"]).startswith(FOREIGN_ACTIONS), step
+    for step in registry["steps"]:
+        if "run" in step and shell.local(step["run"]).strip():
+            ran = shell.run(shell.local(step["run"]))
+            assert ran.returncode == 0, ran.stderr
+        else:
+            assert "run" in step or str(step["uses"]).startswith((*FOREIGN_ACTIONS, "actions/download-artifact@")), step
+    data = json.loads((tmp_path / "registry" / "registry.json").read_text())
+    assert len(data["implementations"]) == len(entries) == 2
+    assert (tmp_path / "registry" / "index.html").stat().st_size > 0

@@ -102,6 +102,7 @@ LAYERS = {
     "capture": 4,
     "agent": 4,
     "shapes": 5,
+    "registry": 5,  # many reports on one page: reads them as `report` does
     "cli": 6,
     "__main__": 7,  # the faces: `python -m`, the pytest plugin
     "pytest_plugin": 7,

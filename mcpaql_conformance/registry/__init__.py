@@ -1,0 +1,1 @@
+"""A conformance registry built from saved reports: one page for many servers."""

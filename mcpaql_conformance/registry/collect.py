@@ -1,0 +1,287 @@
+"""The registry's data: saved JSON reports (ours and the reference runner's, suite reports'
+members too) grouped by implementation, each with its runs in time order and what changed
+between consecutive runs (conformance-testing §6.3 foresees a registry; §2.3 asks every claim
+to name the spec version it was tested against).
+
+Reports are untrusted: each is read and checked as `report` reads it (a file that is no report
+is skipped with a note, or refused when named on the command line), every string shown is cut
+at MAX_TEXT with a marker and keeps its invisible or look-alike characters as escapes
+(``sanitize.visible``). Work is linear in the reports and memory is bounded by the largest one:
+the first pass keeps a small summary of each run; the second reads the runs of one
+implementation in time order again, keeping only the previous run's verdicts to compare.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mcpaql_conformance import __version__
+from mcpaql_conformance.errors import ConfigError
+from mcpaql_conformance.files.jsonio import load_json_file
+from mcpaql_conformance.files.kinds import is_suite_report_shaped
+from mcpaql_conformance.report.badge import badge_status
+from mcpaql_conformance.report.saved import report_from_data, suite_report_from_data
+from mcpaql_conformance.sanitize import plain, visible
+from mcpaql_conformance.verdict.model import Report
+
+MAX_TEXT = 300  # characters of any one string a page shows
+MAX_DETAIL = 2000  # characters of a changed verdict's finding
+TOOL = "mcpaql-conformance"
+KIND = "mcpaql-conformance registry"  # what registry.json says it is (a folder we may rebuild)
+UNNAMED = "(unnamed implementation)"
+
+
+def shown(value: Any, limit: int = MAX_TEXT) -> str:
+    """A string from a report as every registry output shows it: one line, invisible and
+    look-alike characters as escapes, cut at ``limit`` with a marker."""
+    text = visible(value, max_len=limit * 2)
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+@dataclass(frozen=True)
+class Source:
+    """One report: a file, or a member of a suite report in it."""
+
+    path: Path
+    member: int | None = None
+
+    @property
+    def label(self) -> str:
+        where = plain(str(self.path), max_len=400)
+        return where if self.member is None else f"{where} (member {self.member + 1})"
+
+
+@dataclass
+class Run:
+    """One report of one implementation, as the registry shows it."""
+
+    source: Source
+    order: int  # the input order: ties and undated runs keep it
+    name: str
+    server: str | None
+    version: str
+    spec_version: str
+    captured_at: str | None
+    level: int | None
+    requested_level: int | None
+    badge: str
+    colour: str
+    badge_label: str
+    counts: dict[str, int]
+    tool: str
+    reference: bool  # a report of another tool (the reference runner's)
+    notes: list[str] = field(default_factory=list)
+    number: int = 0  # 1 for the oldest run of its implementation: its anchor on the page
+    level_dropped: str | None = None  # "2 -> 1" when the level fell since the run before
+    changed: list[dict[str, str]] = field(default_factory=list)  # verdicts that changed since the run before
+
+    @property
+    def when(self) -> str:
+        return self.captured_at or "undated"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source.label,
+            "capturedAt": self.captured_at,
+            "version": self.version,
+            "specVersion": self.spec_version,
+            "requestedLevel": self.requested_level,
+            "conformanceLevel": self.level,
+            "badge": {"message": self.badge, "color": self.colour},
+            "summary": self.counts,
+            "tool": self.tool,
+            "referenceRunner": self.reference,
+            "levelDropped": self.level_dropped,
+            "changed": self.changed,
+            "notes": self.notes,
+        }
+
+
+@dataclass
+class Implementation:
+    key: tuple[str, str | None]
+    slug: str
+    runs: list[Run] = field(default_factory=list)  # newest first once built
+
+    @property
+    def name(self) -> str:
+        return self.key[0]
+
+    @property
+    def server(self) -> str | None:
+        return self.key[1]
+
+    @property
+    def latest(self) -> Run:
+        return self.runs[0]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"id": self.slug, "name": self.name, "server": self.server, "runs": [r.as_dict() for r in self.runs]}
+
+
+@dataclass
+class Registry:
+    implementations: list[Implementation]
+    notes: list[str]  # files skipped and why
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "kind": KIND,
+            "tool": TOOL,
+            "toolVersion": __version__,
+            "implementations": [implementation.as_dict() for implementation in self.implementations],
+            "notes": self.notes,
+        }
+
+
+def report_files(inputs: list[Path]) -> Iterator[tuple[Path, bool]]:
+    """Every report file of the inputs: a file as given (True: named, so a bad one is an error),
+    a folder's ``*.json`` files at any depth in name order (False: a bad one is skipped)."""
+    for path in inputs:
+        if path.is_dir():
+            yield from ((found, False) for found in sorted(path.rglob("*.json")) if found.is_file())
+        else:
+            yield path, True
+
+
+def build(inputs: list[Path]) -> Registry:
+    """The registry of every report in ``inputs`` (a ConfigError for a named file that is no report)."""
+    notes: list[str] = []
+    by_key: dict[tuple[str, str | None], Implementation] = {}
+    order = 0
+    for path, named in report_files(inputs):
+        for source, report in _reports(path, named, notes):
+            run = _run(source, report, order)
+            order += 1
+            key = (run.name, run.server)
+            implementation = by_key.get(key)
+            if implementation is None:
+                implementation = by_key[key] = Implementation(key, _slug(key, len(by_key)))
+            implementation.runs.append(run)
+    for implementation in by_key.values():
+        _history(implementation)
+    implementations = sorted(by_key.values(), key=lambda i: (i.name.casefold(), i.server or ""))
+    return Registry(implementations, notes)
+
+
+def _reports(path: Path, named: bool, notes: list[str]) -> Iterator[tuple[Source, Report]]:
+    """The reports of one file: itself, or a suite report's members."""
+    try:
+        data = load_json_file(path, "report")
+        if is_suite_report_shaped(data):
+            suite = suite_report_from_data(data, plain(str(path)))
+            members = [(index, member.report) for index, member in enumerate(suite.members)]
+            yield from ((Source(path, index), report) for index, report in members if report is not None)
+            return
+        yield Source(path), report_from_data(data, plain(str(path)))
+    except ConfigError as error:
+        if named:
+            raise
+        notes.append(f"skipped {plain(str(error), max_len=600)}")
+
+
+def _run(source: Source, report: Report, order: int) -> Run:
+    status = badge_status(report)
+    notes = []
+    if not report.implementation:
+        notes.append("the report names no implementation")
+    if report.captured_at is None:
+        notes.append("the report says no capture time: ordered by input order, before every dated run")
+    summary = report.summary
+    counts = {"total": summary.total, "passed": summary.passed, "warned": summary.warned,
+              "failed": summary.failed, "skipped": summary.skipped}  # fmt: skip
+    reference = report.tool != TOOL
+    return Run(
+        source=source,
+        order=order,
+        name=shown(report.implementation) if report.implementation else UNNAMED,
+        server=shown(report.server, 500) if report.server else None,
+        version=shown(report.version or "(unknown)", 80),
+        spec_version=shown(report.spec_version or "(unknown)", 80),
+        captured_at=_timestamp(report.captured_at),
+        level=report.conformance_level,
+        requested_level=report.requested_level,
+        badge=status.message,
+        colour=status.color,
+        badge_label=status.label,
+        counts=counts,
+        tool=shown(f"{report.tool} {report.tool_version or ''}".strip() if report.tool else "reference runner", 80),
+        reference=reference,
+        notes=notes,
+    )
+
+
+_ISO = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ][0-9:.]+)?(?:Z|[+-]\d{2}:?\d{2})?")
+
+
+def _timestamp(value: str | None) -> str | None:
+    """An ISO 8601 capture time as the report gave it; None for anything else (not a date)."""
+    return value if isinstance(value, str) and _ISO.fullmatch(value) else None
+
+
+def _slug(key: tuple[str, str | None], index: int) -> str:
+    """A file name for an implementation's page: the safe part of its name and a digest of the
+    whole key (two names that differ only by unsafe characters never share a page)."""
+    safe = re.sub(r"[^a-z0-9]+", "-", key[0].casefold()).strip("-")[:40] or "implementation"
+    digest = hashlib.sha256(repr(key).encode("utf-8", "backslashreplace")).hexdigest()[:10]
+    return f"{safe}-{digest}"
+
+
+def _history(implementation: Implementation) -> None:
+    """Runs newest first, each with the level drop and the verdicts that changed since the run
+    before; the reports are read again one at a time (only the previous verdicts are kept)."""
+    oldest_first = sorted(implementation.runs, key=_in_time)
+    previous: dict[str, tuple[str, str]] | None = None
+    previous_level: int | None = None
+    for run in oldest_first:
+        verdicts = _verdicts(run.source)
+        if previous is not None:
+            run.changed = _changes(previous, verdicts)
+            if previous_level is not None and run.level is not None and run.level < previous_level:
+                run.level_dropped = f"{previous_level} -> {run.level}"
+        previous, previous_level = verdicts, run.level
+    for number, run in enumerate(oldest_first, 1):
+        run.number = number  # a run keeps its anchor as newer ones come
+    implementation.runs = oldest_first[::-1]
+
+
+def _in_time(run: Run) -> tuple[bool, str, int]:
+    """Undated runs first (the oldest we can say nothing of), then by capture time, then input order."""
+    return run.captured_at is not None, run.captured_at or "", run.order
+
+
+def _verdicts(source: Source) -> dict[str, tuple[str, str]]:
+    """Each test's (result, finding) in one report: keyed by its id, or category and name where
+    it has none (the reference runner's tests)."""
+    data = load_json_file(source.path, "report")
+    if source.member is not None:
+        report = suite_report_from_data(data, plain(str(source.path))).members[source.member].report
+        assert report is not None
+    else:
+        report = report_from_data(data, plain(str(source.path)))
+    found: dict[str, tuple[str, str]] = {}
+    for category in report.categories:
+        for test in category.tests:
+            key = test.id or f"{category.name} / {test.name}"
+            found[shown(key, 160)] = (test.result.value, shown(test.detail, MAX_DETAIL))
+    return found
+
+
+def _changes(before: dict[str, tuple[str, str]], after: dict[str, tuple[str, str]]) -> list[dict[str, str]]:
+    changed = []
+    for test in [*after, *(key for key in before if key not in after)]:
+        was, now = before.get(test), after.get(test)
+        if was is not None and now is not None and was[0] == now[0]:
+            continue
+        changed.append({
+            "test": test,
+            "from": was[0] if was else "(not run)",
+            "to": now[0] if now else "(not run)",
+            "finding": now[1] if now else (was[1] if was else ""),
+        })  # fmt: skip
+    return changed

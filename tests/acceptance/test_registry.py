@@ -1,0 +1,206 @@
+"""One page for many servers (issue 30): `registry` builds a static site from saved reports (the
+demo over several runs, in a dialect and with a fault; a hostile report; the reference
+runner's), checked in headless Chromium; `check-many` checks several servers at once."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from tests.acceptance.conftest import DEMO, run_cli
+from tests.acceptance.test_ci_reports import NEEDS_CHROMIUM, in_chromium, rendered_dom
+
+HOSTILE_NAME = "<script>alert(1)</script>\u202eevil\u200b"
+REFERENCE = {
+    "implementation": "some-adapter",
+    "version": "0.9.0",
+    "specVersion": "1.0.0-draft",
+    "requestedLevel": 1,
+    "conformanceLevel": 0,
+    "summary": {"total": 2, "passed": 1, "warned": 0, "failed": 1, "skipped": 0},
+    "categories": [
+        {
+            "name": "Error Quality",
+            "required": True,
+            "result": "FAIL",
+            "tests": [
+                {"name": "Leak check", "result": "FAIL", "detail": "Leak in: error-1"},
+                {"name": "Schema check", "result": "PASS", "detail": "ok"},
+            ],
+        }
+    ],
+    "exitCode": 1,
+}
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Four runs of the demo (conformant, a fault, a dialect, conformant again: a level that
+    drops and comes back), a hostile copy of one, the reference runner's, and a file that is no
+    report."""
+    folder = tmp_path_factory.mktemp("registry-inputs")
+    (folder / "reports").mkdir()
+    for index, speech in enumerate(([], ["--fault", "lossy-round-trip"], ["--dialect", "string-errors"], []), 1):
+        bundle = folder / f"run{index}.json"
+        args = ["capture", "--allow-destructive", "--bundle", str(bundle), "--capture-dir", str(folder / f"c{index}")]
+        assert run_cli(*args, "--", *DEMO, *speech).returncode == 0
+        data = json.loads(bundle.read_text())
+        data["provenance"]["captured_at"] = f"2026-01-0{index}T10:00:00+00:00"  # one run a day
+        bundle.write_text(json.dumps(data))
+        result = run_cli("test", str(bundle), "-f", "json", "-o", str(folder / "reports" / f"run{index}.json"))
+        assert result.returncode in (0, 1), result.stderr
+    hostile = json.loads((folder / "reports" / "run1.json").read_text())
+    hostile["implementation"] = HOSTILE_NAME
+    hostile["version"] = "\x1b[31mred"
+    (folder / "reports" / "hostile.json").write_text(json.dumps(hostile))
+    hostile["capturedAt"] = "2026-02-01T10:00:00+00:00"  # a later run whose changed verdict shows the finding
+    hostile["categories"][0]["tests"][0]["result"] = "FAIL"
+    hostile["categories"][0]["tests"][0]["detail"] = "<img src=x onerror=alert(2)>" + "A" * 100_000
+    (folder / "reports" / "hostile-later.json").write_text(json.dumps(hostile))
+    (folder / "reports" / "reference.json").write_text(json.dumps(REFERENCE))
+    (folder / "reports" / "other.json").write_text(json.dumps({"not": "a report"}))
+    return folder / "reports"
+
+
+@pytest.fixture(scope="module")
+def site(reports: Path) -> Path:
+    target = reports.parent / "site"
+    result = run_cli("registry", str(reports), "-o", str(target))
+    assert result.returncode == 0, result.stderr
+    assert "skipped" in result.stderr and "other.json" in result.stderr
+    return target
+
+
+def implementations(site: Path) -> dict[str, dict[str, Any]]:
+    data = json.loads((site / "registry.json").read_text())
+    return {item["name"]: item for item in data["implementations"]}
+
+
+def test_runs_are_grouped_ordered_and_compared(site: Path) -> None:
+    demo = implementations(site)["mcpaql-demo-notes"]
+    runs = demo["runs"]
+    assert [run["capturedAt"][:10] for run in runs] == ["2026-01-04", "2026-01-03", "2026-01-02", "2026-01-01"]
+    assert [run["conformanceLevel"] for run in runs] == [1, 0, 0, 1]
+    assert [run["levelDropped"] for run in runs] == [None, None, "1 -> 0", None]
+    dropped = runs[2]["changed"]
+    assert {(c["test"], c["from"], c["to"]) for c in dropped} >= {("L1.roundtrip.create-read", "PASS", "FAIL")}
+    assert runs[3]["changed"] == []  # the first run has none before it
+    assert all(run["specVersion"] == "1.0.0-draft" and not run["referenceRunner"] for run in runs)
+
+
+def test_the_reference_runner_report_is_marked_and_undated_runs_say_so(site: Path) -> None:
+    (run,) = implementations(site)["some-adapter"]["runs"]
+    assert run["referenceRunner"] is True and run["tool"] == "reference runner"
+    assert run["capturedAt"] is None and any("no capture time" in note for note in run["notes"])
+    data = json.loads((site / "registry.json").read_text())
+    assert any("other.json" in note and "not a conformance report" in note for note in data["notes"])
+
+
+def test_registry_json_follows_its_published_schema(site: Path) -> None:
+    schema = json.loads(run_cli("schema", "registry").stdout)
+    jsonschema.validate(json.loads((site / "registry.json").read_text()), schema)
+
+
+def test_hostile_text_is_escaped_cut_and_shown_with_escapes_in_every_output(site: Path) -> None:
+    shown = "<script>alert(1)</script>\\u202eevil\\u200b"
+    assert shown in implementations(site)
+    for name in ("index.html", "registry.md", "registry.json"):
+        text = (site / name).read_text()
+        assert "\u202e" not in text and "\u200b" not in text and "\x1b" not in text, name
+    index = (site / "index.html").read_text()
+    assert "<script>alert(1)" not in index and html.escape("<script>alert(1)</script>") in index
+    markdown = (site / "registry.md").read_text()
+    assert "<script>" not in markdown
+    pages = "".join(page.read_text() for page in (site / "implementations").glob("*.html"))
+    assert "&lt;img src=x onerror=alert(2)&gt;" in pages and "<img src=x" not in pages
+    assert "A" * 1000 in pages and "A" * 3000 not in pages and "A\u2026" in pages  # cut, with a marker
+
+
+@NEEDS_CHROMIUM
+def test_the_page_renders_every_row_and_sorts_and_filters_in_a_browser(site: Path, tmp_path: Path) -> None:
+    dom = rendered_dom(site / "index.html")
+    rows = re.findall(r'<tr data-name="([^"]*)"', dom)
+    assert len(rows) == 3 and len(re.findall(r"<script", dom)) == 1  # ours only: none from a report ran or appeared
+    assert "onerror" not in dom and "shown" in dom
+    by_failed = rendered_dom(site / "index.html", "#sort=failed&dir=desc")
+    order = re.findall(r'<tr data-name="([^"]*)"', by_failed)
+    assert order[-1] == "mcpaql-demo-notes" or order[0] == "some-adapter", order  # most failures first
+    filtered = rendered_dom(site / "index.html", "#q=some-adapter")
+    visible = re.findall(r'<tr data-name="([^"]*)"(?![^>]*hidden)', filtered)
+    assert visible == ["some-adapter"] and "1 of 3 shown" in filtered
+    shot = tmp_path / "registry.png"
+    in_chromium(site / "index.html", 1280, f"--screenshot={shot}")
+    assert shot.read_bytes().startswith(b"\x89PNG")
+
+
+@NEEDS_CHROMIUM
+def test_an_implementation_page_links_each_changed_verdict_to_its_finding(site: Path) -> None:
+    demo = implementations(site)["mcpaql-demo-notes"]
+    page = site / "implementations" / f"{demo['id']}.html"
+    dom = rendered_dom(page)
+    links = re.findall(r'href="#(run-2-change-\d+)"', dom)
+    assert links and all(f'id="{anchor}"' in dom for anchor in links)
+    assert "dropped 1 -&gt; 0" in dom
+
+
+def test_a_named_file_that_is_no_report_is_refused_and_the_site_stays(site: Path, reports: Path) -> None:
+    before = (site / "registry.json").read_text()
+    result = run_cli("registry", str(reports / "other.json"), "-o", str(site))
+    assert result.returncode == 3 and result.stderr.count("\n") == 1, result.stderr
+    assert "not a conformance report" in result.stderr
+    assert (site / "registry.json").read_text() == before
+
+
+def test_output_that_holds_an_input_or_foreign_files_is_refused(reports: Path, tmp_path: Path) -> None:
+    assert run_cli("registry", str(reports), "-o", str(reports)).returncode == 3
+    foreign = tmp_path / "docs"
+    foreign.mkdir()
+    (foreign / "keep.txt").write_text("mine")
+    result = run_cli("registry", str(reports), "-o", str(foreign))
+    assert result.returncode == 3 and "no registry of ours" in result.stderr
+    assert (foreign / "keep.txt").read_text() == "mine"
+
+
+def test_check_many_checks_each_server_alone_and_builds_the_registry(tmp_path: Path) -> None:
+    demo = " ".join(DEMO)
+    servers = tmp_path / "servers.toml"
+    servers.write_text(
+        "[defaults]\nlevel = 1\noverall_timeout = 120\n\n"
+        f'[[server]]\nname = "notes"\ncommand = "{demo}"\nallow_destructive = true\n\n'
+        f'[[server]]\nname = "leaky"\ncommand = "{demo} --fault leaky-errors"\n\n'
+        f'[[server]]\nname = "broken"\ncommand = ["{sys.executable}", "-c", "import sys; sys.exit(4)"]\n'
+    )
+    out = tmp_path / "fleet"
+    result = run_cli("check-many", str(servers), "--jobs", "2", "-o", str(out))
+    assert result.returncode == 3, result.stderr  # one server could not be checked
+    assert "notes: exit 0" in result.stderr and "leaky: exit 1" in result.stderr
+    assert re.search(r"broken: exit 3: no report", result.stderr)
+    written = sorted(path.parent.name for path in (out / "reports").rglob("*.json"))
+    assert written == ["leaky", "notes"]
+    data = json.loads((out / "registry" / "registry.json").read_text())
+    assert len(data["implementations"]) == 2 and any("broken: not checked" in note for note in data["notes"])
+
+
+@pytest.mark.parametrize(
+    ("toml", "said"),
+    [
+        ("[[server]]\nname = 'a'\n", "give either command or url"),
+        ("[[server]]\nname = 'a'\ncommand = 'x'\nlevel = 3\n", "level: expected 1 or 2"),
+        ("[[server]]\nname = 'a/b'\ncommand = 'x'\n", "name: expected a name"),
+        ("[[server]]\nname = 'a'\ncommand = 'x'\nsecret = 1\n", "unknown key 'secret'"),
+        ("[[server]]\nname = 'a'\ncommand = 'x'\n[[server]]\nname = 'a'\ncommand = 'y'\n", "two servers are named"),
+        ("name = [", "not TOML"),
+    ],
+)
+def test_a_bad_servers_file_is_one_line_and_exit_3(tmp_path: Path, toml: str, said: str) -> None:
+    servers = tmp_path / "servers.toml"
+    servers.write_text(toml)
+    result = run_cli("check-many", str(servers), "-o", str(tmp_path / "out"))
+    assert result.returncode == 3 and said in result.stderr and result.stderr.count("\n") == 1, result.stderr
