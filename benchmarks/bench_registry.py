@@ -30,10 +30,14 @@ def report(implementation: int, run: int) -> dict[str, object]:
     """A report of 20 tests; every third run fails one test, so verdicts change between runs."""
     failing = run % 3 == 0
     tests = [
-        {"id": f"L1.bench.test-{index}", "name": f"Test {index}", "result": "FAIL" if failing and index == 7 else "PASS",
-         "detail": f"finding {index} of run {run}: " + "x" * 200}
+        {
+            "id": f"L1.bench.test-{index}",
+            "name": f"Test {index}",
+            "result": "FAIL" if failing and index == 7 else "PASS",
+            "detail": f"finding {index} of run {run}: " + "x" * 200,
+        }
         for index in range(TESTS)
-    ]  # fmt: skip
+    ]
     failed = sum(1 for test in tests if test["result"] == "FAIL")
     return {
         "implementation": f"adapter-{implementation:03d}",
@@ -44,7 +48,7 @@ def report(implementation: int, run: int) -> dict[str, object]:
         "summary": {"total": TESTS, "passed": TESTS - failed, "warned": 0, "failed": failed, "skipped": 0},
         "categories": [
             {"name": "Error Quality", "required": True, "result": "FAIL" if failing else "PASS", "tests": tests}
-        ],  # fmt: skip
+        ],
         "exitCode": 1 if failing else 0,
         "capturedAt": f"2026-{1 + run // 28:02d}-{1 + run % 28:02d}T10:00:00+00:00",
         "tool": "mcpaql-conformance",
