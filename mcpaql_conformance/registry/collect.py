@@ -30,6 +30,7 @@ from mcpaql_conformance.sanitize import plain, visible
 from mcpaql_conformance.verdict.model import Report
 
 MAX_TEXT = 300  # characters of any one string a page shows
+MAX_REPORT_BYTES = 64 * 1024 * 1024  # a bigger file is no report we read (ours are a few hundred KB)
 MAX_DETAIL = 2000  # characters of a changed verdict's finding
 TOOL = "mcpaql-conformance"
 KIND = "mcpaql-conformance registry"  # what registry.json says it is (a folder we may rebuild)
@@ -172,6 +173,9 @@ def build(inputs: list[Path]) -> Registry:
 def _reports(path: Path, named: bool, notes: list[str]) -> Iterator[tuple[Source, Report]]:
     """The reports of one file: itself, or a suite report's members."""
     try:
+        size = path.stat().st_size if path.is_file() else 0
+        if size > MAX_REPORT_BYTES:
+            raise ConfigError(f"{plain(str(path))}: {size} bytes, more than a report may hold ({MAX_REPORT_BYTES})")
         data = load_json_file(path, "report")
         if is_suite_report_shaped(data):
             suite = suite_report_from_data(data, plain(str(path)))

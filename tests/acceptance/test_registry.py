@@ -204,3 +204,18 @@ def test_a_bad_servers_file_is_one_line_and_exit_3(tmp_path: Path, toml: str, sa
     servers.write_text(toml)
     result = run_cli("check-many", str(servers), "-o", str(tmp_path / "out"))
     assert result.returncode == 3 and said in result.stderr and result.stderr.count("\n") == 1, result.stderr
+
+
+def test_a_report_too_big_to_be_one_is_refused_in_one_line_or_skipped(tmp_path: Path) -> None:
+    from mcpaql_conformance.registry import collect
+
+    huge = tmp_path / "reports" / "huge.json"
+    huge.parent.mkdir()
+    with huge.open("wb") as sink:
+        sink.truncate(collect.MAX_REPORT_BYTES + 1)  # sparse: costs no disk
+    named = run_cli("registry", str(huge), "-o", str(tmp_path / "site"))
+    assert named.returncode == 3 and named.stderr.count("\n") == 1 and "more than a report may hold" in named.stderr
+    (tmp_path / "reports" / "reference.json").write_text(json.dumps(REFERENCE))
+    folder = run_cli("registry", str(tmp_path / "reports"), "-o", str(tmp_path / "site"))
+    assert folder.returncode == 0 and "huge.json" in folder.stderr
+    assert len(implementations(tmp_path / "site")) == 1
