@@ -284,3 +284,27 @@ def stopped_when(command: list[str], ready: Callable[[], bool], settle: float = 
             process.kill()
             process.wait()
     return process.returncode, stderr
+
+
+def reference_report() -> dict[str, Any]:
+    """A report in the shape the specification's reference runner writes (no test ids, no tool)."""
+    return {
+        "implementation": "some-adapter",
+        "version": "0.9.0",
+        "specVersion": "1.0.0-draft",
+        "requestedLevel": 1,
+        "conformanceLevel": 0,
+        "summary": {"total": 2, "passed": 1, "warned": 0, "failed": 1, "skipped": 0},
+        "categories": [
+            {
+                "name": "Error Quality",
+                "required": True,
+                "result": "FAIL",
+                "tests": [
+                    {"name": "Leak check", "result": "FAIL", "detail": "Leak in: error-1"},
+                    {"name": "Schema check", "result": "PASS", "detail": "ok"},
+                ],
+            }
+        ],
+        "exitCode": 1,
+    }

@@ -14,30 +14,11 @@ from typing import Any
 import jsonschema
 import pytest
 
-from tests.acceptance.conftest import DEMO, run_cli
+from tests.acceptance.conftest import DEMO, reference_report, run_cli
 from tests.acceptance.test_ci_reports import NEEDS_CHROMIUM, in_chromium, rendered_dom
 
 HOSTILE_NAME = "<script>alert(1)</script>\u202eevil\u200b"
-REFERENCE = {
-    "implementation": "some-adapter",
-    "version": "0.9.0",
-    "specVersion": "1.0.0-draft",
-    "requestedLevel": 1,
-    "conformanceLevel": 0,
-    "summary": {"total": 2, "passed": 1, "warned": 0, "failed": 1, "skipped": 0},
-    "categories": [
-        {
-            "name": "Error Quality",
-            "required": True,
-            "result": "FAIL",
-            "tests": [
-                {"name": "Leak check", "result": "FAIL", "detail": "Leak in: error-1"},
-                {"name": "Schema check", "result": "PASS", "detail": "ok"},
-            ],
-        }
-    ],
-    "exitCode": 1,
-}
+REFERENCE = reference_report()
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from tests.acceptance.conftest import minimal_conformant_bundle
+from tests.acceptance.conftest import minimal_conformant_bundle, reference_report
 
 HOSTILE = "x\n# Heading <script>alert(1)</script>\x1b[31mRED\x1b]8;;http://evil\x07 | [link](http://evil) \u202e"
 
@@ -95,26 +95,7 @@ def test_report_command_re_renders_a_saved_report(cli, write_bundle, tmp_path):
 
 
 def test_report_command_accepts_the_reference_runner_report_shape(cli, write_bundle):
-    reference_shaped = {
-        "implementation": "some-adapter",
-        "version": "0.9.0",
-        "specVersion": "1.0.0-draft",
-        "requestedLevel": 1,
-        "conformanceLevel": 0,
-        "summary": {"total": 2, "passed": 1, "warned": 0, "failed": 1, "skipped": 0},
-        "categories": [
-            {
-                "name": "Error Quality",
-                "required": True,
-                "result": "FAIL",
-                "tests": [
-                    {"name": "Leak check", "result": "FAIL", "detail": "Leak in: error-1"},
-                    {"name": "Schema check", "result": "PASS", "detail": "ok"},
-                ],
-            }
-        ],
-        "exitCode": 1,
-    }
+    reference_shaped = reference_report()
     result = cli("report", str(write_bundle(reference_shaped)), "-f", "markdown")
     assert result.returncode == 1  # the report's own exit code: a MUST category failed
     assert "## Error Quality: FAIL (MUST)" in result.stdout
