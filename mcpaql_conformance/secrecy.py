@@ -149,6 +149,32 @@ def mask_urls(text: str) -> str:
     return _URL_IN_TEXT.sub(lambda match: masked_url(match.group(0)), text)
 
 
+# In a command line: NAME=value and --option value (or =value) where the name says secret, and
+# values shaped like well-known keys and tokens whatever they are given as.
+_SECRET_ASSIGNMENT = re.compile(
+    r"(?P<name>\b[A-Za-z_][A-Za-z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PWD|AUTH|CREDENTIALS?)[A-Za-z0-9_]*=)"
+    r"(?P<value>\S+)",
+    re.IGNORECASE,
+)
+_SECRET_OPTION = re.compile(
+    r"(?P<name>(?<!\S)--?[A-Za-z0-9-]*(?:key|token|secret|password|passwd|pass|pwd|auth|credentials?)[A-Za-z0-9-]*"
+    r"(?:=|\s+))(?P<value>[^\s-]\S*)",
+    re.IGNORECASE,
+)
+_KEY_SHAPES = re.compile(
+    r"\b(?:sk-[A-Za-z0-9_-]{8,}|gh[pousr]_[A-Za-z0-9]{8,}|xox[abpr]-[A-Za-z0-9-]{8,}|AKIA[0-9A-Z]{12,})"
+)
+
+
+def masked_command(text: str) -> str:
+    """A command line or URL as it may be shown by anyone: URLs masked (``masked_url``), the
+    values of secret-named assignments and options, and anything shaped like a well-known key."""
+    text = mask_urls(text)
+    text = _SECRET_ASSIGNMENT.sub(lambda match: match.group("name") + MASK, text)
+    text = _SECRET_OPTION.sub(lambda match: match.group("name") + MASK, text)
+    return _KEY_SHAPES.sub(MASK, text)
+
+
 class _Environment:
     def __init__(self) -> None:
         self.withheld: set[str] = set(MODEL_KEY_VARIABLES)

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shlex
 import signal
 import subprocess
 import sys
+import threading
 import tomllib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -78,6 +80,7 @@ class Server:
     allow_destructive: bool
     timeout: float
     overall_timeout: float
+    folder: Path  # the servers file's: the command runs there, a plan's path is relative to it
 
     def arguments(self, report: Path, capture: Path) -> list[str]:
         args = ["check", "--level", str(self.level), "-f", "json", "-o", str(report), "--capture-dir", str(capture)]
@@ -89,11 +92,13 @@ class Server:
 
 def load_servers(path: Path) -> list[Server]:
     """The servers a TOML file lists (``[[server]]`` tables, with ``[defaults]`` for all)."""
+    from mcpaql_conformance.files.jsonio import read_bytes
+
     source = plain(str(path))
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"{source}: cannot read it ({plain(str(error))})") from None
+        data = tomllib.loads(read_bytes(path, "servers").decode("utf-8"))  # a FIFO or device: refused
+    except UnicodeDecodeError:
+        raise ConfigError(f"{source}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{source}: not TOML: {plain(str(error))}") from None
     unknown = sorted(set(data) - {"defaults", "server"})
@@ -101,9 +106,19 @@ def load_servers(path: Path) -> list[Server]:
         raise ConfigError(f"{source}: unknown table {plain(unknown[0])!r}; expected [defaults] and [[server]]")
     defaults = data.get("defaults", {})
     entries = data.get("server")
-    if not isinstance(defaults, dict) or not isinstance(entries, list) or not entries:
-        raise ConfigError(f"{source}: expected at least one [[server]] table")
-    servers = [_server({**defaults, **entry}, f"{source}: server {index + 1}") for index, entry in enumerate(entries)]
+    if not isinstance(defaults, dict):
+        raise ConfigError(f"{source}: [defaults] must be a table")
+    unknown = sorted(set(defaults) - SERVER_KEYS)
+    if unknown:
+        raise ConfigError(
+            f"{source}: [defaults]: unknown key {plain(unknown[0])!r}; known: {', '.join(sorted(SERVER_KEYS))}"
+        )
+    if not isinstance(entries, list) or not entries or not all(isinstance(entry, dict) for entry in entries):
+        raise ConfigError(f"{source}: expected at least one [[server]] table (and only tables there)")
+    folder = path.resolve().parent  # what a plan's path is relative to, and where commands run
+    servers = [
+        _server({**defaults, **entry}, f"{source}: server {index + 1}", folder) for index, entry in enumerate(entries)
+    ]
     names = [server.name for server in servers]
     repeated = sorted({name for name in names if names.count(name) > 1})
     if repeated:
@@ -111,7 +126,7 @@ def load_servers(path: Path) -> list[Server]:
     return servers
 
 
-def _server(entry: Any, where: str) -> Server:
+def _server(entry: Any, where: str, folder: Path) -> Server:
     if not isinstance(entry, dict):
         raise ConfigError(f"{where}: expected a table")
     unknown = sorted(set(entry) - SERVER_KEYS)
@@ -119,7 +134,10 @@ def _server(entry: Any, where: str) -> Server:
         raise ConfigError(f"{where}: unknown key {plain(unknown[0])!r}; known: {', '.join(sorted(SERVER_KEYS))}")
     command, url = entry.get("command"), entry.get("url")
     if isinstance(command, str):
-        command = shlex.split(command)
+        try:
+            command = shlex.split(command)
+        except ValueError as error:  # an unbalanced quote
+            raise ConfigError(f"{where}.command: {plain(str(error))}") from None
     if (command is None) == (url is None):
         raise ConfigError(f"{where}: give either command or url")
     if command is not None and not (isinstance(command, list) and command and all(isinstance(c, str) for c in command)):
@@ -140,8 +158,8 @@ def _server(entry: Any, where: str) -> Server:
     plan = entry.get("plan")
     if plan is not None and not isinstance(plan, str):
         raise ConfigError(f"{where}.plan: expected a path")
-    return Server(name, tuple(command or ()), url, int(level), Path(plan) if plan else None,
-                  flags["allow_writes"], flags["allow_destructive"], timeout, overall)  # fmt: skip
+    return Server(name, tuple(command or ()), url, int(level), folder / plan if plan else None,
+                  flags["allow_writes"], flags["allow_destructive"], timeout, overall, folder)  # fmt: skip
 
 
 def _seconds(entry: dict[str, Any], key: str, default: float, where: str) -> float:
@@ -159,26 +177,63 @@ class Checked:
     said: str  # the check's last line on stderr, when it gave no report
 
 
-def check_one(server: Server, folder: Path) -> Checked:
+class Children:
+    """The check processes running now: stopped with check-many (Ctrl-C, SIGTERM), which they
+    would otherwise outlive in sessions of their own."""
+
+    def __init__(self) -> None:
+        self.running: set[subprocess.Popen[str]] = set()
+        self.lock = threading.Lock()
+
+    def add(self, process: subprocess.Popen[str]) -> None:
+        with self.lock:
+            self.running.add(process)
+
+    def discard(self, process: subprocess.Popen[str]) -> None:
+        with self.lock:
+            self.running.discard(process)
+
+    def stop_all(self) -> None:
+        with self.lock:
+            for process in self.running:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(process.pid, signal.SIGKILL)
+
+
+def check_one(server: Server, folder: Path, children: Children | None = None) -> Checked:
     """`check` of one server in a process of its own (its own capture folder and time limit):
     whatever happens to it, the others go on."""
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     report = folder / "reports" / server.name / f"{stamp}.json"  # every run kept: the registry's history
     capture = folder / "captures" / server.name / stamp
     report.parent.mkdir(parents=True, exist_ok=True)
     command = [sys.executable, "-m", "mcpaql_conformance", *server.arguments(report, capture)]
     process = subprocess.Popen(
-        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        cwd=server.folder,
     )
+    if children is not None:
+        children.add(process)
     try:
         _, stderr = process.communicate(timeout=server.overall_timeout + GRACE)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         process.communicate()
         return Checked(server, 3, None, f"stopped after {server.overall_timeout + GRACE:g} s")
+    finally:
+        if children is not None:
+            children.discard(process)
     lines = [line for line in (stderr or "").splitlines() if line.strip()]
     found = report if report.is_file() and process.returncode in (0, 1, 2) else None
     return Checked(server, process.returncode, found, plain(lines[-1] if lines else "", max_len=300))
+
+
+def _interrupted(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt  # SIGTERM as Ctrl-C: the checks are stopped, not left running
 
 
 @click.command("check-many")
@@ -200,6 +255,8 @@ def check_many_command(servers_file: Path, output: Path, jobs: int) -> int:
       command = "python -m mcpaql_conformance.demo_adapter"   # or a list; or url = "http://..."
       level = 2                   # plan, allow_writes, allow_destructive, timeout, overall_timeout
 
+    Commands run in the servers file's folder, and a plan's path is relative to it.
+
     Each check runs in its own process with its own capture folder and time limit; one that
     fails never stops the others. OUTPUT/reports/NAME/ keeps the JSON report of every run (the
     registry's history), OUTPUT/captures/NAME/ the call records, OUTPUT/registry the registry of
@@ -210,10 +267,27 @@ def check_many_command(servers_file: Path, output: Path, jobs: int) -> int:
     from mcpaql_conformance.registry.site import check_target, write_site
 
     servers = load_servers(servers_file)
-    (output / "reports").mkdir(parents=True, exist_ok=True)
+    output = Path(os.path.abspath(output))
+    if output.parent == output or (output.exists() and not output.is_dir()):
+        raise ConfigError(
+            f"-o {plain(str(output))}: give a folder of its own (it holds reports, captures, the registry)"
+        )
     check_target(output / "registry", [servers_file])
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        results = list(pool.map(lambda server: check_one(server, output), servers))
+    (output / "reports").mkdir(parents=True, exist_ok=True)
+    children = Children()
+    previous = signal.signal(signal.SIGTERM, _interrupted)
+    try:
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            futures = [pool.submit(check_one, server, output, children) for server in servers]
+            try:
+                results = [future.result() for future in futures]
+            except KeyboardInterrupt:
+                for future in futures:
+                    future.cancel()
+                children.stop_all()
+                raise
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     for result in results:
         said = "" if result.report is not None else f": no report ({result.said or 'the check said nothing'})"
         click.echo(f"{result.server.name}: exit {result.exit_code}{said}", err=True)

@@ -17,6 +17,7 @@ import hashlib
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from mcpaql_conformance.files.kinds import is_suite_report_shaped
 from mcpaql_conformance.report.badge import badge_status
 from mcpaql_conformance.report.saved import report_from_data, suite_report_from_data
 from mcpaql_conformance.sanitize import plain, visible
+from mcpaql_conformance.secrecy import masked_command
 from mcpaql_conformance.verdict.model import Report
 
 MAX_TEXT = 300  # characters of any one string a page shows
@@ -67,7 +69,8 @@ class Run:
     server: str | None
     version: str
     spec_version: str
-    captured_at: str | None
+    captured_at: str | None  # as the report gave it, when it is an ISO 8601 time
+    instant: float | None  # the same, in seconds since the epoch (UTC): what runs are ordered by
     level: int | None
     requested_level: int | None
     badge: str
@@ -141,13 +144,17 @@ class Registry:
 
 
 def report_files(inputs: list[Path]) -> Iterator[tuple[Path, bool]]:
-    """Every report file of the inputs: a file as given (True: named, so a bad one is an error),
-    a folder's ``*.json`` files at any depth in name order (False: a bad one is skipped)."""
+    """Every report file of the inputs, once each: a file as given (True: named, so a bad one is
+    an error), a folder's ``*.json`` at any depth in name order (False: a bad one is skipped and
+    listed; so is one that is no regular file, such as a FIFO or a dangling link)."""
+    seen: set[Path] = set()
     for path in inputs:
-        if path.is_dir():
-            yield from ((found, False) for found in sorted(path.rglob("*.json")) if found.is_file())
-        else:
-            yield path, True
+        found = sorted(path.rglob("*.json")) if path.is_dir() else [path]
+        for candidate in found:
+            real = candidate.resolve()
+            if real not in seen and not candidate.is_dir():
+                seen.add(real)
+                yield candidate, not path.is_dir()
 
 
 def build(inputs: list[Path]) -> Registry:
@@ -173,14 +180,19 @@ def build(inputs: list[Path]) -> Registry:
 def _reports(path: Path, named: bool, notes: list[str]) -> Iterator[tuple[Source, Report]]:
     """The reports of one file: itself, or a suite report's members."""
     try:
+        if not named and not path.is_file():
+            raise ConfigError(f"{plain(str(path))}: not a regular file")
         size = path.stat().st_size if path.is_file() else 0
         if size > MAX_REPORT_BYTES:
             raise ConfigError(f"{plain(str(path))}: {size} bytes, more than a report may hold ({MAX_REPORT_BYTES})")
         data = load_json_file(path, "report")
         if is_suite_report_shaped(data):
             suite = suite_report_from_data(data, plain(str(path)))
-            members = [(index, member.report) for index, member in enumerate(suite.members)]
-            yield from ((Source(path, index), report) for index, report in members if report is not None)
+            for index, member in enumerate(suite.members):
+                if member.report is None:
+                    notes.append(f"skipped {plain(str(path))} (member {index + 1}): {plain(member.error or '')}")
+                else:
+                    yield Source(path, index), member.report
             return
         yield Source(path), report_from_data(data, plain(str(path)))
     except ConfigError as error:
@@ -194,8 +206,12 @@ def _run(source: Source, report: Report, order: int) -> Run:
     notes = []
     if not report.implementation:
         notes.append("the report names no implementation")
+    instant = _instant(report.captured_at)
     if report.captured_at is None:
         notes.append("the report says no capture time: ordered by input order, before every dated run")
+    elif instant is None:
+        said = shown(report.captured_at, 60)
+        notes.append(f"the report's capture time {said} is no ISO 8601 time: ordered as an undated run")
     summary = report.summary
     counts = {"total": summary.total, "passed": summary.passed, "warned": summary.warned,
               "failed": summary.failed, "skipped": summary.skipped}  # fmt: skip
@@ -204,10 +220,11 @@ def _run(source: Source, report: Report, order: int) -> Run:
         source=source,
         order=order,
         name=shown(report.implementation) if report.implementation else UNNAMED,
-        server=shown(report.server, 500) if report.server else None,
+        server=shown(masked_command(report.server), 500) if report.server else None,
         version=shown(report.version or "(unknown)", 80),
         spec_version=shown(report.spec_version or "(unknown)", 80),
-        captured_at=_timestamp(report.captured_at),
+        captured_at=shown(report.captured_at, 60) if instant is not None else None,
+        instant=instant,
         level=report.conformance_level,
         requested_level=report.requested_level,
         badge=status.message,
@@ -220,12 +237,16 @@ def _run(source: Source, report: Report, order: int) -> Run:
     )
 
 
-_ISO = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ][0-9:.]+)?(?:Z|[+-]\d{2}:?\d{2})?")
-
-
-def _timestamp(value: str | None) -> str | None:
-    """An ISO 8601 capture time as the report gave it; None for anything else (not a date)."""
-    return value if isinstance(value, str) and _ISO.fullmatch(value) else None
+def _instant(value: str | None) -> float | None:
+    """An ISO 8601 capture time in seconds since the epoch (a time without a zone is read as
+    UTC); None for anything else: ``yesterday``, ``2024-99-99``."""
+    if not isinstance(value, str) or len(value) > 64:
+        return None
+    try:
+        when = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return (when if when.tzinfo is not None else when.replace(tzinfo=UTC)).timestamp()
 
 
 def _slug(key: tuple[str, str | None], index: int) -> str:
@@ -254,9 +275,10 @@ def _history(implementation: Implementation) -> None:
     implementation.runs = oldest_first[::-1]
 
 
-def _in_time(run: Run) -> tuple[bool, str, int]:
-    """Undated runs first (the oldest we can say nothing of), then by capture time, then input order."""
-    return run.captured_at is not None, run.captured_at or "", run.order
+def _in_time(run: Run) -> tuple[bool, float, int]:
+    """Undated runs first (the oldest we can say nothing of), then by capture time (as instants:
+    ``10:00+05:00`` is before ``06:00Z``), then input order."""
+    return run.instant is not None, run.instant or 0.0, run.order
 
 
 def _verdicts(source: Source) -> dict[str, tuple[str, str]]:
@@ -271,8 +293,12 @@ def _verdicts(source: Source) -> dict[str, tuple[str, str]]:
     found: dict[str, tuple[str, str]] = {}
     for category in report.categories:
         for test in category.tests:
-            key = test.id or f"{category.name} / {test.name}"
-            found[shown(key, 160)] = (test.result.value, shown(test.detail, MAX_DETAIL))
+            key = shown(test.id or f"{category.name} / {test.name}", 160)
+            repeat = 2
+            while key in found:  # a report that names two tests alike: each compared with its like
+                key = f"{key.rsplit(' #', 1)[0]} #{repeat}"
+                repeat += 1
+            found[key] = (test.result.value, shown(test.detail, MAX_DETAIL))
     return found
 
 

@@ -145,7 +145,7 @@ def test_output_that_holds_an_input_or_foreign_files_is_refused(reports: Path, t
     foreign.mkdir()
     (foreign / "keep.txt").write_text("mine")
     result = run_cli("registry", str(reports), "-o", str(foreign))
-    assert result.returncode == 3 and "no registry of ours" in result.stderr
+    assert result.returncode == 3 and "no part of a registry of ours" in result.stderr
     assert (foreign / "keep.txt").read_text() == "mine"
 
 
@@ -200,3 +200,178 @@ def test_a_report_too_big_to_be_one_is_refused_in_one_line_or_skipped(tmp_path: 
     folder = run_cli("registry", str(tmp_path / "reports"), "-o", str(tmp_path / "site"))
     assert folder.returncode == 0 and "huge.json" in folder.stderr
     assert len(implementations(tmp_path / "site")) == 1
+
+
+# --- from an adversarial review ------------------------------------------------------------
+
+
+def dated(name: str, when: Any, failing: bool = False, tests: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """A reference-shaped report of ``name`` captured at ``when`` (a FAIL when ``failing``)."""
+    data = reference_report()
+    data["implementation"] = name
+    data["capturedAt"] = when
+    data["tool"] = "mcpaql-conformance"
+    test = data["categories"][0]["tests"][0]
+    test.update(id="L1.errors.no-leakage", result="FAIL" if failing else "PASS")
+    if tests is not None:
+        data["categories"][0]["tests"] = tests
+    return data
+
+
+def built(tmp_path: Path, *reports: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for index, data in enumerate(reports):
+        (folder / f"{index}.json").write_text(json.dumps(data))
+    result = run_cli("registry", str(folder), "-o", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr
+    return implementations(tmp_path / "out")
+
+
+def test_runs_are_ordered_by_the_instant_their_time_names_not_its_text(tmp_path: Path) -> None:
+    runs = built(
+        tmp_path,
+        dated("a", "2025-01-01T10:00:00+05:00"),  # 05:00 UTC: the older
+        dated("a", "2025-01-01T06:00:00Z", failing=True),
+    )["a"]["runs"]
+    assert [run["capturedAt"] for run in runs] == ["2025-01-01T06:00:00Z", "2025-01-01T10:00:00+05:00"]
+
+
+@pytest.mark.parametrize("when", ["yesterday", "2024-99-99T99:99:99Z"])
+def test_a_capture_time_that_is_no_time_is_said_and_the_run_undated(tmp_path: Path, when: str) -> None:
+    (run,) = built(tmp_path, dated("a", when))["a"]["runs"]
+    assert run["capturedAt"] is None
+    assert any("is no ISO 8601 time" in note for note in run["notes"]), run["notes"]
+
+
+def test_two_tests_with_one_id_are_each_compared_with_their_like(tmp_path: Path) -> None:
+    twice = [{"id": "L1.x", "name": "x", "result": result, "detail": "d"} for result in ("FAIL", "PASS")]
+    fixed = [{"id": "L1.x", "name": "x", "result": "PASS", "detail": "d"} for _ in range(2)]
+    runs = built(
+        tmp_path, dated("a", "2025-01-01T00:00:00Z", tests=twice), dated("a", "2025-01-02T00:00:00Z", tests=fixed)
+    )
+    assert [(c["test"], c["from"], c["to"]) for c in runs["a"]["runs"][0]["changed"]] == [("L1.x", "FAIL", "PASS")]
+
+
+def test_a_server_a_report_names_is_published_with_its_secrets_masked(tmp_path: Path) -> None:
+    data = dated("a", "2025-01-01T00:00:00Z")
+    data["server"] = (
+        "env API_TOKEN=supersecret123 node s.js --token ghp_abcdefghij https://u:hunter2@h/mcp?api_key=k1234567"
+    )
+    (item,) = built(tmp_path, data).values()
+    assert item["server"] == "env API_TOKEN=*** node s.js --token *** https://u:***@h/mcp?api_key=***"
+    pages = "".join(path.read_text() for path in (tmp_path / "out").rglob("*.*") if path.suffix in (".html", ".md"))
+    assert "supersecret" not in pages and "hunter2" not in pages and "ghp_" not in pages
+
+
+def test_a_rebuild_refuses_a_folder_with_the_users_own_files(reports: Path, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    assert run_cli("registry", str(reports / "reference.json"), "-o", str(site)).returncode == 0
+    (site / "CNAME").write_text("registry.example.org")
+    result = run_cli("registry", str(reports / "reference.json"), "-o", str(site))
+    assert result.returncode == 3 and "CNAME" in result.stderr and (site / "CNAME").exists()
+    (site / "CNAME").unlink()
+    assert run_cli("registry", str(reports / "reference.json"), "-o", str(site)).returncode == 0  # ours: rebuilt
+
+
+def test_a_link_as_the_output_builds_where_it_points_and_dot_is_a_folder(reports: Path, tmp_path: Path) -> None:
+    real, link = tmp_path / "real", tmp_path / "link"
+    real.mkdir()
+    link.symlink_to(real)
+    assert run_cli("registry", str(reports / "reference.json"), "-o", str(link)).returncode == 0
+    assert link.is_symlink() and (real / "index.html").is_file()
+    assert not [path for path in tmp_path.iterdir() if path.name.startswith(".link.")]  # no debris
+    here = tmp_path / "here"
+    here.mkdir()
+    dot = run_cli("registry", str(reports / "reference.json"), "-o", ".", cwd=here)
+    assert dot.returncode == 0, dot.stderr
+    assert (here / "index.html").is_file()
+
+
+def test_an_output_inside_an_input_folder_is_refused_and_inputs_count_once(reports: Path, tmp_path: Path) -> None:
+    inside = run_cli("registry", str(reports), "-o", str(reports / "site"))
+    assert inside.returncode == 3 and "lies in the input folder" in inside.stderr
+    twice = run_cli("registry", str(reports), str(reports / "reference.json"), "-o", str(tmp_path / "site"))
+    assert twice.returncode == 0
+    assert len(implementations(tmp_path / "site")["some-adapter"]["runs"]) == 1
+
+
+@NEEDS_CHROMIUM
+def test_an_address_that_is_no_uri_encoding_leaves_the_page_working(site: Path) -> None:
+    dom = rendered_dom(site / "index.html", "#sort=failed&dir=desc&q=%E0%A4%A")
+    assert "3 of 3 shown" in dom
+    assert "1 of 3 shown" in rendered_dom(site / "index.html", "#q=%&q=some-adapter")
+
+
+@pytest.mark.parametrize(
+    ("toml", "said"),
+    [
+        ("[[server]]\nname = 'a'\ncommand = 'python \"unbalanced'\n", "No closing quotation"),
+        ("server = ['a']\n", "only tables there"),
+        ("[defaults]\ncolour = 1\n[[server]]\nname = 'a'\ncommand = 'x'\n", "[defaults]: unknown key 'colour'"),
+    ],
+)
+def test_more_bad_servers_files_are_one_line(tmp_path: Path, toml: str, said: str) -> None:
+    servers = tmp_path / "servers.toml"
+    servers.write_text(toml)
+    result = run_cli("check-many", str(servers), "-o", str(tmp_path / "out"))
+    assert result.returncode == 3 and said in result.stderr and result.stderr.count("\n") == 1, result.stderr
+
+
+def test_check_many_refuses_a_fifo_a_file_as_output_and_the_root(tmp_path: Path) -> None:
+    import os
+
+    fifo = tmp_path / "servers.toml"
+    os.mkfifo(fifo)
+    result = run_cli("check-many", str(fifo), "-o", str(tmp_path / "out"))
+    assert result.returncode == 3 and "FIFO" in result.stderr
+    servers = tmp_path / "ok.toml"
+    servers.write_text("[[server]]\nname = 'a'\ncommand = 'x'\n")
+    (tmp_path / "afile").write_text("")
+    assert run_cli("check-many", str(servers), "-o", str(tmp_path / "afile")).returncode == 3
+    assert run_cli("check-many", str(servers), "-o", "/").returncode == 3
+
+
+def test_a_plan_and_a_command_are_relative_to_the_servers_file(tmp_path: Path) -> None:
+    folder = tmp_path / "fleet"
+    folder.mkdir()
+    (folder / "plan.json").write_text(
+        (Path(__file__).parents[2] / "evidence" / "plans" / "demo-notes.json").read_text()
+    )
+    (folder / "servers.toml").write_text(
+        f'[[server]]\nname = "notes"\ncommand = "{" ".join(DEMO)}"\nplan = "plan.json"\nallow_destructive = true\n'
+    )
+    result = run_cli("check-many", str(folder / "servers.toml"), "-o", str(tmp_path / "out"), cwd=tmp_path,
+                     env={"DEMO_NOTES_PASSPHRASE": "change-me"})  # fmt: skip
+    assert "notes: exit 0" in result.stderr, result.stderr
+
+
+def test_check_many_stops_its_checks_when_it_is_stopped(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import time
+
+    marker = tmp_path / "server.pid"
+    hang = f"import os, time; open({str(marker)!r}, 'w').write(str(os.getpid())); time.sleep(1000)"
+    servers = tmp_path / "servers.toml"
+    servers.write_text(f"[[server]]\nname = 'hangs'\ncommand = [{sys.executable!r}, '-c', {hang!r}]\ntimeout = 300\n")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mcpaql_conformance", "check-many", str(servers), "-o", str(tmp_path / "out")],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert marker.exists(), "the server never started"
+    server = int(marker.read_text())
+    process.send_signal(signal.SIGTERM)
+    process.communicate(timeout=60)
+    time.sleep(1)
+    try:
+        os.kill(server, 0)
+        alive = True
+    except ProcessLookupError:
+        alive = False
+    assert not alive, "the server outlived check-many"
