@@ -6,7 +6,7 @@ loads anything from the network.
 The site is built in a new folder beside the target and swapped in at the end, under a lock
 (two builds into one folder take turns): a crash leaves the previous site as it was. A target
 that holds any file a registry of ours does not (a CNAME, notes of the user's) is refused, and
-so is one that holds an input or lies inside an input folder, and the root. A link as the
+so is one that holds an input or lies in an input folder, and the root. A link as the
 target is followed: the site is built where it points.
 """
 
@@ -53,9 +53,7 @@ def check_target(target: Path, inputs: list[Path]) -> None:
         found = path.resolve()
         if path.is_dir() and found in resolved.parents:
             shown = plain(str(path))
-            raise ConfigError(
-                f"-o {where}: it lies in the input folder {shown}, which would read it back next time"
-            )
+            raise ConfigError(f"-o {where}: it lies in the input folder {shown}, which would read it back next time")
         if found == resolved or resolved in found.parents:
             raise ConfigError(
                 f"-o {where}: it holds the input {plain(str(path))}: give the registry a folder of its own"
