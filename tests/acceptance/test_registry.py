@@ -178,6 +178,9 @@ def test_check_many_checks_each_server_alone_and_builds_the_registry(tmp_path: P
         ("[[server]]\nname = 'a'\ncommand = 'x'\nsecret = 1\n", "unknown key 'secret'"),
         ("[[server]]\nname = 'a'\ncommand = 'x'\n[[server]]\nname = 'a'\ncommand = 'y'\n", "two servers are named"),
         ("name = [", "not TOML"),
+        ("[[server]]\nname = 'a'\ncommand = 'python \"unbalanced'\n", "No closing quotation"),
+        ("server = ['a']\n", "only tables there"),
+        ("[defaults]\ncolour = 1\n[[server]]\nname = 'a'\ncommand = 'x'\n", "[defaults]: unknown key 'colour'"),
     ],
 )
 def test_a_bad_servers_file_is_one_line_and_exit_3(tmp_path: Path, toml: str, said: str) -> None:
@@ -301,21 +304,6 @@ def test_an_address_that_is_no_uri_encoding_leaves_the_page_working(site: Path) 
     dom = rendered_dom(site / "index.html", "#sort=failed&dir=desc&q=%E0%A4%A")
     assert "3 of 3 shown" in dom
     assert "1 of 3 shown" in rendered_dom(site / "index.html", "#q=%&q=some-adapter")
-
-
-@pytest.mark.parametrize(
-    ("toml", "said"),
-    [
-        ("[[server]]\nname = 'a'\ncommand = 'python \"unbalanced'\n", "No closing quotation"),
-        ("server = ['a']\n", "only tables there"),
-        ("[defaults]\ncolour = 1\n[[server]]\nname = 'a'\ncommand = 'x'\n", "[defaults]: unknown key 'colour'"),
-    ],
-)
-def test_more_bad_servers_files_are_one_line(tmp_path: Path, toml: str, said: str) -> None:
-    servers = tmp_path / "servers.toml"
-    servers.write_text(toml)
-    result = run_cli("check-many", str(servers), "-o", str(tmp_path / "out"))
-    assert result.returncode == 3 and said in result.stderr and result.stderr.count("\n") == 1, result.stderr
 
 
 def test_check_many_refuses_a_fifo_a_file_as_output_and_the_root(tmp_path: Path) -> None:
