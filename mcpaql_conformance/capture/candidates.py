@@ -138,13 +138,28 @@ class SeenValues:
         operation about notes answered too (or one whose name says nothing of what it answers),
         for ``persona_name`` or ``personaName`` the names likewise."""
         found = list(self.by_field.get(name.lower(), []))
-        for suffix, field_name in (("_id", "id"), ("Id", "id"), ("_name", "name"), ("Name", "name")):
-            if name.endswith(suffix) and len(name) > len(suffix):
-                wanted = {word.lower() for word in identifier_words(name[: -len(suffix)])}
-                same = [v for v, words in self.kinds.get(field_name, []) if not words or words & wanted]
-                found += [v for v in same if v not in found]
-                break
+        field_name, wanted = named_kind(name)
+        if field_name is not None:
+            same = [v for v, words in self.kinds.get(field_name, []) if not words or words & wanted]
+            found += [v for v in same if v not in found]
         return found
+
+
+# Endings that make a parameter name a record of a kind (``shelf_id``: a shelf), each with the
+# bare field an answer gives it under (``id``; None: no bare field is offered for it).
+_KIND_SUFFIXES = (
+    ("_id", "id"), ("Id", "id"), ("_name", "name"), ("Name", "name"),
+    ("_slug", None), ("Slug", None), ("_key", None), ("Key", None),
+)  # fmt: skip
+
+
+def named_kind(name: str) -> tuple[str | None, frozenset[str]]:
+    """The bare field and the words of the kind of record a parameter names (``note_id``: ``id``,
+    {note}); (None, {}) for a name with none of the endings."""
+    for suffix, field_name in _KIND_SUFFIXES:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return field_name, frozenset(word.lower() for word in identifier_words(name[: -len(suffix)]))
+    return None, frozenset()
 
 
 # Words of an operation's name that say what it does, not what it is about.
@@ -178,13 +193,10 @@ def refers_elsewhere(operation: str, name: str) -> bool:
     The record's own identifier (create_shelf's ``shelf_id``) is a new one: never an answer's."""
     if not identifier_like(name):
         return False
-    for suffix in ("_id", "Id", "_name", "Name", "_slug", "Slug", "_key", "Key"):
-        if name.endswith(suffix) and len(name) > len(suffix):
-            wanted = {word.lower() for word in identifier_words(name[: -len(suffix)])}
-            words = _kind_words(operation)
-            plural = {word + "s" for word in wanted}
-            return bool(wanted) and not (wanted & words) and not (plural & words)
-    return False
+    wanted = named_kind(name)[1]
+    words = _kind_words(operation)
+    plural = {word + "s" for word in wanted}
+    return bool(wanted) and not (wanted & words) and not (plural & words)
 
 
 def _kind_words(operation: str) -> frozenset[str]:

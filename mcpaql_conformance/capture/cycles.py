@@ -229,9 +229,19 @@ def create_params(live: Live, op: Operation, seen: SeenValues | None = None) -> 
     """Every documented parameter (or every required one the server named), with a value that
     differs from its default; a safety switch or mode gets its safe value; a reference to
     another kind of record (add_book's shelf_id) one the server answered, where it did."""
+    return create_values(live, op, seen)[0]
+
+
+def create_values(live: Live, op: Operation, seen: SeenValues | None = None) -> tuple[JsonObject, set[str]]:
+    """``create_params``, and the documented parameters the server answered a value for: they
+    point at another record, so the read is not expected to give them back as sent."""
     params: JsonObject = {}
+    referenced: set[str] = set()
     known = op.parameters if op.parameters is not None else [{"name": name} for name in op.discovered]
     for parameter in known:
+        answered = _referenced(op, parameter, seen)
+        if answered is not MISSING and op.parameters is not None:
+            referenced.add(parameter["name"])
         planned = live.plan.value_for(op.name, parameter["name"])
         if planned is not MISSING:
             params[parameter["name"]] = planned
@@ -239,11 +249,11 @@ def create_params(live: Live, op: Operation, seen: SeenValues | None = None) -> 
             params[parameter["name"]] = SENSITIVE_PROBE
         elif is_safety_value(op, parameter["name"]):
             params[parameter["name"]] = candidates(op.name, parameter, op.declarations)[0].value
-        elif (answered := _referenced(op, parameter, seen)) is not MISSING:
+        elif answered is not MISSING:
             params[parameter["name"]] = answered
         else:
             params[parameter["name"]] = distinct_value(parameter, parameter["name"])
-    return params
+    return params, referenced
 
 
 def _referenced(op: Operation, parameter: JsonObject, seen: SeenValues | None) -> Any:
@@ -270,11 +280,9 @@ async def _infer_create_read(
         return _skip(op, "create_read", "introspection gave no parameter list", NOT_APPLICABLE)
     if any(p.get("type") == "object" and p.get("required") is True for p in op.parameters or []):
         return _skip(op, "create_read", "it takes an object whose fields introspection does not give", NOT_APPLICABLE)
-    params = create_params(live, op, seen)
+    params, referenced = create_values(live, op, seen)
     name = f"inferred-{op.name}-read"
     answer = await _call(live, op, params, (PHASE_CYCLES, index, 0), name, "create")
-    # parameters given a value the server returned: they point at another record
-    referenced = {p["name"] for p in op.parameters or [] if _referenced(op, p, seen) is not MISSING}
     second = None if classify(answer).succeeded else _second_values(live, op, params, answer, seen)
     if second is not None:
         params, referenced = second

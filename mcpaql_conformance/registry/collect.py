@@ -23,13 +23,12 @@ from typing import Any
 
 from mcpaql_conformance import __version__
 from mcpaql_conformance.errors import ConfigError
-from mcpaql_conformance.files.jsonio import load_json_file
-from mcpaql_conformance.files.kinds import is_suite_report_shaped
 from mcpaql_conformance.report.badge import badge_status
-from mcpaql_conformance.report.saved import report_from_data, suite_report_from_data
+from mcpaql_conformance.report.saved import load_any_report
 from mcpaql_conformance.sanitize import plain, visible
 from mcpaql_conformance.secrecy import masked_command
 from mcpaql_conformance.verdict.model import Report
+from mcpaql_conformance.verdict.suite import SuiteReport
 
 MAX_TEXT = 300  # characters of any one string a page shows
 MAX_REPORT_BYTES = 64 * 1024 * 1024  # a bigger file is no report we read (ours are a few hundred KB)
@@ -185,16 +184,15 @@ def _reports(path: Path, named: bool, notes: list[str]) -> Iterator[tuple[Source
         size = path.stat().st_size if path.is_file() else 0
         if size > MAX_REPORT_BYTES:
             raise ConfigError(f"{plain(str(path))}: {size} bytes, more than a report may hold ({MAX_REPORT_BYTES})")
-        data = load_json_file(path, "report")
-        if is_suite_report_shaped(data):
-            suite = suite_report_from_data(data, plain(str(path)))
-            for index, member in enumerate(suite.members):
+        loaded = load_any_report(path)
+        if isinstance(loaded, SuiteReport):
+            for index, member in enumerate(loaded.members):
                 if member.report is None:
                     notes.append(f"skipped {plain(str(path))} (member {index + 1}): {plain(member.error or '')}")
                 else:
                     yield Source(path, index), member.report
             return
-        yield Source(path), report_from_data(data, plain(str(path)))
+        yield Source(path), loaded
     except ConfigError as error:
         if named:
             raise
@@ -284,20 +282,16 @@ def _in_time(run: Run) -> tuple[bool, float, int]:
 def _verdicts(source: Source) -> dict[str, tuple[str, str]]:
     """Each test's (result, finding) in one report: keyed by its id, or category and name where
     it has none (the reference runner's tests)."""
-    data = load_json_file(source.path, "report")
-    if source.member is not None:
-        report = suite_report_from_data(data, plain(str(source.path))).members[source.member].report
-        assert report is not None
-    else:
-        report = report_from_data(data, plain(str(source.path)))
+    loaded = load_any_report(source.path)
+    report = loaded.members[source.member or 0].report if isinstance(loaded, SuiteReport) else loaded
+    assert report is not None  # (a member without one gave no run)
     found: dict[str, tuple[str, str]] = {}
     for category in report.categories:
         for test in category.tests:
-            key = shown(test.id or f"{category.name} / {test.name}", 160)
+            key = base = shown(test.id or f"{category.name} / {test.name}", 160)
             repeat = 2
             while key in found:  # a report that names two tests alike: each compared with its like
-                key = f"{key.rsplit(' #', 1)[0]} #{repeat}"
-                repeat += 1
+                key, repeat = f"{base} #{repeat}", repeat + 1
             found[key] = (test.result.value, shown(test.detail, MAX_DETAIL))
     return found
 

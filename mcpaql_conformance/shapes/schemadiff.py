@@ -199,15 +199,8 @@ _BOUNDS = {
 def _bounds(before: dict[str, Any], after: dict[str, Any]) -> Iterator[tuple[str, Turn]]:
     for keyword, greater_narrows in _BOUNDS.items():
         was, now = _number(before.get(keyword)), _number(after.get(keyword))
-        if was == now:
-            continue
-        if was is None:
-            yield f"{keyword} {show(now)} added", Turn.NARROWS
-        elif now is None:
-            yield f"{keyword} {show(was)} dropped", Turn.WIDENS
-        else:
-            narrows = (now > was) == greater_narrows
-            yield f"{keyword} changed from {show(was)} to {show(now)}", Turn.NARROWS if narrows else Turn.WIDENS
+        narrows = was is not None and now is not None and (now > was) == greater_narrows
+        yield from _constraint(keyword, was, now, Turn.NARROWS if narrows else Turn.WIDENS)
 
 
 def _number(value: Any) -> int | float | None:
@@ -217,6 +210,11 @@ def _number(value: Any) -> int | float | None:
 def _text_constraint(keyword: str, before: Any, after: Any) -> Iterator[tuple[str, Turn]]:
     was = before if isinstance(before, str) else None
     now = after if isinstance(after, str) else None
+    yield from _constraint(keyword, was, now, Turn.BOTH)  # another pattern: neither holds the other
+
+
+def _constraint(keyword: str, was: Any, now: Any, changed: Turn) -> Iterator[tuple[str, Turn]]:
+    """A constraint added (narrows), dropped (widens) or changed (``changed``), if it did."""
     if was == now:
         return
     if was is None:
@@ -224,4 +222,4 @@ def _text_constraint(keyword: str, before: Any, after: Any) -> Iterator[tuple[st
     elif now is None:
         yield f"{keyword} {show(was, limit=60)} dropped", Turn.WIDENS
     else:
-        yield f"{keyword} changed from {show(was, limit=60)} to {show(now, limit=60)}", Turn.BOTH
+        yield f"{keyword} changed from {show(was, limit=60)} to {show(now, limit=60)}", changed

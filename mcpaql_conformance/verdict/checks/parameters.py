@@ -295,7 +295,8 @@ def defaults(ctx: Context) -> Outcome:
     reasons = {item: reason for item in uncovered if (reason := _reason(ctx, item))}
     shaping = [item for item in reasons if _shapes_the_answer(item)]
     if shaping and not cases and len(shaping) == len(uncovered) and not failures and not warnings and not withheld:
-        return skip(_behaviour(shaping)[0].upper() + _behaviour(shaping)[1:] + ".")
+        said = _behaviour(shaping)
+        return skip(said[0].upper() + said[1:] + ".")
     observed = bool(reasons)
     return judge(
         MUST,
