@@ -17,19 +17,19 @@ from typing import Any
 import orjson
 
 from mcpaql_conformance import SPEC_VERSION
-from mcpaql_conformance.agent.endpoints import AgentError
 from mcpaql_conformance.agent.loop import RunRecord
 from mcpaql_conformance.agent.scenario import Scenario
 from mcpaql_conformance.agent.tasks import Task
-from mcpaql_conformance.errors import ConfigError
+from mcpaql_conformance.errors import ConfigError, InternalError
 from mcpaql_conformance.evidence.bundle import bundle_from_data, incomplete_invocation
 from mcpaql_conformance.files.jsonio import dumps, load_json_file, write_atomic
 from mcpaql_conformance.files.values import json_safe
+from mcpaql_conformance.files.vocabulary import AgentTestKind
 from mcpaql_conformance.live.records import safe_name
 from mcpaql_conformance.live.redact import Redactor
 from mcpaql_conformance.sanitize import plain
 
-SCENARIO_KIND = "scenario"
+SCENARIO_KIND: AgentTestKind = "scenario"
 
 
 def run_entry(run: RunRecord, transcript: str | None) -> dict[str, Any]:
@@ -286,7 +286,7 @@ def existing_bundle(path: Path) -> dict[str, Any]:
 def readable_text(bundle: dict[str, Any], source: str) -> str:
     """The bundle as the text to write, once it is known that `test` reads it back and judges
     its agent evidence (the Semantic Evaluation category, at Level 2). Evidence `test` would
-    refuse is never written: it is an error of ours, said as one (exit 3)."""
+    refuse is never written: it is an error of ours, said as one (exit 70)."""
     from mcpaql_conformance.verdict.runner import evaluate
 
     try:
@@ -298,7 +298,7 @@ def readable_text(bundle: dict[str, Any], source: str) -> str:
         reason = plain(f"{type(exc).__name__}: {exc}", max_len=300)
     else:
         return text
-    raise AgentError(
+    raise InternalError(
         f"internal error: the agent evidence is not a bundle `test` can read ({reason}); {source} was not"
         " written (the transcripts were); please report it"
     )

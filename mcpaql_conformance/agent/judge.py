@@ -14,6 +14,7 @@ from mcpaql_conformance.agent.endpoints import ModelTurnFailed
 from mcpaql_conformance.agent.loop import RunRecord, answer_text
 from mcpaql_conformance.agent.providers import Provider, Reply
 from mcpaql_conformance.agent.tasks import Task
+from mcpaql_conformance.files.vocabulary import FAILED_RUN, INVALID_VERDICT, PASSED
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.secrecy import mask
 from mcpaql_conformance.verdict.metrics import RUNNER
@@ -72,7 +73,7 @@ def read_verdict(text: str) -> dict[str, str] | None:
         data: Any = orjson.loads(found.group())
     except orjson.JSONDecodeError:
         return None
-    if not isinstance(data, dict) or data.get("verdict") not in ("pass", "fail"):
+    if not isinstance(data, dict) or data.get("verdict") not in (PASSED, FAILED_RUN):
         return None
     reason = data.get("reason")
     return {"verdict": data["verdict"], "reason": plain(reason if isinstance(reason, str) else "", max_len=500)}
@@ -84,7 +85,7 @@ def unanswered(run: RunRecord) -> dict[str, Any]:
     judge is asked (a weak judge would pass it; a paid one would cost tokens for nothing)."""
     message = run.error["message"] if run.error else "no answer"
     reason = plain(f"the run ended without a final answer ({message})", max_len=500)
-    return {"verdict": "fail", "reason": reason, "model": RUNNER}
+    return {"verdict": FAILED_RUN, "reason": reason, "model": RUNNER}
 
 
 async def judge_run(judge: Provider, task: Task, run: RunRecord) -> dict[str, Any]:
@@ -108,11 +109,16 @@ async def judge_run(judge: Provider, task: Task, run: RunRecord) -> dict[str, An
         try:
             reply = await conversation.reply()
         except ModelTurnFailed as exc:
-            return {"verdict": "invalid", "reason": plain(str(exc), max_len=300), "model": model, **used}
+            return {"verdict": INVALID_VERDICT, "reason": plain(str(exc), max_len=300), "model": model, **used}
         spent(reply)
         text = reply.text
         verdict = read_verdict(text)
         if verdict is not None:
             return {**verdict, "model": model, **used}
         conversation.add_user('Reply with the JSON object only: {"verdict": "pass" or "fail", "reason": "..."}.')
-    return {"verdict": "invalid", "reason": f"no JSON verdict: {plain(text, max_len=200)!r}", "model": model, **used}
+    return {
+        "verdict": INVALID_VERDICT,
+        "reason": f"no JSON verdict: {plain(text, max_len=200)!r}",
+        "model": model,
+        **used,
+    }

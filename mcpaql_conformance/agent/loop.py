@@ -16,6 +16,7 @@ from mcpaql_conformance.agent.guard import REFUSED_CODE, refused_answer
 from mcpaql_conformance.agent.providers import Conversation, ToolCall
 from mcpaql_conformance.evidence.answers import classify
 from mcpaql_conformance.files.values import json_safe, writable_text
+from mcpaql_conformance.files.vocabulary import ToolCallOutcome
 from mcpaql_conformance.live.connection import CaptureError, Connection
 from mcpaql_conformance.live.guard import Withheld, operations_named
 from mcpaql_conformance.sanitize import plain
@@ -27,14 +28,12 @@ SYSTEM = (
 )
 
 # How a call was answered: by the server ("sent"), by the runner instead of the server.
-SENT, REFUSED, INDUCED, SIMULATED, INVALID, NO_ANSWER = (
-    "sent",
-    "refused",
-    "induced",
-    "simulated",
-    "invalid",
-    "no-answer",
-)
+SENT: ToolCallOutcome = "sent"
+REFUSED: ToolCallOutcome = "refused"
+INDUCED: ToolCallOutcome = "induced"
+SIMULATED: ToolCallOutcome = "simulated"
+INVALID: ToolCallOutcome = "invalid"
+NO_ANSWER: ToolCallOutcome = "no-answer"
 
 
 @dataclass
@@ -42,7 +41,7 @@ class CallRecord:
     turn: int
     tool: str
     arguments: Any
-    outcome: str
+    outcome: ToolCallOutcome
     response: Any
     succeeded: bool
     seconds: float
@@ -100,7 +99,9 @@ class ToolCaller:
         self.connection = connection
         self.aql_tools = aql_tools
 
-    async def call(self, turn: int, tool: Any, arguments: Any, instead: Any = None, how: str = SIMULATED) -> CallRecord:
+    async def call(
+        self, turn: int, tool: Any, arguments: Any, instead: Any = None, how: ToolCallOutcome = SIMULATED
+    ) -> CallRecord:
         """One call; ``instead``: the answer to give without calling the server (``how`` says why).
         What the model sent is made writable first (see ``json_safe``); a name that is not text
         (null, a number, an object, none at all) is recorded as the JSON it was and never sent."""
@@ -134,7 +135,9 @@ class ToolCaller:
         )
         return {"success": False, "error": {"code": REFUSED_CODE, "message": message}}
 
-    def _record(self, turn: int, tool: str, arguments: Any, outcome: str, response: Any, started: float) -> CallRecord:
+    def _record(
+        self, turn: int, tool: str, arguments: Any, outcome: ToolCallOutcome, response: Any, started: float
+    ) -> CallRecord:
         succeeded = outcome in (SENT, SIMULATED) and classify(response).succeeded
         return CallRecord(turn, tool, arguments, outcome, response, succeeded, time.perf_counter() - started)
 

@@ -41,7 +41,7 @@ from mcpaql_conformance.agent.preflight import check_endpoints, tool_list_tokens
 from mcpaql_conformance.agent.providers import Provider, open_provider
 from mcpaql_conformance.agent.scenario import Scenario, load_scenario, run_scenario
 from mcpaql_conformance.agent.tasks import OperationView, Task, builtin_tasks, load_tasks
-from mcpaql_conformance.errors import ConfigError
+from mcpaql_conformance.errors import ConfigError, InternalError
 from mcpaql_conformance.files.jsonio import make_folder
 from mcpaql_conformance.live.changes import change_entries
 from mcpaql_conformance.live.connection import CaptureError, CaptureStopped, Target, connect, server_log
@@ -144,12 +144,12 @@ def run_agent(options: AgentOptions, progress: Callable[[str], None] = lambda li
             with anyio.CancelScope(shield=True):
                 await _close(planned)
 
-    failure: ConfigError | None = None
+    failure: ConfigError | InternalError | None = None
     try:
         anyio.run(main)
     except TimeoutError:
         failure = AgentError(f"the agent runs did not finish within {limit} s")
-    except ConfigError as exc:  # the model or the server could not go on (exit 3)
+    except (ConfigError, InternalError) as exc:  # the model or the server could not go on (exit 3), or ours (70)
         failure = exc
     writer = writers[0] if writers else None
     if stop.signal is not None:

@@ -23,10 +23,11 @@ from mcpaql_conformance.evidence.answers import classify
 from mcpaql_conformance.files.configio import load_checked
 from mcpaql_conformance.files.kinds import SCENARIO
 from mcpaql_conformance.files.values import MISSING, resolve_path
+from mcpaql_conformance.files.vocabulary import ScenarioEvent
 from mcpaql_conformance.sanitize import plain
 
 _REFERENCE = re.compile(r"^\$\{([A-Za-z0-9_-]+)\.([A-Za-z0-9_.-]+)\}$")
-ANSWERS = ("tool_result", "tool_error")
+ANSWERS: tuple[ScenarioEvent, ...] = ("tool_result", "tool_error")
 
 
 @dataclass(frozen=True)

@@ -11,16 +11,15 @@ from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.evidence.reading import identifier_words
 from mcpaql_conformance.files.configio import load_checked
 from mcpaql_conformance.files.kinds import TASKS
+from mcpaql_conformance.files.vocabulary import AgentTestKind
 from mcpaql_conformance.sanitize import plain
 
 # The built-in kinds, in the order of the spec's table of semantic tests.
-DISCOVERY, FIELD_SELECTION, ERROR_RECOVERY, OPERATION_SELECTION = (
-    "discovery",
-    "field-selection",
-    "error-recovery",
-    "operation-selection",
-)
-USER = "user"
+DISCOVERY: AgentTestKind = "discovery"
+FIELD_SELECTION: AgentTestKind = "field-selection"
+ERROR_RECOVERY: AgentTestKind = "error-recovery"
+OPERATION_SELECTION: AgentTestKind = "operation-selection"
+USER: AgentTestKind = "user"
 SHOWN_OPERATIONS = 3  # operation names the discovery answer must contain
 
 
@@ -34,7 +33,7 @@ class Task:
     intent: str | None = None
     runs: int | None = None
     min_pass_rate: float | None = None
-    kind: str = USER
+    kind: AgentTestKind = USER
     must_succeed: tuple[str, ...] = ()  # operations one of whose calls the server must answer with success
     induce_error_on: str | None = None  # the operation whose first call is answered with an induced error
 

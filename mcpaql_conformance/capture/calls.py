@@ -7,19 +7,10 @@ from typing import Any
 
 from mcpaql_conformance.capture.values import matches_type
 from mcpaql_conformance.evidence.reading import BATCH_ALIASES, SINGLE, declares, protocol_capabilities
+from mcpaql_conformance.files.vocabulary import DESTRUCTIVE, NOT_APPLICABLE, PLAN_STEP
 from mcpaql_conformance.live.discovery import Operation
 from mcpaql_conformance.live.safety import UNKNOWN_OPERATION
-from mcpaql_conformance.live.session import (
-    DESTRUCTIVE,
-    NOT_APPLICABLE,
-    PHASE_BATCH,
-    PHASE_EXAMPLES,
-    PHASE_UNKNOWN,
-    PLAN,
-    Live,
-    gather,
-    note,
-)
+from mcpaql_conformance.live.session import PHASE_BATCH, PHASE_EXAMPLES, PHASE_UNKNOWN, Live, gather, note
 
 JsonObject = dict[str, Any]
 
@@ -36,7 +27,7 @@ async def run_examples(live: Live, operations: dict[str, Operation]) -> None:
             live.evidence.notes.append(live.withheld(op.name, "example", op.need, what="not sent"))
             continue
         if problem is not None or op is None:
-            live.evidence.notes.append(note(example["operation"], "example", f"not sent: {problem}", PLAN))
+            live.evidence.notes.append(note(example["operation"], "example", f"not sent: {problem}", PLAN_STEP))
             continue
         description = str(example.get("_description", "plan example"))
         arguments = {"operation": op.name, "params": params}

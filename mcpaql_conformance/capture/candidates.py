@@ -4,7 +4,7 @@ A server's valid values often live outside ``enum``: in the parameter's or the o
 description ("Query type: 'operations' or 'types'", "one of: a, b, c", "e.g. 2024-01-31"), in
 the operation's examples, or in what the server answered before (an identifier a list
 returned). Values the server documents come first; a value made up from the type, bounds and
-format comes last. The order is the plan (decided by the caller), then ``SOURCES``.
+format comes last. The order is the plan (decided by the caller), then the order of ``candidates``.
 
 Reading descriptions is linear and bounded: a hostile description of megabytes costs the
 first ``MAX_TEXT`` characters, and each source gives at most ``MAX_PER_SOURCE`` values.
@@ -26,22 +26,22 @@ from mcpaql_conformance.capture.values import matches_type, synthesise
 from mcpaql_conformance.evidence.declared import is_placeholder
 from mcpaql_conformance.evidence.reading import identifier_like, identifier_words, name_words
 from mcpaql_conformance.files.values import json_equal
+from mcpaql_conformance.files.vocabulary import ValueSource
 from mcpaql_conformance.live.safety import harmless_value, safe_value
 
 JsonObject = dict[str, Any]
 
-SAFE, ENUM, DEFAULT, EXAMPLE, DESCRIPTION, ANSWER, SPEC, SYNTHESISED = (
-    "safe value",
-    "enum",
-    "default",
-    "example",
-    "description",
-    "earlier answer",
-    "spec",
-    "synthesised",
-)
-SOURCES = (SAFE, ENUM, DEFAULT, EXAMPLE, DESCRIPTION, ANSWER, SPEC, SYNTHESISED)
-PLAN = "plan"
+# Where a value came from (files.vocabulary.ValueSource: the bundle's value_sources).
+SAFE: ValueSource = "safe value"
+ENUM: ValueSource = "enum"
+DEFAULT: ValueSource = "default"
+EXAMPLE: ValueSource = "example"
+DESCRIPTION: ValueSource = "description"
+ANSWER: ValueSource = "earlier answer"
+SPEC: ValueSource = "spec"
+TYPE: ValueSource = "type"
+SYNTHESISED: ValueSource = "synthesised"
+PLAN: ValueSource = "plan"
 MAX_TEXT = 2000
 MAX_PER_SOURCE = 8
 MAX_VALUE_BYTES = 4096  # an example's value bigger than this is not sent
@@ -90,7 +90,7 @@ class Candidate:
     """A value to try, and where it came from (recorded with the probe)."""
 
     value: Any
-    source: str
+    source: ValueSource
 
 
 @dataclass
@@ -232,7 +232,7 @@ def candidates(
     name = parameter.get("name")
     found: list[Candidate] = []
 
-    def add(values: Iterator[Any] | list[Any] | tuple[Any, ...], source: str) -> None:
+    def add(values: Iterator[Any] | list[Any] | tuple[Any, ...], source: ValueSource) -> None:
         count = 0
         for raw in values:
             value = _coerce(raw, parameter)

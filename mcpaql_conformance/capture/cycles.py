@@ -16,19 +16,18 @@ from mcpaql_conformance.evidence.answers import Kind, classify
 from mcpaql_conformance.evidence.declared import object_properties, write_only
 from mcpaql_conformance.evidence.reading import identifier_like, identifier_words
 from mcpaql_conformance.files.values import MISSING, json_equal, resolve_path
+from mcpaql_conformance.files.vocabulary import (
+    FAILED,
+    MISSING_INPUT,
+    NOT_APPLICABLE,
+    NOTHING_TO_KEEP,
+    PLAN_STEP,
+    NoteCause,
+)
 from mcpaql_conformance.live.discovery import Operation
 from mcpaql_conformance.live.levels import strictest
 from mcpaql_conformance.live.plan import substitute
-from mcpaql_conformance.live.session import (
-    FAILED,
-    NOT_APPLICABLE,
-    NOTHING_TO_KEEP,
-    PHASE_CYCLES,
-    PLAN,
-    Live,
-    gather,
-    note,
-)
+from mcpaql_conformance.live.session import PHASE_CYCLES, Live, gather, note
 from mcpaql_conformance.verdict.blame import our_value_refused
 
 JsonObject = dict[str, Any]
@@ -109,7 +108,7 @@ def _changed_by(live: Live, operations: dict[str, Operation], update: JsonObject
     op = operations[update["operation"]]
     if op.category == "UPDATE":  # the request as sent: the plan's references filled in from earlier answers
         request = live.redactor.params(op.name, dict(substitute(params, answers)))
-        case = {"operation": op.name, "kind": "missing_input", "request": request, "response": answers["update"]}
+        case = {"operation": op.name, "kind": MISSING_INPUT, "request": request, "response": answers["update"]}
         live.evidence.update_input_tests.append(case)
     return set(params)
 
@@ -135,7 +134,7 @@ async def _steps(
         op = operations.get(cycle[step]["operation"])
         if op is None:
             reason = "operation not in introspection: cycle skipped"
-            live.evidence.notes.append(note(cycle[step]["operation"], cycle["name"], reason, PLAN, len(names)))
+            live.evidence.notes.append(note(cycle[step]["operation"], cycle["name"], reason, PLAN_STEP, len(names)))
             return None
     steps = [operations[cycle[step]["operation"]] for step in names]
     barred = [op for op in steps if not live.allows(op.need)]
@@ -220,7 +219,7 @@ def _apply(live: Live, inferred: Inferred, outcome: Outcome) -> None:
         getattr(inferred, kind).append(outcome.plan)
 
 
-def _skip(op: Operation, probe: str, reason: str, cause: str, count: int = 2) -> Outcome:
+def _skip(op: Operation, probe: str, reason: str, cause: NoteCause, count: int = 2) -> Outcome:
     what = probe.replace("_", "-")
     return Outcome(note=note(op.name, probe, f"inferred {what} cycle not run: {reason}", cause, count))
 

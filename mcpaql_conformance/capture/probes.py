@@ -26,18 +26,17 @@ from mcpaql_conformance.evidence.answers import Kind, classify
 from mcpaql_conformance.evidence.reading import identifier_like
 from mcpaql_conformance.files.schemas import operation_result_schema
 from mcpaql_conformance.files.values import MISSING, json_equal
+from mcpaql_conformance.files.vocabulary import (
+    IDENTIFIER_IN_INPUT,
+    MISSING_INPUT,
+    NOT_APPLICABLE,
+    UNKNOWN_PARAMETERS,
+    ValueSource,
+)
 from mcpaql_conformance.live.discovery import CRUDE_FAMILIES, Operation
 from mcpaql_conformance.live.redact import MASK
 from mcpaql_conformance.live.safety import SAFE_ON, safety_switch
-from mcpaql_conformance.live.session import (
-    NOT_APPLICABLE,
-    PHASE_PROBES,
-    UNKNOWN_PARAMETERS,
-    Findings,
-    Live,
-    gather,
-    note,
-)
+from mcpaql_conformance.live.session import PHASE_PROBES, Findings, Live, gather, note
 from mcpaql_conformance.verdict.blame import MAX_SAID, quoted_value, quotes_whole
 from mcpaql_conformance.verdict.textmatch import mentions_identifier
 
@@ -217,7 +216,7 @@ class Sent:
     answers: list[Any] = field(default_factory=list)
     discovered: list[tuple[str, Any]] = field(default_factory=list)
     chosen: dict[str, Candidate] = field(default_factory=dict)  # the value of each parameter we chose
-    sources: dict[int, dict[str, str]] = field(default_factory=dict)  # per probe, where changed by a retry
+    sources: dict[int, dict[str, ValueSource]] = field(default_factory=dict)  # per probe, where changed by a retry
     inconclusive: dict[int, JsonObject] = field(default_factory=dict)  # per probe: capture's mark
     first: dict[int, tuple[JsonObject, Any]] = field(default_factory=dict)  # per retried probe: its first try
 
@@ -373,7 +372,7 @@ def _interpret(live: Live, sent: Sent, findings: Findings) -> None:
         if probe.kind == "missing_required" and probe.parameter is not None:
             _missing(findings, op.name, probe.parameter, response, context)
             if probe.parameter == "input" and op.category == "UPDATE":  # core §4.5.3 item 1
-                case = {"operation": op.name, "kind": "missing_input", "request": context["request"]}
+                case = {"operation": op.name, "kind": MISSING_INPUT, "request": context["request"]}
                 findings.update_input_tests.append({**case, "response": response})
         elif probe.kind == "unknown_parameter":
             case = {"operation": op.name, "parameter": UNKNOWN_PROBE, "response": response, **context}
@@ -397,7 +396,7 @@ def _interpret(live: Live, sent: Sent, findings: Findings) -> None:
         elif probe.kind == "optional_omitted":
             _omitted(findings, op, response, context)
         elif probe.kind == "update_input" and probe.parameter is not None:
-            case = {"operation": op.name, "kind": "identifier_in_input", "parameter": probe.parameter}
+            case = {"operation": op.name, "kind": IDENTIFIER_IN_INPUT, "parameter": probe.parameter}
             findings.update_input_tests.append({**case, "request": context["request"], "response": response})
         elif probe.kind == "routing" and probe.tool is not None:
             findings.routing_tests.append({"operation": op.name, "tool": probe.tool, "response": response})
@@ -428,7 +427,7 @@ def _omitted(findings: Findings, op: Operation, response: Any, context: JsonObje
     findings.optional_omitted.append(case)
     if op.category == "UPDATE" and "input" in omitted:  # `input` documented optional: this call lacks it
         findings.update_input_tests.append(
-            {"operation": op.name, "kind": "missing_input", "request": context["request"], "response": response}
+            {"operation": op.name, "kind": MISSING_INPUT, "request": context["request"], "response": response}
         )
 
 

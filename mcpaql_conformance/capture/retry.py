@@ -17,6 +17,7 @@ from typing import Any
 from mcpaql_conformance.capture.candidates import Candidate, SeenValues
 from mcpaql_conformance.capture.probes import Sent, next_choice, sender, under_test
 from mcpaql_conformance.evidence.answers import classify
+from mcpaql_conformance.files.vocabulary import ValueSource
 from mcpaql_conformance.live.session import Live, gather
 from mcpaql_conformance.verdict.blame import Blame, our_value_refused, value_quoted
 
@@ -110,7 +111,7 @@ def _as_recorded(live: Live, sent: Sent, params: dict[str, Any]) -> dict[str, An
     return live.redactor.params(sent.op.name, dict(params))
 
 
-def _mark(blame: Blame, tried: list[Any], sources: list[str]) -> dict[str, Any]:
+def _mark(blame: Blame, tried: list[Any], sources: list[ValueSource]) -> dict[str, Any]:
     """Capture's mark on a case whose answer refused our value (the bundle's ``inconclusive``)."""
     reason = Blame(blame.parameter, blame.value, tuple(tried)).reason()
     return {"reason": reason, "parameter": blame.parameter, "values": tried, "sources": sources}

@@ -21,9 +21,11 @@ from mcpaql_conformance.capture.plan_writer import write_plan
 from mcpaql_conformance.capture.probes import Sent, read_probes, send_probes
 from mcpaql_conformance.capture.retry import retry_refused, seen_values
 from mcpaql_conformance.capture.values import run_values
-from mcpaql_conformance.errors import ConfigError
+from mcpaql_conformance.errors import ConfigError, InternalError
+from mcpaql_conformance.evidence.bundle import refusal
 from mcpaql_conformance.evidence.reading import Readings, parameters_of, read_detail
 from mcpaql_conformance.files.jsonio import dumps, make_folder, write_atomic
+from mcpaql_conformance.files.vocabulary import NOT_APPLICABLE
 from mcpaql_conformance.live.changes import change_entries
 from mcpaql_conformance.live.connection import (
     CaptureError,
@@ -47,7 +49,7 @@ from mcpaql_conformance.live.levels import Permission
 from mcpaql_conformance.live.plan import Plan, check_plan_operations, check_plan_switches, load_plan
 from mcpaql_conformance.live.records import RecordWriter
 from mcpaql_conformance.live.redact import SHORT_SECRET, Redactor
-from mcpaql_conformance.live.session import NOT_APPLICABLE, Evidence, Live, gather, note
+from mcpaql_conformance.live.session import Evidence, Live, gather, note
 from mcpaql_conformance.live.signals import Stop
 from mcpaql_conformance.sanitize import plain
 
@@ -242,12 +244,32 @@ async def _capture(options: CaptureOptions, plan: Plan, stop: Stop, limit: Overa
         return CaptureResult({}, redactor.value(writer.metrics()), writer.folder, source, dry_run=redactor.value(dry))
     bundle = assemble(live, server, writer.implementation, options, started, cleaned, token)
     write_atomic(options.bundle, dumps(bundle))
+    refuse_our_own(bundle, options.bundle, _records_hint(writer))
     if options.write_plan is not None:
         write_plan(options.write_plan, live, inferred)
     not_sent = sum(int(n.get("count", 1)) for n in live.evidence.notes)
     source = redactor.value(options.target.describe())
     metrics = redactor.value(writer.metrics())
     return CaptureResult(bundle, metrics, writer.folder, source, not_sent, tuple(redactor.value(warnings)))
+
+
+class OwnBundleRefused(InternalError):
+    """Capture wrote a bundle that `test` refuses: a fault of ours (exit 70), never of the user's
+    input. The bundle is kept (no evidence lost), and so are the records."""
+
+    def __init__(self, problem: str, bundle: Path, records_hint: str = "") -> None:
+        self.problem, self.bundle, self.records_hint = problem, bundle, records_hint
+        super().__init__(
+            f"internal error: capture wrote a bundle that `test` refuses ({problem}); the bundle is kept at"
+            f" {plain(str(bundle))}{records_hint}; please report it"
+        )
+
+
+def refuse_our_own(bundle: dict[str, Any], path: Path, records_hint: str = "") -> None:
+    """A bundle capture wrote is read back as `test` reads it: a refusal is our fault, said so."""
+    problem = refusal(bundle)
+    if problem is not None:
+        raise OwnBundleRefused(problem, path, records_hint)
 
 
 def _short_secret_warnings(plan: Plan) -> list[str]:

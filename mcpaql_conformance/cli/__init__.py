@@ -22,7 +22,7 @@ from mcpaql_conformance.cli.output import EXIT_CONFIG, silence_stdout
 from mcpaql_conformance.cli.registry import check_many_command, registry_command
 from mcpaql_conformance.cli.shapes import diff_command, schemas_command
 from mcpaql_conformance.cli.spec import rules_command
-from mcpaql_conformance.errors import ConfigError
+from mcpaql_conformance.errors import EXIT_INTERNAL, ConfigError, InternalError
 
 
 class ConformanceGroup(click.Group):
@@ -43,6 +43,9 @@ class ConformanceGroup(click.Group):
         except ConfigError as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(exc.exit_code)  # 3; 128 + N for a capture stopped by signal N
+        except InternalError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(exc.exit_code)  # 70
         except click.Abort:
             click.echo("aborted", err=True)
             sys.exit(130)
@@ -51,7 +54,7 @@ class ConformanceGroup(click.Group):
             sys.exit(EXIT_PIPE_CLOSED)
         except (SystemExit, KeyboardInterrupt):
             raise
-        except BaseException as exc:  # a bug of ours, or a library's panic: one line, exit 3, never a traceback
+        except BaseException as exc:  # a bug of ours, or a library's panic: one line, exit 70, never a traceback
             if os.environ.get("MCPAQL_CONFORMANCE_DEBUG"):
                 raise
             from mcpaql_conformance.sanitize import plain
@@ -61,7 +64,7 @@ class ConformanceGroup(click.Group):
                 "(set MCPAQL_CONFORMANCE_DEBUG=1 for the traceback)",
                 err=True,
             )
-            sys.exit(EXIT_CONFIG)
+            sys.exit(EXIT_INTERNAL)
         sys.exit(result if isinstance(result, int) else 0)
 
 
@@ -90,6 +93,7 @@ def cli() -> None:
       1  a MUST test failed
       2  only SHOULD tests warned or failed
       3  configuration error (bad path, JSON, bundle, report or option value)
+     70  internal error: a fault of ours, never of the input (please report it)
     """
 
 

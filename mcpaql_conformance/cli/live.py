@@ -103,6 +103,7 @@ def capture_both(options: Any, also: Any) -> Any:
     """The capture, and with a second configuration that one too, merged into the bundle (which
     is written again, atomically); the first capture's result, carrying the merged bundle."""
     from mcpaql_conformance.capture.also import merge
+    from mcpaql_conformance.capture.run import refuse_our_own
     from mcpaql_conformance.files.jsonio import write_atomic
 
     result = run_capture(options)
@@ -112,6 +113,7 @@ def capture_both(options: Any, also: Any) -> Any:
     second = run_capture(also)
     bundle = merge(result.bundle, second.bundle)
     write_atomic(options.bundle, dumps(bundle))
+    refuse_our_own(bundle, options.bundle)
     return dataclasses.replace(result, bundle=bundle, not_sent=result.not_sent + second.not_sent)
 
 
@@ -176,6 +178,25 @@ def capture(bundle_path: Path, url: str | None, command: tuple[str, ...], also_u
     return 0
 
 
+def keeping_our_bundle(capture: Any, scratch: bool) -> Any:
+    """``capture()``; when it wrote a bundle `test` would refuse (a fault of ours, exit 70) into
+    `check`'s scratch folder, the bundle is moved to a folder of its own that outlives the run,
+    and the error names that one: the evidence is never lost."""
+    from mcpaql_conformance.capture.run import OwnBundleRefused
+
+    try:
+        return capture()
+    except OwnBundleRefused as exc:
+        if not scratch or not exc.bundle.is_file():
+            raise
+        import shutil
+        import tempfile
+
+        kept = Path(tempfile.mkdtemp(prefix="mcpaql-check-kept-")) / exc.bundle.name
+        shutil.move(exc.bundle, kept)
+        raise OwnBundleRefused(exc.problem, kept, exc.records_hint) from None
+
+
 @click.command(context_settings={"ignore_unknown_options": True})
 @click.option(
     "--bundle",
@@ -204,7 +225,8 @@ def check(
 ) -> int:
     """Capture a live MCP-AQL server and judge it in one run: the report of `test`, with its
     exit code (0 conformant, 1 a MUST failed, 2 only SHOULD warnings; 3 when the server
-    could not be captured at all or an option is wrong).
+    could not be captured at all or an option is wrong; 70 for a fault of ours, such as a
+    bundle capture wrote that `test` refuses: it is kept and named).
 
     \b
       mcpaql-conformance check --allow-destructive -- python -m mcpaql_conformance.demo_adapter
@@ -247,7 +269,7 @@ def check(
             agent = preflight(agent)  # every model endpoint answers before the server is started
         elif any(agent_settings[key] for key in ("model", "judge", "tasks", "scenarios")):
             raise click.UsageError("--model, --judge, --tasks and --scenario need --agent")
-        captured = capture_both(options, also)
+        captured = keeping_our_bundle(lambda: capture_both(options, also), bundle_path is None)
         if captured.dry_run is not None:
             shown = dumps(captured.dry_run) if fmt == "json" else dry_run_text(captured.dry_run, captured.source)
             click.echo(shown, nl=False)

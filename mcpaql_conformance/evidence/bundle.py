@@ -214,6 +214,16 @@ def bundle_from_data(data: Any, source: str = "<bundle>") -> Bundle:
     return Bundle(data=data, source=source)
 
 
+def refusal(data: Any) -> str | None:
+    """Why `test` would refuse this bundle (the JSON path and what is wrong there), or None: what
+    a writer of ours asks of a bundle it wrote before it calls it done."""
+    try:
+        bundle_from_data(data, "")
+    except ConfigError as exc:
+        return str(exc).removeprefix(": ")
+    return None
+
+
 def incomplete_invocation(runs: Any) -> JsonObject | None:
     """The latest ``agent_runs`` entry when it did not finish (``incomplete: true``), else None:
     what `test` marks, `validate` warns about and `agent --resume` continues."""

@@ -22,24 +22,17 @@ from mcpaql_conformance.evidence.fields import (
     PARAMETERS,
     REQUIRED,
 )
-from mcpaql_conformance.evidence.reading import (
-    CRUDE_CATEGORIES,
-    Readings,
-    ToolReading,
-    operations_of,
-    read_detail,
-    read_entry,
-    read_tool,
-)
+from mcpaql_conformance.evidence.reading import Readings, ToolReading, operations_of, read_detail, read_entry, read_tool
 from mcpaql_conformance.files.schemas import introspection_schema, operation_result_schema
+from mcpaql_conformance.files.vocabulary import DESTRUCTIVE, NOTHING_TO_KEEP, WRITES
+from mcpaql_conformance.files.vocabulary import SEMANTIC_CATEGORIES as CRUDE_CATEGORIES
 
 CRUDE_ENDPOINTS = ("create", "read", "update", "delete", "execute")
 CATEGORY_SET = frozenset(CRUDE_CATEGORIES)
 
 
 # Why capture withheld a probe for safety (a note's cause), and the option that allows it.
-WITHHELD = {"writes": "--allow-writes", "destructive": "--allow-destructive"}
-NOTHING_TO_KEEP = "nothing-to-keep"  # (live.session's cause of that name)
+WITHHELD: dict[str, str] = {WRITES: "--allow-writes", DESTRUCTIVE: "--allow-destructive"}
 
 
 def introspect_withheld(notes: Any) -> JsonObject | None:

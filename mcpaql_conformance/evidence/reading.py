@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcpaql_conformance.files.values import show
+from mcpaql_conformance.files.vocabulary import SEMANTIC_CATEGORIES as CRUDE_CATEGORIES
 
 JsonObject = dict[str, Any]
 
-CRUDE_CATEGORIES = ("CREATE", "READ", "UPDATE", "DELETE", "EXECUTE")
 OPERATION_NAME_KEYS = ("name", "element_name", "operation_name", "operation", "op_name", "op", "id", "key")
 TYPE_NAME_KEYS = ("name", "type_name", "element_name", "typeName", "id", "key")
 PARAMETER_NAME_KEYS = ("name", "param_name", "parameter_name", "param", "parameter", "element_name", "field", "key")

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mcpaql_conformance.evidence.bundle import JsonObject, response_path
+from mcpaql_conformance.files.vocabulary import MISSING_INPUT
 from mcpaql_conformance.sanitize import plain
 
 
@@ -103,7 +104,7 @@ _SECTIONS: dict[str, Callable[[JsonObject], str]] = {
     "round_trip_tests": lambda case: _read_back(case),
     "update_preservation_tests": lambda case: _read_back(case),
     "update_input_tests": lambda case: (
-        f"{_name(case['operation'])} without `input`" if case.get("kind") == "missing_input"
+        f"{_name(case['operation'])} without `input`" if case.get("kind") == MISSING_INPUT
         else f"{_name(case['operation'])} with an identifier inside `input`"
     ),
     "constraint_tests": lambda case: f"constraint {_name(case['name'])}",

@@ -11,6 +11,7 @@ from typing import Any
 
 from mcpaql_conformance.evidence.answers import classify
 from mcpaql_conformance.evidence.reading import identifier_like
+from mcpaql_conformance.files.vocabulary import CLEANUP, ChangeSource
 from mcpaql_conformance.live.guard import Change, operations_named
 from mcpaql_conformance.live.redact import Redactor
 
@@ -21,7 +22,7 @@ ID_DEPTH = 2  # how deep in an answer's data an identifier is looked for
 
 
 def change_entries(
-    changes: list[Change], redactor: Redactor, source: str, cleaned: dict[int, str] | None = None
+    changes: list[Change], redactor: Redactor, source: ChangeSource, cleaned: dict[int, str] | None = None
 ) -> list[JsonObject]:
     """The bundle's ``changes`` entries (``source``: capture or agent; a call of --cleanup says
     cleanup), secrets masked; ``cleaned``: what --cleanup did about the record a change created,
@@ -39,7 +40,7 @@ def change_entries(
                 "tool": change.tool,
                 "at": change.at,
                 "needed": change.need.level.label,
-                "source": "cleanup" if change.cleanup else source,
+                "source": CLEANUP if change.cleanup else source,
                 "identifiers": dict(islice(identifiers.items(), MAX_IDENTIFIERS)),
                 "request": redactor.params(operation, params),
                 "answer": classify(change.response).describe(),

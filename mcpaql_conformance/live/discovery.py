@@ -10,7 +10,6 @@ from typing import Any
 
 from mcpaql_conformance.evidence.declared import typed
 from mcpaql_conformance.evidence.reading import (
-    CRUDE_CATEGORIES,
     SINGLE,
     TYPE_NAME_KEYS,
     Readings,
@@ -29,10 +28,11 @@ from mcpaql_conformance.evidence.reading import (
     types_of,
 )
 from mcpaql_conformance.files.schemas import introspection_schema
+from mcpaql_conformance.files.vocabulary import NOT_APPLICABLE, OPERATIONS, TYPES, IntrospectQuery
+from mcpaql_conformance.files.vocabulary import SEMANTIC_CATEGORIES as CRUDE_CATEGORIES
 from mcpaql_conformance.live.levels import Need, strictest
 from mcpaql_conformance.live.safety import UNKNOWN_OPERATION, operation_need, tool_need
 from mcpaql_conformance.live.session import (
-    NOT_APPLICABLE,
     PHASE_DETAILS,
     PHASE_INTROSPECT,
     PHASE_TYPE_DETAILS,
@@ -143,7 +143,7 @@ async def introspect(live: Live) -> list[str]:
                 live.readings.merge(_list_readings(entries or [], readings))
                 return names
             live.evidence.query_attempts.append(
-                {"query": "operations", "tool": tool, "params": dict(params), "response": answer}
+                {"query": OPERATIONS, "tool": tool, "params": dict(params), "response": answer}
             )
     return []
 
@@ -172,7 +172,7 @@ async def introspect_types(live: Live) -> None:
         live.readings.merge(readings)
         return
     live.evidence.query_attempts.append(
-        {"query": "types", "tool": tool, "params": {"query": "types"}, "response": answer}
+        {"query": TYPES, "tool": tool, "params": {"query": "types"}, "response": answer}
     )
     if types_of(live.evidence.operations_list)[0] is not None:
         live.evidence.types_list = live.evidence.operations_list
@@ -227,10 +227,12 @@ async def ask_unknown_names(live: Live, names: list[str]) -> None:
     queries were (introspect only: read-only at every level)."""
     if live.introspect_tool is None:
         return
-    queries = [("operations", UNKNOWN_OPERATION, (PHASE_DETAILS, len(names)))]
+    queries: list[tuple[IntrospectQuery, str, tuple[int, ...]]] = [
+        (OPERATIONS, UNKNOWN_OPERATION, (PHASE_DETAILS, len(names)))
+    ]
     listed_types = types_of(live.evidence.types_list)[0]
     if listed_types is not None and live.introspect_params:  # types are asked for by `query: types`
-        queries.append(("types", UNKNOWN_TYPE, (PHASE_TYPE_DETAILS, len(listed_types))))
+        queries.append((TYPES, UNKNOWN_TYPE, (PHASE_TYPE_DETAILS, len(listed_types))))
 
     def ask(query: str, name: str, key: tuple[int, ...]) -> Any:
         params = {**live.introspect_params, "query": query, "name": name}

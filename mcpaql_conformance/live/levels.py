@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
+from mcpaql_conformance.files.vocabulary import PermissionLabel
+
 
 class Permission(IntEnum):
     """What a run may call: the default reads only."""
@@ -25,9 +27,10 @@ class Permission(IntEnum):
         return ("", "--allow-writes", "--allow-destructive")[self]
 
     @property
-    def label(self) -> str:
+    def label(self) -> PermissionLabel:
         """The run's level as the bundle and the reports name it."""
-        return ("read-only", "writes", "destructive")[self]
+        labels: tuple[PermissionLabel, ...] = ("read-only", "writes", "destructive")
+        return labels[self]
 
     @property
     def run(self) -> str:

@@ -16,7 +16,8 @@ import re
 from itertools import islice
 from typing import Any
 
-from mcpaql_conformance.evidence.reading import CATEGORY_KEYS, CRUDE_CATEGORIES, declared_names, name_words
+from mcpaql_conformance.evidence.reading import CATEGORY_KEYS, declared_names, name_words
+from mcpaql_conformance.files.vocabulary import SEMANTIC_CATEGORIES as CRUDE_CATEGORIES
 from mcpaql_conformance.live.levels import CATEGORY_LEVELS, READ_ONLY, Need, Permission, strictest
 from mcpaql_conformance.live.words import (
     MAX_DESCRIPTION,

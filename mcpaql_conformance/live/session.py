@@ -12,6 +12,12 @@ from typing import Any
 import anyio
 
 from mcpaql_conformance.evidence.reading import Readings, ToolReading
+from mcpaql_conformance.files.vocabulary import (
+    DESTRUCTIVE,
+    PLAN_STEP,
+    WRITES,
+    NoteCause,
+)
 from mcpaql_conformance.live.connection import Answer, CaptureError, Connection
 from mcpaql_conformance.live.guard import Guard, Withheld, withheld_reason
 from mcpaql_conformance.live.levels import Need, Permission
@@ -30,14 +36,8 @@ JsonObject = dict[str, Any]
 # Why a probe was not sent (the bundle's capture_notes[].cause): withheld for safety, the
 # run's level too low (WRITES: --allow-writes would send it; DESTRUCTIVE: --allow-destructive);
 # or another reason.
-WRITES = "writes"
-DESTRUCTIVE = "destructive"
-WITHHELD_CAUSES = {Permission.WRITES: WRITES, Permission.DESTRUCTIVE: DESTRUCTIVE}
-UNKNOWN_PARAMETERS = "unknown-parameters"
-NOT_APPLICABLE = "not-applicable"
-PLAN = "plan"
-FAILED = "failed"
-NOTHING_TO_KEEP = "nothing-to-keep"  # a write whose every input names another record: no field to read back
+WITHHELD_CAUSES: dict[Permission, NoteCause] = {Permission.WRITES: WRITES, Permission.DESTRUCTIVE: DESTRUCTIVE}
+PLAN = PLAN_STEP
 
 
 @dataclass
@@ -96,7 +96,7 @@ class Evidence:
 
 
 def note(
-    operation: str | None, probe: str, reason: str, cause: str, count: int = 1, parameter: str | None = None
+    operation: str | None, probe: str, reason: str, cause: NoteCause, count: int = 1, parameter: str | None = None
 ) -> JsonObject:
     """A capture note: ``count`` probes not sent (or not conclusive), and why."""
     entry = {"operation": operation, "probe": probe, "reason": reason, "cause": cause, "count": count}

@@ -153,7 +153,7 @@ def test_an_internal_error_is_one_line_unless_debugging(tmp_path):
     run = subprocess.run(
         [sys.executable, "-c", script, "test", str(bundle)], capture_output=True, text=True, check=False
     )
-    assert run.returncode == 3
+    assert run.returncode == 70
     assert run.stderr.strip() == (
         "error: internal error (RuntimeError): simulated bug; please report it "
         "(set MCPAQL_CONFORMANCE_DEBUG=1 for the traceback)"

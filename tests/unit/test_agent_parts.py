@@ -44,7 +44,7 @@ from mcpaql_conformance.agent.tasks import (
     load_tasks,
     thing_created,
 )
-from mcpaql_conformance.errors import ConfigError
+from mcpaql_conformance.errors import ConfigError, InternalError
 from mcpaql_conformance.files.configio import load_config_file, parse_yaml
 from mcpaql_conformance.files.depth import DEEPER, MAX_DEPTH
 from mcpaql_conformance.files.values import json_safe
@@ -202,7 +202,7 @@ def test_agent_evidence_test_would_refuse_is_an_error_of_ours_and_is_not_written
     }
     assert json.loads(readable_text(bundle, "b.json")) == bundle
     bundle["agent_tests"][0]["runs"][0]["tool_calls"] = [{"tool": None}]  # type: ignore[index]
-    with pytest.raises(AgentError) as refused:
+    with pytest.raises(InternalError) as refused:
         readable_text(bundle, "b.json")
     assert str(refused.value) == (
         "internal error: the agent evidence is not a bundle `test` can read ($.agent_tests[0].runs[0].tool_calls[0]"
@@ -218,7 +218,7 @@ def test_agent_evidence_a_check_cannot_judge_is_not_written_either(monkeypatch: 
 
     monkeypatch.setattr(mcpaql_conformance.verdict.runner, "evaluate", crash)
     bundle = {"implementation": "x", "agent_tests": []}
-    with pytest.raises(AgentError, match=r"is not a bundle `test` can read \(KeyError: 'turn'\); b.json was not"):
+    with pytest.raises(InternalError, match=r"is not a bundle `test` can read \(KeyError: 'turn'\); b.json was not"):
         readable_text(bundle, "b.json")
 
 

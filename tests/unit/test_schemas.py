@@ -145,9 +145,9 @@ def test_operation_detail_explanations_name_every_broken_field() -> None:
     assert set(reasons) == {
         "$.parameters[0]: missing required property 'required'",
         "$.permissions.readOnly: expected a boolean, got string",
-        '$.returns.kind: must be one of "enum", "object", "scalar", "union"',
+        '$.returns.kind: must be one of "enum", "object", "scalar", "union" (not "thing")',
         "$.endpoint: must not be empty",
-        '$.semantic_category: must be one of "CREATE", "READ", "UPDATE", "DELETE", "EXECUTE"',
+        '$.semantic_category: must be one of "CREATE", "READ", "UPDATE", "DELETE", "EXECUTE" (not "READS")',
     }
 
 
@@ -174,6 +174,7 @@ def test_operations_list_entries_need_a_known_semantic_category() -> None:
     reasons = introspection_schema("OperationsListData").explain({"operations": [entry]})
     assert reasons == [
         '$.operations[0].semantic_category: must be one of "CREATE", "READ", "UPDATE", "DELETE", "EXECUTE"'
+        ' (not "read")'
     ]
 
 

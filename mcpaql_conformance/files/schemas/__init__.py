@@ -108,7 +108,7 @@ def describe_error(error: Any) -> str:
         return "missing required property " + ", ".join(repr(name) for name in missing)
     if keyword in ("enum", "const"):
         options = expected if keyword == "enum" else [expected]
-        return "must be one of " + ", ".join(orjson.dumps(o).decode() for o in options)
+        return _one_of(options, error.instance)
     if keyword == "pattern":
         return f"does not match the pattern {expected}"
     if keyword == "minLength":
@@ -156,10 +156,22 @@ def _describe_fast(error: Any, root: Any) -> str:
     if name == "Required":
         return f"missing required property {kind.property!r}"
     if name == "Enum":
-        return "must be one of " + ", ".join(orjson.dumps(o).decode() for o in kind.options)
+        return _one_of(kind.options, instance)
     if name == "Pattern":
         return f"does not match the pattern {kind.pattern}"
     return str(error.message)[:200]
+
+
+def _one_of(options: Any, instance: Any) -> str:
+    """``must be one of "a", "b" (not "c")``: the allowed values and the one given (cut short)."""
+    from mcpaql_conformance.sanitize import plain
+
+    try:
+        given = orjson.dumps(instance).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        given = _json_type(instance)
+    allowed = ", ".join(orjson.dumps(o).decode() for o in options)
+    return f"must be one of {allowed} (not {plain(given, max_len=80)})"
 
 
 def _at(root: Any, path: Sequence[str | int]) -> Any:

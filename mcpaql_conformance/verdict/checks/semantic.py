@@ -12,6 +12,7 @@ import orjson
 from mcpaql_conformance.evidence.bundle import JsonObject
 from mcpaql_conformance.evidence.index import Context
 from mcpaql_conformance.files.values import MISSING, json_equal, resolve_path
+from mcpaql_conformance.files.vocabulary import ScenarioOutcome
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.checks.base import CONFORMANCE, Category, no_evidence
 from mcpaql_conformance.verdict.metrics import (
@@ -289,7 +290,7 @@ def _scenario_verdict(agent: JsonObject) -> tuple[Result, str]:
     reached = {str(c.get("operation")) for c in calls}
     completed = {str(c.get("operation")) for c in calls if c.get("succeeded") is True}
     error = run.get("error") or {}
-    outcome = "completed" if run.get("completed") is True else "error"
+    outcome: ScenarioOutcome = "completed" if run.get("completed") is True else "error"
     problems: list[str] = []
     if "outcome" in expect and expect["outcome"] != outcome:  # json: our outcome word (a string)
         said = f" ({error.get('message')})" if outcome == "error" else ""

@@ -13,6 +13,7 @@ from __future__ import annotations
 from mcpaql_conformance.evidence.answers import classify
 from mcpaql_conformance.evidence.bundle import JsonObject
 from mcpaql_conformance.evidence.index import Context
+from mcpaql_conformance.files import vocabulary
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.checks.base import cite
 
@@ -48,7 +49,7 @@ def update_input_findings(ctx: Context) -> tuple[list[str], list[str], int]:
     warnings: list[str] = []
     cases = ctx.bundle.cases("update_input_tests")
     for case in cases:
-        missing = case.get("kind") == "missing_input"
+        missing = case.get("kind") == vocabulary.MISSING_INPUT
         rule = MISSING_INPUT if missing else IDENTIFIER_IN_INPUT
         label = f"{plain(str(case.get('operation')))} {_what(case)}"
         answer = classify(case.get("response"))
@@ -67,7 +68,7 @@ def update_input_findings(ctx: Context) -> tuple[list[str], list[str], int]:
 
 
 def _what(case: JsonObject) -> str:
-    if case.get("kind") == "missing_input":
+    if case.get("kind") == vocabulary.MISSING_INPUT:
         return "without `input`"
     identifier = case.get("parameter")
     named = f"its identifier {plain(str(identifier))}" if identifier else "an identifier"

@@ -1,0 +1,91 @@
+"""The words our files use: each enumerated vocabulary defined once.
+
+Every word a writer of ours puts in a file from a closed set (where a value came from, why a
+probe was not sent, how an agent's call was answered...) is a member of one of the ``Literal``
+types below; the writers take their words from here, typed with the ``Literal``, so that mypy
+refuses a word that is not listed. ``tests/unit/test_vocabulary.py`` compares every ``enum``
+of every schema we publish with the Python vocabulary that defines it (these, and the few that
+live beside their meaning: ``verdict.model.Result``, the exit codes) and fails naming both. A
+new word is added here; the test then names the schema that must learn it.
+
+The spec's own vocabularies (semantic categories, type kinds, ``_protocol`` words...) are
+here too: our schemas constrain what a server answers with them, and checks read them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, get_args
+
+
+def words(vocabulary: Any) -> tuple[Any, ...]:
+    """The members of a ``Literal`` vocabulary, in their order."""
+    return get_args(vocabulary)
+
+
+# -- capture: the evidence bundle ----------------------------------------------------------
+
+# Where a value capture sent came from (parameter_tests[*].value_sources, valid_requests...):
+# the plan, the harmless value of a safety switch or mode, the parameter's enum, its default, an
+# example, a description, an earlier answer of the server, the spec's own values, made up.
+ValueSource = Literal[
+    "plan", "safe value", "enum", "default", "example", "description", "earlier answer", "spec", "type", "synthesised"
+]
+# Why a probe was not sent, or was not conclusive (capture_notes[].cause): withheld for safety
+# (the level that would send it), no parameter list, not applicable, a plan step that could not
+# run, a step the server refused, a write of which nothing can be read back.
+NoteCause = Literal[
+    "writes", "destructive", "unknown-parameters", "not-applicable", "plan", "failed", "nothing-to-keep"
+]
+WRITES: NoteCause = "writes"
+DESTRUCTIVE: NoteCause = "destructive"
+UNKNOWN_PARAMETERS: NoteCause = "unknown-parameters"
+NOT_APPLICABLE: NoteCause = "not-applicable"
+PLAN_STEP: NoteCause = "plan"
+FAILED: NoteCause = "failed"
+NOTHING_TO_KEEP: NoteCause = "nothing-to-keep"  # a write whose every input names another record: no field to read back
+# The permission level a run had (provenance.permission), and a change needed (changes[].needed).
+PermissionLabel = Literal["read-only", "writes", "destructive"]
+ChangeNeed = Literal["writes", "destructive"]
+# What made a change (changes[].source).
+ChangeSource = Literal["capture", "agent", "cleanup"]
+CLEANUP: ChangeSource = "cleanup"
+# The two introspect list queries (introspection.query_attempts[].query, unknown_name_queries).
+IntrospectQuery = Literal["operations", "types"]
+OPERATIONS: IntrospectQuery = "operations"
+TYPES: IntrospectQuery = "types"
+# The kinds of UPDATE `input` probes (update_input_tests[].kind).
+UpdateInputKind = Literal["missing_input", "identifier_in_input"]
+MISSING_INPUT: UpdateInputKind = "missing_input"
+IDENTIFIER_IN_INPUT: UpdateInputKind = "identifier_in_input"
+
+# -- agent runs ------------------------------------------------------------------------------
+
+# The kinds of agent tests (agent_tests[].kind): the spec's semantic tests, a user's, a scenario.
+AgentTestKind = Literal["discovery", "field-selection", "error-recovery", "operation-selection", "user", "scenario"]
+# How a model's call was answered (tool_calls[].outcome): by the server, or by the runner instead.
+ToolCallOutcome = Literal["sent", "refused", "induced", "simulated", "invalid", "no-answer"]
+# A judge model's verdict on a transcript (semantic_tests[].judge.verdict).
+JudgeVerdict = Literal["pass", "fail", "invalid"]
+PASSED: JudgeVerdict = "pass"
+FAILED_RUN: JudgeVerdict = "fail"
+INVALID_VERDICT: JudgeVerdict = "invalid"
+# A scenario's simulated events and expected ends (scenario files).
+ScenarioEvent = Literal["llm_response", "tool_result", "tool_error", "user_input", "llm_error"]
+ScenarioOutcome = Literal["completed", "error"]
+
+# -- the spec's words ------------------------------------------------------------------------
+
+Level = Literal[1, 2]
+SemanticCategory = Literal["CREATE", "READ", "UPDATE", "DELETE", "EXECUTE"]
+TypeKind = Literal["enum", "object", "scalar", "union"]
+ProtocolMode = Literal["semantic", "single", "all"]
+ConformanceClaim = Literal["level-1", "level-2"]
+ConcurrencyModel = Literal["serialized", "read-concurrent", "fully-concurrent", "resource-locked"]
+AggregationMode = Literal["summary_only", "include_items"]
+RelationshipDirection = Literal["incoming", "outgoing", "both"]
+WarningSeverity = Literal["low", "medium", "high"]
+
+VALUE_SOURCES: tuple[ValueSource, ...] = words(ValueSource)
+NOTE_CAUSES: tuple[NoteCause, ...] = words(NoteCause)
+SEMANTIC_CATEGORIES: tuple[SemanticCategory, ...] = words(SemanticCategory)
+LEVELS: tuple[Level, ...] = words(Level)
