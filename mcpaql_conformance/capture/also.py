@@ -48,7 +48,25 @@ def merge(first: JsonObject, second: JsonObject) -> JsonObject:
     merged["capture_notes"] = _list(first.get("capture_notes")) + notes
     provenance = _dict(first.get("provenance"))
     merged["provenance"] = {**provenance, "also": _dict(second.get("provenance"))}
+    noise = _noise(_dict(first.get("stdout_noise")), _dict(second.get("stdout_noise")))
+    if noise:
+        merged["stdout_noise"] = noise
     return merged
+
+
+def _noise(first: JsonObject, second: JsonObject) -> JsonObject:
+    """Both configurations' stdout noise: the counts added, the second's lines marked as its."""
+    if not second:
+        return first
+    lines = [
+        {**line, "after": f"{ALSO}: {line.get('after') or 'before its first message'}"}
+        for line in _list(second.get("lines"))
+        if isinstance(line, dict)
+    ]
+    merged: JsonObject = {"count": int(first.get("count") or 0) + int(second.get("count") or 0)}
+    merged["lines"] = _list(first.get("lines")) + lines
+    lost = first.get("lost") or second.get("lost")
+    return {**merged, **({"lost": lost} if lost else {})}
 
 
 def _list(value: Any) -> list[Any]:

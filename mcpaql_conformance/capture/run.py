@@ -25,7 +25,7 @@ from mcpaql_conformance.errors import ConfigError, InternalError
 from mcpaql_conformance.evidence.bundle import refusal
 from mcpaql_conformance.evidence.reading import Readings, parameters_of, read_detail
 from mcpaql_conformance.files.jsonio import dumps, make_folder, write_atomic
-from mcpaql_conformance.files.vocabulary import NOT_APPLICABLE
+from mcpaql_conformance.files.vocabulary import FAILED, NOT_APPLICABLE
 from mcpaql_conformance.live.changes import change_entries
 from mcpaql_conformance.live.connection import (
     CaptureError,
@@ -223,8 +223,12 @@ async def _capture(options: CaptureOptions, plan: Plan, stop: Stop, limit: Overa
                     if options.dry_run:
                         dry = await dry_run(live, options, limit)
                     else:
-                        inferred = await run_probes(live, limit)
-                        cleaned = await clean_up(live, live.operations) if options.cleanup else {}
+                        inferred, ended = await _probes_kept(live, limit)
+                        cleaned = await clean_up(live, live.operations) if options.cleanup and not ended else {}
+                        if ended:
+                            warnings.append(
+                                f"the capture ended early: {ended}; the bundle holds what was seen until then"
+                            )
                 finally:  # also when the capture fails: what happened until then, written while the server stops
                     records.start()
                 server = dict(connection.server)
@@ -349,26 +353,44 @@ async def dry_run(live: Live, options: CaptureOptions, limit: OverallLimit | Non
     return planned
 
 
-async def run_probes(live: Live, limit: OverallLimit | None = None) -> Inferred:
+async def _probes_kept(live: Live, limit: OverallLimit | None) -> tuple[Inferred, str | None]:
+    """``run_probes``; when the server's stdout stopped carrying MCP midway (a stream that never
+    became MCP again), what was seen until then, with a note, and why it ended (else None)."""
+    probed: list[Sent] = []
+    try:
+        return await run_probes(live, limit, probed), None
+    except CaptureError:
+        lost = live.connection.noise.lost
+        if lost is None:
+            raise
+    _merge(live, probed)  # the operations probed but not yet merged when it ended
+    reason = f"the capture ended early: {lost}; nothing was sent after that"
+    live.evidence.notes.append(note(None, "capture", reason, FAILED))
+    return Inferred(), lost
+
+
+async def run_probes(live: Live, limit: OverallLimit | None = None, probed: list[Sent] | None = None) -> Inferred:
     """Discover, probe every operation, then the plan's examples and cycles, inferred cycles
-    and the batch. A server that deviates is read leniently and probed all the same."""
+    and the batch. A server that deviates is read leniently and probed all the same.
+    ``probed``: each operation's probes as they finish, until they are merged (emptied then)."""
+    probed = probed if probed is not None else []
     operations = await discover(live, limit)
     if not operations:
         return Inferred()
     reads, makers, users, deletes = _stages(operations)
-    sent = await gather([_prober(live, op, limit) for op in reads])  # what the server has, first
-    sent += await gather([_prober(live, op, limit, seen_values(sent)) for op in makers])
-    sent += await gather([_prober(live, op, limit, seen_values(sent)) for op in users])
+    sent = await gather([_prober(live, op, limit, probed) for op in reads])  # what the server has, first
+    sent += await gather([_prober(live, op, limit, probed, seen_values(sent)) for op in makers])
+    sent += await gather([_prober(live, op, limit, probed, seen_values(sent)) for op in users])
     seen = await retry_refused(live, sent)  # probes refused for a value of ours: once more, with the next value
-    _merge(live, sent)
+    _merge(live, probed)
     by_name = {op.name: op for op in operations}
     await run_examples(live, by_name)
     await run_plan_cycles(live, by_name)
     inferred = await infer_cycles(live, operations, seen)
     # deletes last: no cycle reads or updates a record a delete probe took away before it
-    last = await gather([_prober(live, op, limit, seen) for op in deletes])
+    last = await gather([_prober(live, op, limit, probed, seen) for op in deletes])
     await retry_refused(live, last)
-    _merge(live, last)
+    _merge(live, probed)
     await probe_batch(live)
     await probe_unknown_operation(live)
     return inferred
@@ -393,14 +415,25 @@ def _stages(operations: list[Operation]) -> Stages:
     return reads, [op for op in free if op not in reads], users, deletes
 
 
-def _merge(live: Live, sent: list[Sent]) -> None:
-    for probed in sent:
-        live.evidence.merge(probed.op.name, read_probes(live, probed))
+def _merge(live: Live, probed: list[Sent]) -> None:
+    """Each operation's probes into the evidence, in the order of the stages that probe them
+    (whichever finished first); ``probed`` emptied."""
+    order = {id(op): index for index, op in enumerate(_in_stages(live.operations))}
+    for sent in sorted(probed, key=lambda sent: order.get(id(sent.op), len(order))):
+        live.evidence.merge(sent.op.name, read_probes(live, sent))
+    probed.clear()
 
 
-def _prober(live: Live, op: Operation, limit: OverallLimit | None, seen: SeenValues | None = None) -> Any:
+def _in_stages(operations: list[Operation]) -> list[Operation]:
+    return [op for stage in _stages(operations) for op in stage]
+
+
+def _prober(
+    live: Live, op: Operation, limit: OverallLimit | None, probed: list[Sent], seen: SeenValues | None = None
+) -> Any:
     async def probe() -> Any:
         found = await send_probes(live, op, seen)
+        probed.append(found)
         if limit is not None:
             limit.probed += 1
         return found
@@ -474,6 +507,9 @@ def assemble(
         "capture_readings": live.readings.lines(""),
         "capture_notes": evidence.notes,
     }
+    noise = live.connection.noise.evidence()
+    if noise is not None:
+        bundle["stdout_noise"] = noise
     if options.permission > Permission.READ_ONLY:  # what the run may have created or changed, to clean up
         bundle["changes"] = change_entries(live.guard.changes, live.redactor, "capture", cleaned or {})
     if batch is not None:

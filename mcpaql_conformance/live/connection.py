@@ -16,7 +16,7 @@ from anyio.abc import Process
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.files.depth import MAX_LIST_VALUES, MAX_VALUES, cut_wide, tolerate_deep_http_answers
 from mcpaql_conformance.live.guard import Guard
-from mcpaql_conformance.live.process import launched, spawn, stdio_streams, stop
+from mcpaql_conformance.live.process import StdoutNoise, launched, spawn, stdio_streams, stop
 from mcpaql_conformance.live.stderr import HEAD, ServerLog
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.secrecy import mask_urls, masked_url
@@ -80,6 +80,7 @@ class Connection:
         self.tools: list[str] = []
         self.faults = faults if faults is not None else []  # a limit the server broke: the capture ends
         self.guard = guard if guard is not None else Guard()  # none given: read-only, nothing known yet
+        self.noise = StdoutNoise()  # what a stdio server wrote to stdout that is not JSON-RPC
 
     async def list_tools(self) -> list[dict[str, Any]]:
         """Every tool as tools/list gives it: {name, description, inputSchema}."""
@@ -200,18 +201,21 @@ async def connect(
     process = await _start(target, errlog) if not target.url else None
     in_body = False
     faults: list[str] = []
+    noise = StdoutNoise()
     try:
         from mcp.client.session import ClientSession
 
         if process is not None:
             await _start(target, errlog, process)
-        streams = _transport(target, process, warnings, faults)
+        streams = _transport(target, process, warnings, faults, noise)
         async with streams as (read, write), ClientSession(read, write) as session:
             with _deadline(timeout, "initialize", faults):
                 init = await session.initialize()
             info = init.server_info
             in_body = True
-            yield Connection(session, timeout, {"name": info.name, "version": info.version}, faults, guard)
+            connection = Connection(session, timeout, {"name": info.name, "version": info.version}, faults, guard)
+            connection.noise = noise
+            yield connection
     except CaptureError:
         raise
     except Exception as exc:  # the SDK wraps transport faults in exception groups
@@ -252,10 +256,10 @@ async def _start(target: Target, errlog: Any, process: Process | None = None) ->
 
 @contextlib.asynccontextmanager
 async def _transport(
-    target: Target, process: Process | None, warnings: list[str], faults: list[str]
+    target: Target, process: Process | None, warnings: list[str], faults: list[str], noise: StdoutNoise
 ) -> AsyncIterator[Any]:
     if process is not None:
-        async with stdio_streams(process, warnings.append) as streams:
+        async with stdio_streams(process, warnings.append, noise, faults) as streams:
             yield streams
         return
     from mcp.client.streamable_http import streamable_http_client

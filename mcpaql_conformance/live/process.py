@@ -5,9 +5,13 @@ with SIGKILL), spoken to over stdin/stdout, and stopped as a whole group at the 
 grandchildren and detached daemons included. Its stdout is read in linear time, one message
 at most MAX_LINE bytes; its stderr goes to a bounded buffer (stderr.py).
 
-Its stdout must carry JSON-RPC only. One line of other text before the first message (a
-banner) is tolerated with one warning; any other line ends the capture at once with one
-error naming it, instead of a timeout and a flood of parse errors.
+Its stdout must carry JSON-RPC only (MCP's stdio transport). A line of other text is read
+leniently: kept as evidence (``StdoutNoise``: the first lines, each with the request sent
+before it, and how many there were), said once, and the session goes on. Only a stream that
+never becomes MCP again ends it: more than MAX_BANNER_LINES lines before the first message
+(nothing was captured: one error naming the first), or more than MAX_NOISE_LINES lines or
+MAX_NOISE_BYTES bytes in a row after it (``StdoutNoise.lost``: the capture ends with the
+bundle of everything seen so far).
 """
 
 from __future__ import annotations
@@ -33,6 +37,11 @@ from mcpaql_conformance.secrecy import server_environment
 GRACE = 0.2  # seconds a server may take to exit once its stdin is closed, before SIGTERM
 TERM_GRACE = 2.0  # seconds between SIGTERM and SIGKILL to the process group
 MAX_LINE = 64 * 1024 * 1024  # one JSON-RPC message, at most (a hostile server cannot make us buffer more)
+MAX_BANNER_LINES = 20  # lines of other text before the first message (a banner, a logo)
+MAX_NOISE_LINES = 1000  # ...and in a row after it: the stream no longer carries MCP
+MAX_NOISE_BYTES = 1024 * 1024
+KEPT_LINES = 20  # lines of other text kept as evidence (each cut to SHOWN characters)
+SHOWN = 300
 
 
 class StdoutError(ConfigError):
@@ -103,18 +112,23 @@ def _read_all(fd: int) -> bytes:
 
 
 @contextlib.asynccontextmanager
-async def stdio_streams(process: Process, warn: Any) -> AsyncIterator[tuple[Any, Any]]:
-    """(read, write) streams of SessionMessages over the process's stdout and stdin."""
+async def stdio_streams(
+    process: Process, warn: Any, noise: StdoutNoise | None = None, faults: list[str] | None = None
+) -> AsyncIterator[tuple[Any, Any]]:
+    """(read, write) streams of SessionMessages over the process's stdout and stdin. Lines of
+    other text go to ``noise``; when the stream is lost to them, its reason joins ``faults``
+    (the pending request ends with it) and the session sees the end of the stream."""
     from mcp import types
     from mcp.shared.message import SessionMessage
 
     adapter = DeepTolerantReader(types.jsonrpc_message_adapter)
     read_writer, read_stream = anyio.create_memory_object_stream[Any](0)
     write_stream, write_reader = anyio.create_memory_object_stream[Any](0)
+    noise = noise if noise is not None else StdoutNoise()
 
     async def reader() -> None:
         assert process.stdout is not None
-        lines = _Lines(warn)
+        lines = _Lines(warn, noise)
         splitter = LineSplitter(MAX_LINE)
         async with read_writer:
             with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
@@ -123,12 +137,17 @@ async def stdio_streams(process: Process, warn: Any) -> AsyncIterator[tuple[Any,
                         message = lines.read(raw, adapter)
                         if message is not None:
                             await read_writer.send(SessionMessage(message))
+                    if noise.lost is not None:  # the session sees the end; the pending call, why
+                        if faults is not None:
+                            faults.append(noise.lost)
+                        return
 
     async def writer() -> None:
         assert process.stdin is not None
         with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             async with write_reader:
                 async for session_message in write_reader:
+                    noise.last_sent = _request_named(session_message.message)
                     data = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
                     await process.stdin.send((data + "\n").encode("utf-8"))
         await read_writer.aclose()  # the server stopped reading: the session sees the end
@@ -170,12 +189,53 @@ class LineSplitter:
         self.parts.append(piece)
 
 
-class _Lines:
-    """Stdout, line by line: JSON-RPC messages; one banner line before the first is tolerated."""
+class StdoutNoise:
+    """What the server wrote to stdout that is not JSON-RPC: the first KEPT_LINES lines, each with
+    what was sent before it (None: before anything), how many lines in all, and ``lost``: why
+    the stream is taken to carry MCP no more (None while it does)."""
 
-    def __init__(self, warn: Any) -> None:
+    def __init__(self) -> None:
+        self.kept: list[dict[str, Any]] = []
+        self.count = 0
+        self.lost: str | None = None
+        self.last_sent: str | None = None
+
+    def add(self, line: str) -> None:
+        self.count += 1
+        if len(self.kept) < KEPT_LINES:
+            self.kept.append({"line": plain(line, max_len=SHOWN), "after": self.last_sent})
+
+    def evidence(self) -> dict[str, Any] | None:
+        """The bundle's ``stdout_noise`` (None when there was none)."""
+        if not self.count:
+            return None
+        return {"count": self.count, "lines": self.kept, **({"lost": self.lost} if self.lost else {})}
+
+
+def _request_named(message: Any) -> str | None:
+    """A request as the evidence names it: ``tools/call mcp_aql_read (operation list_notes)``."""
+    root = getattr(message, "root", message)
+    method = getattr(root, "method", None)
+    if not isinstance(method, str):
+        return None
+    params = getattr(root, "params", None) or {}
+    params = params if isinstance(params, dict) else {}
+    tool, arguments = params.get("name"), params.get("arguments")
+    operation = arguments.get("operation") if isinstance(arguments, dict) else None
+    named = method + (f" {tool}" if isinstance(tool, str) else "")
+    named += f" (operation {operation})" if isinstance(operation, str) else ""
+    return plain(named, max_len=200)
+
+
+class _Lines:
+    """Stdout, line by line: JSON-RPC messages; the other lines go to ``noise``, until there
+    are so many that the stream carries MCP no more (see the module's docstring)."""
+
+    def __init__(self, warn: Any, noise: StdoutNoise) -> None:
         self.warn = warn
-        self.spoken = self.banner = False
+        self.noise = noise
+        self.spoken = self.said = False
+        self.run_lines = self.run_bytes = 0  # other text since the last message
 
     def read(self, raw: bytes, adapter: Any) -> Any:
         line = raw.decode("utf-8", errors="replace").strip()
@@ -184,17 +244,39 @@ class _Lines:
         try:
             message = adapter.validate_json(line, by_name=False)
         except ValueError:
-            shown = plain(line, max_len=200)
-            if self.spoken or self.banner:
-                raise StdoutError(
-                    f"the server wrote text that is not JSON-RPC to stdout: {shown!r}"
-                    " (stdout is the protocol channel; log to stderr)"
-                ) from None
-            self.banner = True
-            self.warn(f"the server printed a banner before speaking JSON-RPC: {shown!r}")
+            self._other(line, len(raw))
             return None
         self.spoken = True
+        self.run_lines = self.run_bytes = 0
         return message
+
+    def _other(self, line: str, size: int) -> None:
+        first = self.noise.kept[0]["line"] if self.noise.kept else plain(line, max_len=SHOWN)
+        self.noise.add(line)
+        self.run_lines += 1
+        self.run_bytes += size
+        shown = plain(line, max_len=200)
+        if not self.spoken:
+            if self.run_lines > MAX_BANNER_LINES:
+                raise StdoutError(
+                    f"the server wrote {self.run_lines} lines of text that is not JSON-RPC to stdout before its"
+                    f" first message (the first: {plain(first, max_len=200)!r}); stdout is the protocol channel:"
+                    " log to stderr"
+                )
+            if self.run_lines == 1:
+                self.warn(f"the server printed a banner before speaking JSON-RPC: {shown!r}")
+            return
+        if not self.said:
+            self.said = True
+            self.warn(
+                f"the server wrote text that is not JSON-RPC to stdout, its protocol channel: {shown!r}"
+                " (kept as evidence; the capture goes on)"
+            )
+        if self.run_lines > MAX_NOISE_LINES or self.run_bytes > MAX_NOISE_BYTES:
+            self.noise.lost = (
+                f"the server's stdout stopped carrying MCP: {self.run_lines} lines ({self.run_bytes} bytes) of other"
+                f" text in a row, the last {shown!r}"
+            )
 
 
 async def stop(process: Process) -> list[int]:

@@ -388,7 +388,10 @@ def test_stdout_garbage_fails_fast_with_one_line_naming_it(tmp_path):
     assert time.monotonic() - started < 10  # not the 20 s call timeout
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, lines
-    assert "the server wrote text that is not JSON-RPC to stdout: 'debug line 1: not JSON-RPC'" in lines[0]
+    assert (
+        "the server wrote 21 lines of text that is not JSON-RPC to stdout before its first message (the first:"
+        " 'debug line 0: not JSON-RPC'); stdout is the protocol channel: log to stderr"
+    ) in lines[0]
     assert "\x1b" not in result.stderr
     assert leftover_children(f"{SERVERS} garbage") == []
 

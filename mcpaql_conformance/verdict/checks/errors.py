@@ -54,9 +54,41 @@ def discriminated_union(ctx: Context) -> Outcome:
         MUST,
         judged=len(responses),
         failures=failures,
+        warnings=stdout_noise(ctx.bundle.data.get("stdout_noise")),
         passed=f"All {len(responses)} recorded response(s) are valid {{success, data}} or {{success, error}} results.",
         no_evidence=told(ctx, "the server answered no call", "the bundle records no response"),
     )
+
+
+SHOWN_NOISE = 3  # lines of a server's stdout noise quoted in findings
+
+
+def stdout_noise(noise: Any) -> list[str]:
+    """What a stdio server wrote to stdout, its protocol channel, that is not JSON-RPC: one finding
+    per line quoted (the first few), each with the request it followed. MCP's stdio transport
+    carries protocol messages only; MCP-AQL takes MCP's transport requirements as they are
+    (mcp-integration §1.4, an informative document, with no keyword of its own): a WARN."""
+    if not isinstance(noise, dict) or not isinstance(noise.get("lines"), list):
+        return []
+    lines = [entry for entry in noise["lines"] if isinstance(entry, dict) and isinstance(entry.get("line"), str)]
+    said = noise.get("count")
+    count = said if isinstance(said, int) and not isinstance(said, bool) else len(lines)
+    found: list[str] = []
+    for entry in lines[:SHOWN_NOISE]:
+        after = entry.get("after")
+        when = f"after {plain(after, max_len=120)}" if isinstance(after, str) else "before its first message"
+        found.append(
+            uncited(
+                f"the server wrote text that is not JSON-RPC to stdout, MCP's protocol channel, {when}:"
+                f" {plain(entry['line'], max_len=200)!r} (stdio carries protocol messages only, mcp-integration"
+                " §1.4: log to stderr)"
+            )
+        )
+    if count > len(found):
+        found.append(uncited(f"{count - len(found)} more line(s) of text that is not JSON-RPC on stdout"))
+    if isinstance(noise.get("lost"), str):
+        found.append(uncited(f"{plain(noise['lost'], max_len=300)}: the capture ended early"))
+    return found
 
 
 def _where(ctx: Context, template: str, cases: list[JsonObject] | None, index: int) -> str:
