@@ -22,9 +22,10 @@ from typing import Any
 import orjson
 
 from mcpaql_conformance.capture.patterns import fits
-from mcpaql_conformance.capture.values import matches_type, synthesise
+from mcpaql_conformance.capture.values import format_ok, matches_type, synthesise
 from mcpaql_conformance.evidence.declared import is_placeholder
-from mcpaql_conformance.evidence.reading import identifier_like, identifier_words, name_words
+from mcpaql_conformance.evidence.identifiers import documented_kind, identifier_like, named_identifier
+from mcpaql_conformance.evidence.reading import identifier_words, name_words
 from mcpaql_conformance.files.values import json_equal
 from mcpaql_conformance.files.vocabulary import ValueSource
 from mcpaql_conformance.live.safety import harmless_value, safe_value
@@ -155,7 +156,11 @@ _KIND_SUFFIXES = (
 
 def named_kind(name: str) -> tuple[str | None, frozenset[str]]:
     """The bare field and the words of the kind of record a parameter names (``note_id``: ``id``,
-    {note}); (None, {}) for a name with none of the endings."""
+    {note}; a documented identifier, ``supplier_code``: no bare field, {supplier}); (None, {})
+    for a name with none of the endings."""
+    documented = documented_kind(name)
+    if documented is not None:
+        return None, documented
     for suffix, field_name in _KIND_SUFFIXES:
         if name.endswith(suffix) and len(name) > len(suffix):
             return field_name, frozenset(word.lower() for word in identifier_words(name[: -len(suffix)]))
@@ -197,6 +202,44 @@ def refers_elsewhere(operation: str, name: str) -> bool:
     words = _kind_words(operation)
     plural = {word + "s" for word in wanted}
     return bool(wanted) and not (wanted & words) and not (plural & words)
+
+
+# What a description says of a parameter that names one record.
+_IDENTIFYING_TEXT = re.compile(r"\bunique(?:ly)?\b|\bidentif(?:ier|ies|ying)\b|\bprimary key\b", re.IGNORECASE)
+_KEY_TYPES = (None, "string", "integer", "number")
+
+
+def documented_identifiers(operations: list[Any]) -> dict[str, frozenset[str]]:
+    """The parameters a server documents as naming one record, with the words of the kind each
+    names (``sku``: {item}): the one parameter a READ, UPDATE or DELETE operation needs (taken so by
+    two of them, or by one and a CREATE), one described as unique or identifying, one of the uuid
+    format; names that say so themselves (``note_id``) are read by their name already."""
+    takers: dict[str, list[frozenset[str]]] = {}
+    described: dict[str, frozenset[str]] = {}
+    created: set[str] = set()
+    for op in operations:
+        keys = [p for p in op.parameters or [] if _key_shaped(p)]
+        if op.category in ("READ", "UPDATE", "DELETE"):
+            needed = [p for p in keys if p.get("required") is True]
+            if len(needed) == 1:
+                takers.setdefault(needed[0]["name"], []).append(_kind_words(op.name))
+        if op.category == "CREATE":
+            created |= {p["name"] for p in keys}
+        for p in keys:
+            text = p.get("description")
+            if p.get("format") == "uuid" or (isinstance(text, str) and _IDENTIFYING_TEXT.search(text[:MAX_TEXT])):
+                described.setdefault(p["name"], _kind_words(op.name))
+    found = {name: frozenset().union(*kinds) for name, kinds in takers.items() if len(kinds) > 1 or name in created}
+    found.update({name: kinds for name, kinds in described.items() if name not in found})
+    return {name: kinds for name, kinds in found.items() if not named_identifier(name)}
+
+
+def _key_shaped(parameter: JsonObject) -> bool:
+    """A parameter that could hold a record's key: a scalar, not `input`, `fields` or a switch."""
+    name = parameter.get("name")
+    if not isinstance(name, str) or name in ("input", "fields") or safe_value(parameter, [])[0]:
+        return False
+    return parameter.get("type") in _KEY_TYPES and not isinstance(parameter.get("enum"), list)
 
 
 def _kind_words(operation: str) -> frozenset[str]:
@@ -242,6 +285,8 @@ def candidates(
                 continue
             if not within_bounds(value, parameter) or not _small(value) or fits(value, parameter) is False:
                 continue  # a value the documented bounds or pattern refuse is no value to try
+            if isinstance(value, str) and not format_ok(parameter.get("format"), value):
+                continue  # nor one its format refuses (2024-02-30 for a date)
             if not any(json_equal(value, c.value) and type(value) is type(c.value) for c in found):
                 found.append(Candidate(value, source))
                 count += 1
@@ -262,7 +307,19 @@ def candidates(
     if not any(json_equal(synthesised, c.value) for c in found):
         found.append(Candidate(synthesised, SYNTHESISED))
     safe = safe_choice(parameter, found)
-    return [safe] if safe is not None else found
+    if safe is not None:
+        return [safe]
+    if isinstance(name, str) and new_record_key(operation, name, category):
+        # the new record's own key: a value of ours first; a documented one may name a record the
+        # server has (its seed data, an example), and that create would be a conflict of our making
+        return sorted(found, key=lambda candidate: candidate.source != SYNTHESISED)
+    return found
+
+
+def new_record_key(operation: str, name: str, category: str | None) -> bool:
+    """Whether a parameter of a create is the key of the record it makes (create_item's ``sku``,
+    create_shelf's ``shelf_id``): a value that must be new in the run, and on the server."""
+    return category == "CREATE" and identifier_like(name) and not names_existing(operation, name, category)
 
 
 # Words of a parameter's name that make it a direction or mode: a documented harmless value

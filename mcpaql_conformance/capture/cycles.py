@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mcpaql_conformance.capture.candidates import ANSWER, SAFE, SeenValues, candidates, names_existing
-from mcpaql_conformance.capture.probes import SENSITIVE_PROBE, next_choice
+from mcpaql_conformance.capture.probes import SENSITIVE_PROBE, fresh_keys, next_choice
 from mcpaql_conformance.capture.values import changed_value, distinct_value
 from mcpaql_conformance.evidence.answers import Kind, classify
 from mcpaql_conformance.evidence.declared import object_properties, write_only
-from mcpaql_conformance.evidence.reading import identifier_like, identifier_words
+from mcpaql_conformance.evidence.identifiers import identifier_like
+from mcpaql_conformance.evidence.reading import identifier_words
 from mcpaql_conformance.files.values import MISSING, json_equal, resolve_path
 from mcpaql_conformance.files.vocabulary import (
     FAILED,
@@ -252,7 +253,7 @@ def create_values(live: Live, op: Operation, seen: SeenValues | None = None) -> 
             params[parameter["name"]] = answered
         else:
             params[parameter["name"]] = distinct_value(parameter, parameter["name"])
-    return params, referenced
+    return fresh_keys(live, op, params), referenced
 
 
 def _referenced(op: Operation, parameter: JsonObject, seen: SeenValues | None) -> Any:
@@ -277,7 +278,10 @@ async def _infer_create_read(
         return Outcome(note=live.withheld(op.name, "create_read", op.need, 2, "inferred create-read cycle not run"))
     if op.parameters is None and not op.discovered:
         return _skip(op, "create_read", "introspection gave no parameter list", NOT_APPLICABLE)
-    if any(p.get("type") == "object" and p.get("required") is True for p in op.parameters or []):
+    if any(
+        p.get("type") == "object" and p.get("required") is True and not object_properties(p)
+        for p in op.parameters or []
+    ):
         return _skip(op, "create_read", "it takes an object whose fields introspection does not give", NOT_APPLICABLE)
     params, referenced = create_values(live, op, seen)
     name = f"inferred-{op.name}-read"
@@ -338,7 +342,7 @@ def _second_values(
     if following is None:
         return None
     referenced = {blame.parameter} if following.source == ANSWER else set()
-    return {**params, blame.parameter: following.value}, referenced
+    return fresh_keys(live, op, {**params, blame.parameter: following.value}), referenced
 
 
 def _reader_for(create: Operation, answer: Any, readers: list[Operation]) -> tuple[Operation, dict[str, str]] | None:
@@ -516,6 +520,7 @@ async def _infer_update_read(live: Live, op: Operation, created: list[Created], 
     if source is None:
         return _skip(op, "update_read", "no inferred create answers the identifiers it takes", NOT_APPLICABLE, 3)
     name = f"inferred-{op.name}-read"
+    source = replace(source, params=fresh_keys(live, source.op, source.params))  # a new record: a new key
     create = await _call(live, source.op, source.params, (PHASE_CYCLES, index, 0), name, "create")
     if not classify(create).succeeded:
         return _skip(op, "update_read", f"the create was refused ({classify(create).describe()})", FAILED, 2)

@@ -17,13 +17,14 @@ from mcpaql_conformance.capture.candidates import (
     SeenValues,
     candidates,
     names_existing,
+    new_record_key,
     retry_order,
 )
 from mcpaql_conformance.capture.candidates import PLAN as PLAN_SOURCE
 from mcpaql_conformance.capture.exclusions import combinable
-from mcpaql_conformance.capture.values import made_up, matches_type, numbered
+from mcpaql_conformance.capture.values import fresh, made_up, matches_type, numbered
 from mcpaql_conformance.evidence.answers import Kind, classify
-from mcpaql_conformance.evidence.reading import identifier_like
+from mcpaql_conformance.evidence.identifiers import identifier_like
 from mcpaql_conformance.files.schemas import operation_result_schema
 from mcpaql_conformance.files.values import MISSING, json_equal
 from mcpaql_conformance.files.vocabulary import (
@@ -299,7 +300,19 @@ def probes_of(
             else p
             for n, p in enumerate(probes, 1)
         ]  # fmt: skip  (a value the server gave names its record)
+        probes = [replace(p, params=fresh_keys(live, op, p.params)) for p in probes]
     return chosen, probes, left_out
+
+
+def fresh_keys(live: Live, op: Operation, params: JsonObject) -> JsonObject:
+    """A create's parameters with the key of the new record one this run has not sent before
+    (``values.fresh``), unless the plan gives it: values that name a new record are new."""
+    return {
+        name: fresh(op.parameter(name), value)
+        if new_record_key(op.name, name, op.category) and live.plan.value_for(op.name, name) is MISSING
+        else value
+        for name, value in params.items()
+    }
 
 
 def withheld_probes(live: Live, op: Operation) -> Counter[str]:

@@ -14,8 +14,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from mcpaql_conformance.capture.candidates import Candidate, SeenValues
+from mcpaql_conformance.capture.candidates import PLAN, Candidate, SeenValues, new_record_key
 from mcpaql_conformance.capture.probes import Sent, next_choice, sender, under_test
+from mcpaql_conformance.capture.values import fresh
 from mcpaql_conformance.evidence.answers import classify
 from mcpaql_conformance.files.vocabulary import ValueSource
 from mcpaql_conformance.live.session import Live, gather
@@ -72,9 +73,13 @@ def _retries(live: Live, sent: Sent, seen: SeenValues) -> list[Any]:
 
 def _retry(live: Live, sent: Sent, index: int, blame: Blame, following: Candidate) -> Any:
     probe = sent.probes[index]
+    op = sent.op
+    value = following.value
+    if following.source != PLAN and new_record_key(op.name, blame.parameter, op.category):
+        value = fresh(op.parameter(blame.parameter), value)  # a new record's key: one this run has not sent
     again = replace(
         probe,
-        params={**probe.params, blame.parameter: following.value},
+        params={**probe.params, blame.parameter: value},
         description=f"{probe.description} (again: the server refused our value for {blame.parameter})",
     )
     send = sender(live, sent.op, again, (*sent.key, 1, index, RETRY))
@@ -96,7 +101,7 @@ def _retry(live: Live, sent: Sent, index: int, blame: Blame, following: Candidat
         same = second.message == first.message and second.code == first.code
         if quoted or not same:  # the refusal follows our value: it is about it
             if still.parameter == blame.parameter:
-                tried, sources = [blame.value, following.value], [sent.chosen[blame.parameter].source, following.source]
+                tried, sources = [blame.value, value], [sent.chosen[blame.parameter].source, following.source]
             else:
                 tried, sources = [still.value], [sent.chosen[still.parameter].source]
             sent.inconclusive[index] = _mark(still, tried, sources)

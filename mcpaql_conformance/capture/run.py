@@ -13,7 +13,7 @@ import anyio
 
 from mcpaql_conformance import SPEC_VERSION, __version__
 from mcpaql_conformance.capture.calls import probe_batch, probe_unknown_operation, run_examples
-from mcpaql_conformance.capture.candidates import SeenValues, names_existing
+from mcpaql_conformance.capture.candidates import SeenValues, documented_identifiers, names_existing
 from mcpaql_conformance.capture.cleanup import clean_up
 from mcpaql_conformance.capture.cycles import Inferred, infer_cycles, run_plan_cycles
 from mcpaql_conformance.capture.dryrun import plan_run
@@ -22,6 +22,7 @@ from mcpaql_conformance.capture.probes import Sent, read_probes, send_probes
 from mcpaql_conformance.capture.retry import retry_refused, seen_values
 from mcpaql_conformance.capture.values import run_values
 from mcpaql_conformance.errors import ConfigError, InternalError
+from mcpaql_conformance.evidence import identifiers
 from mcpaql_conformance.evidence.bundle import refusal
 from mcpaql_conformance.evidence.reading import Readings, parameters_of, read_detail
 from mcpaql_conformance.files.jsonio import dumps, make_folder, write_atomic
@@ -152,7 +153,7 @@ def capture(options: CaptureOptions) -> CaptureResult:
     limit = OverallLimit(options)
 
     async def main() -> None:
-        with stop.on_signals(), limit.start():
+        with stop.on_signals(), limit.start(), identifiers.documented():
             result.append(await _capture(options, plan, stop, limit))
 
     anyio.run(main)
@@ -338,6 +339,7 @@ async def discover(live: Live, limit: OverallLimit | None = None) -> list[Operat
     await introspect_types(live)
     await describe_types(live)
     operations = await describe_operations(live, names)
+    identifiers.learn(documented_identifiers(operations))  # sku, supplier_code: keys not named *_id
     await ask_unknown_names(live, names)
     live.operations = operations
     check_plan_operations(live.plan, [op.name for op in operations])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import itertools
 import re
@@ -12,7 +13,7 @@ from typing import Any
 
 from mcpaql_conformance.capture.patterns import fits, matching, pattern_of
 from mcpaql_conformance.evidence.declared import object_properties, typed
-from mcpaql_conformance.files.values import json_equal
+from mcpaql_conformance.files.values import json_equal, json_key
 
 JsonObject = dict[str, Any]
 # Every string capture makes up starts with this, so that what it names (a record, a file, a
@@ -23,16 +24,44 @@ MADE_UP = "mcpaql-conformance"
 _RUN: ContextVar[str] = ContextVar("mcpaql_conformance_run", default="")
 
 
+# The keys of new records this run has sent (by parameter): none is sent twice.
+_USED: ContextVar[set[tuple[str, Any]] | None] = ContextVar("mcpaql_conformance_used", default=None)
+
+
 @contextmanager
 def run_values(stamp: str) -> Iterator[str]:
     """Made-up strings of this run end with a short token derived from ``stamp`` (the run's time
     and process id); the token."""
     token = hashlib.sha256(stamp.encode()).hexdigest()[:6]
-    reset = _RUN.set(token)
+    reset, used = _RUN.set(token), _USED.set(set())
     try:
         yield token
     finally:
         _RUN.reset(reset)
+        _USED.reset(used)
+
+
+MAX_FRESH = 64  # values tried for a key this run has not sent yet
+
+
+def fresh(parameter: JsonObject, value: Any) -> Any:
+    """``value`` for the key of a new record, unless this run sent it before as that parameter's
+    value (a second create with it would be refused as a duplicate of our own making): then
+    another of its kind (``text_value``'s next number, the next integer), recorded as sent.
+    Outside a capture, the value as it is."""
+    used = _USED.get()
+    name = str(parameter.get("name"))
+    if used is None or not isinstance(value, str | int) or isinstance(value, bool):
+        return value
+    candidate = value
+    for number in range(1, MAX_FRESH + 1):
+        if (name, json_key(candidate)) not in used:
+            break
+        candidate = (
+            text_value(parameter, _label(parameter), len(used) + number) if isinstance(value, str) else value + number
+        )
+    used.add((name, json_key(candidate)))
+    return candidate
 
 
 def made_up(label: str = "probe") -> str:
@@ -45,27 +74,114 @@ def made_up(label: str = "probe") -> str:
 def numbered(value: Any, number: int, parameter: JsonObject | None = None) -> Any:
     """``value`` with every made-up string in it numbered (``...-title-3f9a2c-2``): each call that
     creates something gets names of its own, so the second is no conflict with the first. A
-    value generated for the parameter's pattern is generated anew with the number instead."""
+    value made for the parameter's format or pattern is made anew with the number instead (the
+    format, pattern and bounds kept together: ``text_value``)."""
+    made = parameter is not None and (pattern_of(parameter) is not None or _format(parameter) is not None)
+    if isinstance(value, str) and made and parameter is not None:
+        return text_value(parameter, _label(parameter), number)
     if isinstance(value, str) and value.startswith(MADE_UP):
         return f"{value}-{number}"
-    pattern = pattern_of(parameter) if parameter is not None else None
-    if isinstance(value, str) and pattern is not None and parameter is not None:
-        again = matching(pattern, f"{_RUN.get()}:{parameter.get('name')}:{number}", parameter)
-        return again if again is not None else value
     if isinstance(value, list):
         items = parameter.get("items") if parameter is not None else None
         return [numbered(item, number, items if isinstance(items, dict) else None) for item in value]
     return value
 
 
-_FORMATS = {
-    "date-time": "2026-01-01T00:00:00Z",
-    "date": "2026-01-01",
-    "email": "mcpaql-conformance@example.org",
-    "uri": "https://example.org/mcpaql-conformance",
-    "url": "https://example.org/mcpaql-conformance",
-    "uuid": "00000000-0000-4000-8000-000000000001",
+def text_value(parameter: JsonObject, label: str, number: int = 0) -> str:
+    """A string for the parameter that keeps its format (``date``, ``date-time``, ``email``,
+    ``uri``, ``uuid``...), its pattern and its length bounds together; ``number`` > 0 gives
+    another value of the same kind (the nth create's). Values of a format differ by run and by
+    number (an email or a uuid names a new record in no other run); where the format's value
+    does not keep the pattern, one generated from the pattern that also keeps the format."""
+    fmt = _format(parameter)
+    formatted = format_value(fmt, label, number)
+    first = formatted if formatted is not None else _fit(made_up(label) + (f"-{number}" if number else ""), parameter)
+    pattern = pattern_of(parameter)
+    if pattern is None or fits(first, parameter) is True:
+        return first
+    for attempt in range(ATTEMPTS):
+        generated = matching(pattern, f"{_RUN.get()}:{label}:{number}:{attempt}:{next(_SERIAL)}", parameter)
+        if generated is not None and format_ok(fmt, generated):
+            return generated
+    return first
+
+
+ATTEMPTS = 8  # values generated from a pattern until one also keeps the format
+
+
+def _format(parameter: JsonObject) -> str | None:
+    fmt = parameter.get("format")
+    return fmt.strip().lower() if isinstance(fmt, str) else None
+
+
+def _label(parameter: JsonObject) -> str:
+    name = parameter.get("name")
+    return name if isinstance(name, str) and _LABEL.fullmatch(name) else "probe"
+
+
+_EPOCH = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+
+
+def format_value(fmt: str | None, label: str, number: int = 0) -> str | None:
+    """A value of a string format (None for one we do not know): ``number`` days, minutes or
+    addresses further on, so that each create gets one of its own."""
+    token = _RUN.get()
+    suffix = f"-{number}" if number else ""
+    mark = f"{MADE_UP}-{token}" if token else MADE_UP
+    if fmt == "date":
+        return (_EPOCH + dt.timedelta(days=number)).date().isoformat()
+    if fmt == "date-time":
+        return (_EPOCH + dt.timedelta(minutes=number)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if fmt == "time":
+        return f"12:{number % 60:02d}:00"
+    if fmt in ("email", "idn-email"):
+        return f"{mark}{suffix}@example.org"
+    if fmt in ("uri", "url", "iri", "uri-reference", "iri-reference"):
+        return f"https://example.org/{MADE_UP}" + (f"/{token}" if token else "") + (f"/{number}" if number else "")
+    if fmt == "uuid":
+        digest = hashlib.sha256(f"{token}:{label}:{number}".encode()).hexdigest()
+        variant = "89ab"[int(digest[16], 16) % 4]
+        return f"{digest[:8]}-{digest[8:12]}-4{digest[13:16]}-{variant}{digest[17:20]}-{digest[20:32]}"
+    if fmt in ("hostname", "idn-hostname"):
+        return "example.org"
+    if fmt == "ipv4":
+        return f"192.0.2.{1 + number % 254}"
+    if fmt == "ipv6":
+        return f"2001:db8::{number + 1:x}"
+    return None
+
+
+_CHECKS = {
+    "date": re.compile(r"\d{4}-\d{2}-\d{2}"),
+    "date-time": re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2})"),
+    "time": re.compile(r"\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:[Zz]|[+-]\d{2}:\d{2})?"),
+    "email": re.compile(r"[^@\s]{1,64}@[^@\s]+\.[^@\s]+"),
+    "uuid": re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"),
 }
+
+
+def format_ok(fmt: Any, text: str) -> bool:
+    """Whether a string is a value of the format (a real date, not 6529-59-39); True for a
+    format we do not know."""
+    fmt = fmt.strip().lower() if isinstance(fmt, str) else None
+    if fmt in ("date", "date-time"):
+        if _CHECKS[fmt].fullmatch(text) is None:
+            return False
+        try:
+            if fmt == "date":
+                dt.date.fromisoformat(text)
+            else:
+                dt.datetime.fromisoformat(text.replace("z", "Z").replace("Z", "+00:00"))
+        except ValueError:
+            return False
+        return True
+    if fmt in ("uri", "url", "iri"):
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(text)
+        return bool(parts.scheme and (parts.netloc or parts.path)) and " " not in text
+    check = _CHECKS.get(fmt or "")
+    return check is None or check.fullmatch(text) is not None
 
 
 def synthesise(parameter: JsonObject) -> Any:
@@ -83,13 +199,11 @@ def synthesise(parameter: JsonObject) -> Any:
         return False
     if kind == "array":
         items = parameter.get("items")  # one item of the declared type: an empty list is often refused
-        return [synthesise(items)] if isinstance(items, dict) and items.get("type") in _SCALARS else []
+        return [synthesise(items)] if isinstance(items, dict) and items.get("type") in _ITEMS else []
     if kind == "object":
         return _object(parameter)
     # Named after the parameter: a refusal that quotes it says which of our values it refused.
-    name = parameter.get("name")
-    label = name if isinstance(name, str) and _LABEL.fullmatch(name) else "probe"
-    return _patterned(_fit(_FORMATS.get(str(parameter.get("format", "")), made_up(label)), parameter), parameter, label)
+    return text_value(parameter, _label(parameter))
 
 
 def _object(parameter: JsonObject, depth: int = 0) -> JsonObject:
@@ -110,20 +224,8 @@ def _object(parameter: JsonObject, depth: int = 0) -> JsonObject:
 MAX_OBJECT_DEPTH = 4
 MAX_PROPERTIES = 20
 _SERIAL = itertools.count(1)  # each pattern value of a run is generated from a seed of its own
-
-
-def _patterned(text: str, parameter: JsonObject, label: str) -> str:
-    """``text``, or where the parameter documents a pattern it does not keep, a string that
-    does (``capture.patterns``); ``text`` when the pattern gives none we may send."""
-    pattern = pattern_of(parameter)
-    if pattern is None or fits(text, parameter) is True:
-        return text
-    generated = matching(pattern, f"{_RUN.get()}:{label}:{next(_SERIAL)}", parameter)
-    return generated if generated is not None else text
-
-
 _LABEL = re.compile(r"[A-Za-z0-9_]{1,40}")
-_SCALARS = ("string", "integer", "number", "boolean")
+_ITEMS = ("string", "integer", "number", "boolean", "object")  # an object item: built from its documented fields
 
 
 MAX_LENGTH = 4096  # a server cannot make us build gigabyte strings
@@ -179,7 +281,7 @@ def distinct_value(parameter: JsonObject, label: str) -> Any:
         return [distinct_value(items, label) if isinstance(items, dict) else made_up(label)]
     if kind == "object":
         return _object(parameter)
-    return _patterned(_fit(_FORMATS.get(str(parameter.get("format", "")), made_up(label)), parameter), parameter, label)
+    return text_value(parameter, label)
 
 
 def _distinct_number(parameter: JsonObject, kind: str) -> Any:
@@ -217,10 +319,9 @@ def changed_value(value: Any, label: str, parameter: JsonObject | None = None) -
     maximum: Any = declared.get("maximum")
     if _is_number(changed) and _is_number(maximum) and changed > maximum:
         changed = value - 1
-    if isinstance(changed, str) and fits(changed, declared) is False:
-        pattern = pattern_of(declared)
-        again = matching(pattern, f"{_RUN.get()}:{label}:updated", declared) if pattern is not None else None
-        changed = again if again is not None and again != value else changed
+    made = pattern_of(declared) is not None or _format(declared) is not None
+    if isinstance(value, str) and made:  # another value of its format and pattern, not "<value>-updated"
+        changed = next((text for n in range(1, 5) if (text := text_value(declared, label, n)) != value), changed)
     return changed
 
 

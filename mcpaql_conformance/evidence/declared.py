@@ -116,7 +116,7 @@ def json_type(raw: Any, depth: int = 0) -> tuple[str | None, str | None]:
     if "|" in text and not _GENERIC.match(text):
         members = [m.strip() for m in text.split("|") if m.strip().lower() not in _NULLS and m.strip()]
         return json_type(members[0], depth + 1) if members else (None, None)
-    array_of = _array_items(text)
+    array_of = array_item_type(text)
     if array_of is not None:
         return "array", json_type(array_of, depth + 1)[0]
     generic = _GENERIC.match(text)
@@ -125,7 +125,7 @@ def json_type(raw: Any, depth: int = 0) -> tuple[str | None, str | None]:
     return None, None
 
 
-def _array_items(text: str) -> str | None:
+def array_item_type(text: str) -> str | None:
     """The item type of ``string[]``, ``Array<string>``, ``list[str]`` or ``[string]``."""
     for pattern in (_SUFFIX_ARRAY, _BRACKETED):
         match = pattern.match(text)

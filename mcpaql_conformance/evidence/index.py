@@ -22,7 +22,16 @@ from mcpaql_conformance.evidence.fields import (
     PARAMETERS,
     REQUIRED,
 )
-from mcpaql_conformance.evidence.reading import Readings, ToolReading, operations_of, read_detail, read_entry, read_tool
+from mcpaql_conformance.evidence.named import NamedTypes
+from mcpaql_conformance.evidence.reading import (
+    Readings,
+    ToolReading,
+    operations_of,
+    read_detail,
+    read_entry,
+    read_tool,
+    types_of,
+)
 from mcpaql_conformance.files.schemas import introspection_schema, operation_result_schema
 from mcpaql_conformance.files.vocabulary import DESTRUCTIVE, NOTHING_TO_KEEP, WRITES
 from mcpaql_conformance.files.vocabulary import SEMANTIC_CATEGORIES as CRUDE_CATEGORIES
@@ -171,6 +180,13 @@ class Context:
             if isinstance(name, str) and name not in index:
                 index[name] = detail
         return index
+
+    @cached_property
+    def named_types(self) -> NamedTypes:
+        """The types the server documents (type details, else list entries with fields or values)."""
+        listed = types_of(self.bundle.types_list)[0] or []
+        details = self.bundle.introspection.get("type_details")
+        return NamedTypes(details if isinstance(details, list) else [], listed)
 
     @cached_property
     def _listing(self) -> tuple[dict[str, JsonObject], Readings]:

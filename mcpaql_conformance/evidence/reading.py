@@ -114,20 +114,6 @@ def name_words(name: Any) -> list[str]:
     return [word.lower() for word in _WORD.findall(name)] if isinstance(name, str) else []
 
 
-_IDENTIFYING = re.compile(r"(?:^|_|-|(?<=[a-z0-9])(?=[A-Z]))(?:id|key|name|slug|uuid)$", re.IGNORECASE)
-
-
-def identifier_like(name: str) -> bool:
-    """A parameter that names one record (``note_id``, ``id``, ``noteId``, ``element_name``,
-    ``slug``); a word that merely ends in the letters (``valid``, ``paid``, ``monkey``) does not."""
-    match = _IDENTIFYING.search(name)
-    if match is None:
-        return False
-    suffix = name[match.start() :].lstrip("_-")
-    # camelCase: the suffix starts upper-case (noteId); after "_" or at the start, any case
-    return match.start() == 0 or name[match.start()] in "_-" or suffix[:1].isupper()
-
-
 def snake_case(name: str) -> str:
     """A name in lower snake case, whatever its style (``mcpAqlDelete``, ``MCP-AQL.Read``)."""
     return _SEPARATORS.sub("_", _CASE_BREAK.sub("_", name).lower()).strip("_")

@@ -10,7 +10,7 @@ from itertools import islice
 from typing import Any
 
 from mcpaql_conformance.evidence.answers import classify
-from mcpaql_conformance.evidence.reading import identifier_like
+from mcpaql_conformance.evidence.identifiers import identifier_like
 from mcpaql_conformance.files.vocabulary import CLEANUP, ChangeSource
 from mcpaql_conformance.live.guard import Change, operations_named
 from mcpaql_conformance.live.redact import Redactor

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from mcpaql_conformance.evidence.declared import typed
+from mcpaql_conformance.evidence.named import NamedTypes
 from mcpaql_conformance.evidence.reading import (
     SINGLE,
     TYPE_NAME_KEYS,
@@ -208,6 +208,7 @@ async def describe_types(live: Live) -> None:
         else:
             reason = f"type {name}: the detail query {problem}; its declared return shape is not checked"
             live.evidence.notes.append(note(None, "type_details", plain(reason), NOT_APPLICABLE))
+    live.named = NamedTypes(live.evidence.type_details, listed)
 
 
 def _spec_shaped(answer: Any, definition: str, key: str) -> bool:
@@ -292,7 +293,10 @@ def _operation(
     parameters = parameters_of(shaped)[0] if shaped is not None else None
     if parameters is not None:
         # Types read as the JSON types they stand for (`string[]` is an array): what is sent keeps them.
-        parameters = [typed(p) for p in parameters if isinstance(p, dict) and isinstance(p.get("name"), str)]
+        # A named type (`location: Location`) as the object, enum or union its TypeDetails describe.
+        parameters = [
+            live.named.resolve(p) for p in parameters if isinstance(p, dict) and isinstance(p.get("name"), str)
+        ]
         live.redactor.sensitive |= {(name, p["name"]) for p in parameters if p.get("sensitive") is True}
     need = operation_need(declarations + alien, [tool], (name,), parameters)
     return Operation(name, index, category, tool, parameters, declarations, need)

@@ -11,6 +11,7 @@ from typing import Any
 
 import anyio
 
+from mcpaql_conformance.evidence.named import NamedTypes
 from mcpaql_conformance.evidence.reading import Readings, ToolReading
 from mcpaql_conformance.files.vocabulary import (
     DESTRUCTIVE,
@@ -119,6 +120,7 @@ class Live:
     introspect_tool: str = ""  # the tool introspect answered on
     introspect_params: JsonObject = field(default_factory=dict)  # the list query that worked
     operations: list[Any] = field(default_factory=list)  # discovery's Operations, in list order
+    named: NamedTypes = field(default_factory=NamedTypes)  # the types the server documents, once described
     _slots: anyio.Semaphore | None = None
     _by_name: dict[str, Any] = field(default_factory=dict)
     _indexed: int = -1  # how many operations _by_name was built from

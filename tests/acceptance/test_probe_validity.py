@@ -241,7 +241,8 @@ def test_the_same_refusal_for_every_call_is_one_grouped_finding_quoting_it_once(
     assert "does not mention" not in json.dumps(report) and "not shown" not in json.dumps(report)
     # capture's own notes: the same refusal of every operation's probe is one line for them all
     (note,) = [line for line in report["captureNotes"] if "accepted_parameters" in line]
-    assert note.startswith("read_file, list_files, write_file: accepted_parameters: ") and said in note
+    # in the order they are probed: list_files first (it finds the paths), read_file after write_file made one
+    assert note.startswith("list_files, write_file, read_file: accepted_parameters: ") and said in note
 
 
 def test_partial_details_are_kept_and_judged_for_what_they_lack(folder: Path) -> None:

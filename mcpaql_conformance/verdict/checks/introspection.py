@@ -197,8 +197,9 @@ def operation_details(ctx: Context) -> Outcome:
     failures += _listing_failures(ctx, valid)
     failures += _reserved_failures(valid) + _routing_evidence_failures(ctx) + _unknown_operation_findings(ctx)
     shape_failures, warnings = _shape_failures(ctx, valid)
-    failures += shape_failures + update_input_documentation(valid)
-    warnings += _unlisted_introspect(ctx, valid)
+    input_failures, input_warnings = update_input_documentation(valid, ctx.named_types)
+    failures += shape_failures + input_failures
+    warnings += _unlisted_introspect(ctx, valid) + input_warnings
     unknown_failures, unknown = unknown_name_findings(ctx, "operations")
     failures += unknown_failures
     asked = {

@@ -13,6 +13,7 @@ from __future__ import annotations
 from mcpaql_conformance.evidence.answers import classify
 from mcpaql_conformance.evidence.bundle import JsonObject
 from mcpaql_conformance.evidence.index import Context
+from mcpaql_conformance.evidence.named import NamedTypes
 from mcpaql_conformance.files import vocabulary
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.checks.base import cite
@@ -24,9 +25,12 @@ MISSING_PARAM_CODE = "VALIDATION_MISSING_PARAM"
 OBJECT_TYPES = frozenset({"object", "dict", "map", "record", "json"})
 
 
-def update_input_documentation(details: list[JsonObject]) -> list[str]:
-    """An UPDATE operation whose details document no ``input`` object (valid details only)."""
+def update_input_documentation(details: list[JsonObject], named: NamedTypes) -> tuple[list[str], list[str]]:
+    """(failures, warnings): an UPDATE operation whose details document no ``input`` object
+    (valid details only). A named type is what its TypeDetails say (``ItemUpdateInput``, listed
+    as an object, is one); a name the server describes nowhere cannot be shown to be one."""
     failures: list[str] = []
+    warnings: list[str] = []
     for detail in details:
         if detail.get("semantic_category") != "UPDATE":
             continue
@@ -37,9 +41,16 @@ def update_input_documentation(details: list[JsonObject]) -> list[str]:
             said = f" (its fields are flat in params: {', '.join(changed)})" if changed else ""
             failures.append(cite(UPDATE_INPUT, f"{name}: an UPDATE operation documents no `input` object{said}"))
         elif str(parameter.get("type", "")).strip().lower() not in OBJECT_TYPES:
-            text = f"{name}: `input` is documented as {plain(str(parameter.get('type')))!r}, not an object"
-            failures.append(cite(UPDATE_INPUT, text))
-    return failures
+            written = plain(str(parameter.get("type")), max_len=80)
+            is_object = named.is_object(parameter)
+            if is_object is None:
+                text = f"{name}: `input` is documented as {written!r}, a type the server does not describe"
+                warnings.append(cite(UPDATE_INPUT, f"{text}: not shown to be an object (list it in introspect types)"))
+            elif not is_object:
+                kind = named.kind(parameter.get("type"))
+                said = f"{written!r}, a type of kind {kind}" if kind else repr(written)
+                failures.append(cite(UPDATE_INPUT, f"{name}: `input` is documented as {said}, not an object"))
+    return failures, warnings
 
 
 def update_input_findings(ctx: Context) -> tuple[list[str], list[str], int]:
