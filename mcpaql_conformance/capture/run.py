@@ -509,9 +509,10 @@ def assemble(
         "capture_readings": live.readings.lines(""),
         "capture_notes": evidence.notes,
     }
-    noise = live.connection.noise.evidence()
-    if noise is not None:
-        bundle["stdout_noise"] = noise
+    for key, said in (("stdout_noise", live.connection.noise), ("mcp_deviations", live.connection.deviations)):
+        kept = said.evidence()
+        if kept is not None:
+            bundle[key] = kept
     if options.permission > Permission.READ_ONLY:  # what the run may have created or changed, to clean up
         bundle["changes"] = change_entries(live.guard.changes, live.redactor, "capture", cleaned or {})
     if batch is not None:

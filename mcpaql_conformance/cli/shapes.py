@@ -12,7 +12,6 @@ from mcpaql_conformance.cli.output import (
     emit,
     refuse_overwriting,
 )
-from mcpaql_conformance.errors import ConfigError
 
 
 @click.command("schemas")
@@ -51,15 +50,16 @@ def schemas_command(sources: tuple[Path, ...], fmt: str, output: Path | None) ->
     elif fmt.lower() == "mcpaql-types":  # json-schema: once the file names are known
         refuse_overwriting([("-o", output / "types.json")], inputs)
     source = load_sources(list(sources))
-    if not source.samples:
-        raise ConfigError(
-            f"{source.label}: no successful answer of any operation to infer from (capture with a plan's"
-            " examples, or keep the capture folder: --capture-dir)"
-        )
     kind = fmt.lower()
     document: Any = operation_schemas(source) if kind == "json-schema" else {"types": type_catalogue(source)}
     missing = unanswered(source)
-    if missing:
+    if not source.samples:  # a valid bundle with nothing to infer from: an empty result, said so
+        click.echo(
+            f"{source.label}: no successful answer of any operation, so nothing to infer (capture with a plan's"
+            " examples, or keep the capture folder: --capture-dir)",
+            err=True,
+        )
+    elif missing:
         shown = ", ".join(plain(name) for name in missing[:10]) + (" ..." if len(missing) > 10 else "")
         click.echo(f"no successful answer recorded, so no schema, for {len(missing)} operation(s): {shown}", err=True)
     if output is None or str(output) == "-":

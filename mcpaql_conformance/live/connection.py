@@ -16,6 +16,7 @@ from anyio.abc import Process
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.files.depth import MAX_LIST_VALUES, MAX_VALUES, cut_wide, tolerate_deep_http_answers
 from mcpaql_conformance.live.guard import Guard
+from mcpaql_conformance.live.lenient import McpDeviations, tolerant
 from mcpaql_conformance.live.process import StdoutNoise, launched, spawn, stdio_streams, stop
 from mcpaql_conformance.live.stderr import HEAD, ServerLog
 from mcpaql_conformance.sanitize import plain
@@ -81,6 +82,7 @@ class Connection:
         self.faults = faults if faults is not None else []  # a limit the server broke: the capture ends
         self.guard = guard if guard is not None else Guard()  # none given: read-only, nothing known yet
         self.noise = StdoutNoise()  # what a stdio server wrote to stdout that is not JSON-RPC
+        self.deviations = McpDeviations()  # MCP answers in shapes MCP does not define, as read
 
     async def list_tools(self) -> list[dict[str, Any]]:
         """Every tool as tools/list gives it: {name, description, inputSchema}."""
@@ -117,6 +119,7 @@ class Connection:
 
     async def _call(self, tool: str, arguments: dict[str, Any]) -> Answer:
         from mcp.shared.exceptions import MCPError
+        from pydantic import ValidationError
 
         start = time.perf_counter()
         operation = arguments.get("operation")
@@ -131,6 +134,11 @@ class Connection:
             if exc.error.data is not None:
                 error["data"] = exc.error.data
             return Answer(cut_wide({"_mcp_error": error}), "error", _ms(start))
+        except ValidationError as exc:  # a shape tolerant() does not repair: the answer is that it had none
+            said = plain(str(exc.errors()[0].get("msg", "")) if exc.errors() else str(exc), max_len=200)
+            self.deviations.add("tools/call", f"{plain(tool)}: an answer in no shape of a tool result ({said})")
+            return Answer({"_raw_text": f"(an answer in no shape of an MCP tool result: {said})", "_is_error": True},
+                          "error", _ms(start))  # fmt: skip
         return Answer(cut_wide(tool_result_json(result), _budget(arguments)), "answered", _ms(start))
 
 
@@ -202,19 +210,20 @@ async def connect(
     in_body = False
     faults: list[str] = []
     noise = StdoutNoise()
+    deviations = McpDeviations()
     try:
         from mcp.client.session import ClientSession
 
         if process is not None:
             await _start(target, errlog, process)
         streams = _transport(target, process, warnings, faults, noise)
-        async with streams as (read, write), ClientSession(read, write) as session:
+        async with streams as raw, tolerant(raw, deviations) as (read, write), ClientSession(read, write) as session:
             with _deadline(timeout, "initialize", faults):
                 init = await session.initialize()
             info = init.server_info
             in_body = True
             connection = Connection(session, timeout, {"name": info.name, "version": info.version}, faults, guard)
-            connection.noise = noise
+            connection.noise, connection.deviations = noise, deviations
             yield connection
     except CaptureError:
         raise

@@ -50,17 +50,38 @@ def discriminated_union(ctx: Context) -> Outcome:
                 if not schema.is_valid(response):
                     where = _where(ctx, template, cases, index)
                     failures.append(f"{where}: {_union_failure(schema, response)}")
+    data = ctx.bundle.data
     return judge(
         MUST,
         judged=len(responses),
         failures=failures,
-        warnings=stdout_noise(ctx.bundle.data.get("stdout_noise")),
+        warnings=stdout_noise(data.get("stdout_noise")) + mcp_deviations(data.get("mcp_deviations")),
         passed=f"All {len(responses)} recorded response(s) are valid {{success, data}} or {{success, error}} results.",
         no_evidence=told(ctx, "the server answered no call", "the bundle records no response"),
     )
 
 
-SHOWN_NOISE = 3  # lines of a server's stdout noise quoted in findings
+SHOWN_NOISE = 3  # lines of a server's stdout noise (and MCP deviations) quoted in findings
+
+
+def mcp_deviations(found: Any) -> list[str]:
+    """MCP answers in shapes MCP does not define, each as capture read it on: a WARN each (the first
+    few), for the same reason as stdout noise (MCP's requirements, mcp-integration §1.4)."""
+    if not isinstance(found, dict) or not isinstance(found.get("deviations"), list):
+        return []
+    entries = [e for e in found["deviations"] if isinstance(e, dict) and isinstance(e.get("deviation"), str)]
+    said = found.get("count")
+    count = said if isinstance(said, int) and not isinstance(said, bool) else len(entries)
+    shown: list[str] = [
+        uncited(
+            f"the server's answer to {plain(str(entry.get('method')), max_len=40)} is not in MCP's shape:"
+            f" {plain(entry['deviation'], max_len=300)} (read as the nearest shape; mcp-integration §1.4)"
+        )
+        for entry in entries[:SHOWN_NOISE]
+    ]
+    if count > len(shown):
+        shown.append(uncited(f"{count - len(shown)} more answer(s) not in MCP's shape"))
+    return shown
 
 
 def stdout_noise(noise: Any) -> list[str]:
