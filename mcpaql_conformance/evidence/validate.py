@@ -172,8 +172,10 @@ def _no_detail(ctx: Context) -> Iterator[tuple[str, str]]:
     listed = (ctx.bundle.operations_list or {}).get("data")
     operations = listed.get("operations") if isinstance(listed, dict) else None
     documented = ctx.details_by_name
+    asked = {case.get("operation") for case in ctx.bundle.detail_queries}  # answered, if not with a detail
     for index, entry in enumerate(operations if isinstance(operations, list) else []):
-        if isinstance(entry, dict) and isinstance(entry.get("name"), str) and entry["name"] not in documented:
+        name = entry.get("name") if isinstance(entry, dict) else None
+        if isinstance(name, str) and name not in documented and name not in asked:  # json: names as keys
             yield (
                 json_path(["introspection", "operations_list", "data", "operations", index]),
                 (f"{entry['name']!r} is listed but has no operation detail"),

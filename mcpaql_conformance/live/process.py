@@ -272,7 +272,7 @@ class _Lines:
                 f"the server wrote text that is not JSON-RPC to stdout, its protocol channel: {shown!r}"
                 " (kept as evidence; the capture goes on)"
             )
-        if self.run_lines > MAX_NOISE_LINES or self.run_bytes > MAX_NOISE_BYTES:
+        if self.noise.lost is None and (self.run_lines > MAX_NOISE_LINES or self.run_bytes > MAX_NOISE_BYTES):
             self.noise.lost = (
                 f"the server's stdout stopped carrying MCP: {self.run_lines} lines ({self.run_bytes} bytes) of other"
                 f" text in a row, the last {shown!r}"

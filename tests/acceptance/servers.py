@@ -330,6 +330,21 @@ def raw_deep_server() -> None:
     serve_stdio(deep_answer)
 
 
+def flood_server() -> None:
+    """Introspection works; the first call of get_thing floods stdout with log lines and never
+    speaks JSON-RPC again: a stream that does not become MCP again."""
+
+    def call(arguments: dict[str, Any]) -> Any:
+        if arguments.get("operation") == "introspect":
+            return text_result(odd_read("introspect", arguments.get("params")))
+        for index in range(3000):
+            sys.stdout.write(f"worker {index}: processing\n")
+        sys.stdout.flush()
+        time.sleep(3600)
+
+    serve_stdio(lambda message: rpc_reply(message, "flood", call))
+
+
 def http_deep_server(port_file: str) -> None:
     """The same over plain HTTP (JSON answers, no event stream); writes its port to port_file."""
 
@@ -786,6 +801,9 @@ def main(kind: str) -> None:
         subprocess.Popen([sys.executable, "-c", GRANDCHILD, "grandchild-of-the-server"])
     if kind == "deep-raw":
         raw_deep_server()
+        return
+    if kind == "flood":
+        flood_server()
         return
     if kind == "deep-http":
         http_deep_server(sys.argv[2])

@@ -396,6 +396,40 @@ def test_stdout_garbage_fails_fast_with_one_line_naming_it(tmp_path):
     assert leftover_children(f"{SERVERS} garbage") == []
 
 
+def test_a_stray_stdout_line_is_a_finding_quoted_and_the_capture_goes_on(tmp_path):
+    """A server that prints a log line to stdout after a call (issue 34): kept as evidence, the
+    capture goes on, the union test warns quoting it."""
+    example = ROOT / "tests" / "roundtrip" / "examples" / "stray-stdout.json"
+    genserver = ROOT / "tests" / "roundtrip" / "genserver.py"
+    result, bundle = capture(tmp_path, sys.executable, str(genserver), str(example), plan=False)
+    assert result.returncode == 0, result.stderr
+    warning = "warning: the server wrote text that is not JSON-RPC to stdout, its protocol channel: 'created item 3'"
+    assert warning in result.stderr
+    data = json.loads(bundle.read_text())
+    assert data["stdout_noise"]["count"] == 1
+    assert data["stdout_noise"]["lines"][0]["line"] == "created item 3"
+    assert data["stdout_noise"]["lines"][0]["after"].startswith("tools/call mcp_aql (operation ")
+    assert data["introspection"]["operation_details"] and data["parameter_tests"]["unknown_parameter"]
+    judged = run_cli("test", str(bundle), "-f", "json")
+    union = next(t for c in json.loads(judged.stdout)["categories"] for t in c["tests"] if t["id"].endswith("union"))
+    assert union["result"] == "WARN"
+    assert any("to stdout, MCP's protocol channel" in f and "'created item 3'" in f for f in union["findings"])
+
+
+def test_a_stdout_that_never_carries_mcp_again_ends_the_capture_with_what_it_saw(tmp_path):
+    started = time.monotonic()
+    result, bundle = capture(tmp_path, sys.executable, str(SERVERS), "flood", plan=False)
+    assert result.returncode == 0, result.stderr
+    assert time.monotonic() - started < 15  # not the 20 s call timeout
+    assert "warning: the capture ended early: the server's stdout stopped carrying MCP: 1001 lines" in result.stderr
+    data = json.loads(bundle.read_text())
+    assert data["introspection"]["operation_details"][0]["name"] == "get_thing"  # what it saw before
+    assert data["stdout_noise"]["lost"].startswith("the server's stdout stopped carrying MCP: 1001 lines")
+    (note,) = [n for n in data["capture_notes"] if n["probe"] == "capture"]
+    assert note["cause"] == "failed" and note["reason"].startswith("the capture ended early")
+    assert leftover_children(f"{SERVERS} flood") == []
+
+
 def test_a_banner_before_a_working_server_is_tolerated_with_one_warning(tmp_path):
     result, bundle = capture(tmp_path, sys.executable, str(SERVERS), "banner", plan=False)
     assert result.returncode == 0, result.stderr
