@@ -43,6 +43,7 @@ def test(
     output: Path | None,
     category: str | None,
     baseline: Path | None,
+    write_baseline: Path | None,
     max_findings: int,
     jobs: int | None,
 ) -> int:
@@ -55,18 +56,19 @@ def test(
     from mcpaql_conformance.verdict.suite import is_suite, load_suite, suite_of_paths
 
     # Bad option values are configuration errors before any file is read.
-    judging = judging_settings(level, tier, fmt, output, category, baseline, max_findings)
+    judging = judging_settings(level, tier, fmt, output, category, baseline, max_findings, write_baseline)
     several = len(paths) > 1 or paths[0].is_dir()
     refuse_overwriting(
-        [("-o", output)], [("", path) for path in paths if not path.is_dir()] + [("--baseline", baseline)]
+        [("-o", output), ("--write-baseline", write_baseline)],
+        [("", path) for path in paths if not path.is_dir()] + [("--baseline", baseline)],
     )
     data = None if several else load_json_file(paths[0], "bundle")
     if not several and not is_suite(data):
         refuse_other_kinds(data, plain(str(paths[0])), BUNDLE, SUITE)
         return judge_bundle(data, plain(str(paths[0])), judging)
-    if category is not None or baseline is not None:
+    if category is not None or baseline is not None or write_baseline is not None:
         what = "several bundles" if several else "a suite"
-        raise ConfigError(f"--category and --baseline apply to one bundle, not to {what}")
+        raise ConfigError(f"--category, --baseline and --write-baseline apply to one bundle, not to {what}")
     if several:
         suite = suite_of_paths(paths, int(level), tier.lower())
     else:
@@ -95,6 +97,7 @@ class Judging:
     baseline: Path | None
     entries: Any
     options: Any  # RenderOptions: the text report's width and findings shown
+    write_baseline: Path | None = None
 
 
 def judging_settings(
@@ -105,6 +108,7 @@ def judging_settings(
     category: str | None,
     baseline: Path | None,
     max_findings: int = 10,
+    write_baseline: Path | None = None,
 ) -> Judging:
     """The judging options, checked before any file is read or server started."""
     from mcpaql_conformance.verdict.runner import select_category
@@ -117,7 +121,7 @@ def judging_settings(
 
         entries = load_baseline(baseline)
     options = render_options(output, max_findings)
-    return Judging(int(level), tier.lower(), fmt.lower(), output, category, baseline, entries, options)
+    return Judging(int(level), tier.lower(), fmt.lower(), output, category, baseline, entries, options, write_baseline)
 
 
 def judge_bundle(data: Any, source: str, judging: Judging, server: str | None = None) -> int:
@@ -137,6 +141,14 @@ def judge_bundle(data: Any, source: str, judging: Judging, server: str | None = 
         from mcpaql_conformance.verdict.baseline import apply_baseline
 
         report = apply_baseline(report, judging.entries, plain(str(judging.baseline)))
+    if judging.write_baseline is not None:
+        from mcpaql_conformance.files.jsonio import dumps, write_atomic
+        from mcpaql_conformance.verdict.baseline import baseline_of
+
+        written = baseline_of(report)
+        write_atomic(judging.write_baseline, dumps(written))
+        shown = click.format_filename(judging.write_baseline)
+        click.echo(f"wrote a baseline of {len(written['entries'])} failing test(s) to {shown}", err=True)
     text = renderer(judging.fmt)(report, use_color(judging.output), judging.options)
     emit(text, judging.output, f"{judging.fmt} report")
     append_step_summary(lambda: renderer("markdown")(report, False))

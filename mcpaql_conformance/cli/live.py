@@ -216,6 +216,7 @@ def check(
     output: Path | None,
     category: str | None,
     baseline: Path | None,
+    write_baseline: Path | None,
     max_findings: int,
     url: str | None,
     command: tuple[str, ...],
@@ -244,10 +245,15 @@ def check(
     import tempfile
 
     # bad options: before any server starts
-    judging = judging_settings(level, tier, fmt, output, category, baseline, max_findings)
+    judging = judging_settings(level, tier, fmt, output, category, baseline, max_findings, write_baseline)
     agent_settings = {key: settings.pop(key) for key in AGENT_SETTINGS}
     refuse_overwriting(
-        [("-o", output), ("--bundle", bundle_path), ("--write-plan", settings["write_plan"])],
+        [
+            ("-o", output),
+            ("--bundle", bundle_path),
+            ("--write-plan", settings["write_plan"]),
+            ("--write-baseline", write_baseline),
+        ],
         [("--plan", settings["plan"]), ("--baseline", baseline), ("--tasks", agent_settings["tasks"])]
         + [("--scenario", path) for path in agent_settings["scenarios"]],
     )

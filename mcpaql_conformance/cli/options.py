@@ -54,6 +54,13 @@ def judging_options(function: Any) -> Any:
             type=click.Path(path_type=Path),
             help="Expected failures (JSON or YAML): listed failures do not fail the run; stale entries do.",
         ),
+        click.option(
+            "--write-baseline",
+            type=click.Path(path_type=Path),
+            metavar="FILE",
+            help="Also write a baseline of every test that fails in this run, each with its first finding as the"
+            " reason (atomically): give it to --baseline to fail only on new failures.",
+        ),
         MAX_FINDINGS_OPTION,
     ]
     for option in reversed(options):

@@ -126,3 +126,21 @@ def apply_baseline(report: Report, entries: list[Entry], source: str) -> Report:
 
 def _named(entry: Entry) -> str:
     return f"{'category' if entry.is_category else 'test'} {entry.target}"
+
+
+def baseline_of(report: Report) -> dict[str, Any]:
+    """A baseline of every test that fails in ``report`` (listed already or not), each with its
+    first finding (else its detail) as the reason: what ``--write-baseline`` writes."""
+    from mcpaql_conformance.sanitize import plain
+
+    stamp = report.captured_at or "this run"
+    entries = [
+        {"id": test.id, "reason": plain(f"failing in {stamp}: {(test.findings or (test.detail,))[0]}", max_len=300)}
+        for category in report.categories
+        for test in category.tests
+        if test.result is Result.FAIL
+    ]
+    return {
+        "description": f"Failures of {plain(report.implementation or 'the server')} accepted as known",
+        "entries": entries,
+    }

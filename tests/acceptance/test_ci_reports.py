@@ -232,6 +232,22 @@ def test_a_baselined_failure_no_longer_fails_the_run_but_is_shown(cli, write_bun
     )
 
 
+def test_write_baseline_lists_todays_failures_and_the_next_run_reads_it(cli, write_bundle, tmp_path):
+    bundle = write_bundle(failing_bundle())
+    written = tmp_path / "known.json"
+    result = cli("test", str(bundle), "--write-baseline", str(written))
+    assert result.returncode == 1  # the run itself is judged as it is
+    assert result.stderr.strip() == f"wrote a baseline of 1 failing test(s) to {written}"
+    baseline = json.loads(written.read_text())
+    (entry,) = baseline["entries"]
+    assert entry["id"] == "L1.errors.no-leakage" and entry["reason"].startswith("failing in this run: ")
+    again = cli("test", str(bundle), "--baseline", str(written), "-f", "json")
+    assert again.returncode == 0 and json.loads(again.stdout)["summary"]["baselined"] == 1
+    suite = cli("test", str(bundle), str(bundle), "--write-baseline", str(tmp_path / "b.json"))
+    assert suite.returncode == 3
+    assert suite.stderr.strip().endswith("--write-baseline apply to one bundle, not to several bundles")
+
+
 def test_a_new_failure_still_fails_with_a_baseline(cli, write_bundle, tmp_path):
     bundle = failing_bundle()
     bundle["parameter_tests"]["missing_required"][0]["response"] = {"success": True, "data": {}}

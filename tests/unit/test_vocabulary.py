@@ -141,6 +141,13 @@ def test_each_schema_enum_equals_its_vocabulary(schema: str, pointer: str, value
     assert difference(schema, pointer, values, source) == ""
 
 
+def test_the_constant_words_of_our_schemas_are_the_writers_own() -> None:
+    """A ``const`` a writer of ours emits: the registry's kind (what a folder we may rebuild says)."""
+    from mcpaql_conformance.registry.collect import KIND
+
+    assert schema_document("registry")["properties"]["kind"] == {"const": KIND}
+
+
 def test_a_gap_is_named_with_both_sides() -> None:
     """The mistake of issue 34, replayed: the schema without a word the code writes."""
     pointer = "/$defs/ValueSource/enum"
