@@ -173,8 +173,7 @@ def test_operations_list_entries_need_a_known_semantic_category() -> None:
     entry = {"name": "x", "semantic_category": "read", "endpoint": "read", "description": "d"}
     reasons = introspection_schema("OperationsListData").explain({"operations": [entry]})
     assert reasons == [
-        '$.operations[0].semantic_category: must be one of "CREATE", "READ", "UPDATE", "DELETE", "EXECUTE"'
-        ' (not "read")'
+        '$.operations[0].semantic_category: must be one of "CREATE", "READ", "UPDATE", "DELETE", "EXECUTE" (not "read")'
     ]
 
 
