@@ -25,6 +25,7 @@ from mcpaql_conformance.capture.patterns import fits
 from mcpaql_conformance.capture.values import format_ok, matches_type, synthesise
 from mcpaql_conformance.evidence.declared import is_placeholder
 from mcpaql_conformance.evidence.identifiers import documented_kind, identifier_like, named_identifier
+from mcpaql_conformance.evidence.named import NAMED
 from mcpaql_conformance.evidence.reading import identifier_words, name_words
 from mcpaql_conformance.files.values import json_equal
 from mcpaql_conformance.files.vocabulary import ValueSource
@@ -43,6 +44,7 @@ SPEC: ValueSource = "spec"
 TYPE: ValueSource = "type"
 SYNTHESISED: ValueSource = "synthesised"
 PLAN: ValueSource = "plan"
+MADE_BY_US = frozenset({SYNTHESISED, TYPE})  # values capture made up: from a type, format, pattern, or a named type
 MAX_TEXT = 2000
 MAX_PER_SOURCE = 8
 MAX_VALUE_BYTES = 4096  # an example's value bigger than this is not sent
@@ -305,15 +307,22 @@ def candidates(
         add(RESERVED.get((operation, name), ()), SPEC)
     synthesised = synthesise(parameter)
     if not any(json_equal(synthesised, c.value) for c in found):
-        found.append(Candidate(synthesised, SYNTHESISED))
+        found.append(Candidate(synthesised, TYPE if _of_named_type(parameter) else SYNTHESISED))
     safe = safe_choice(parameter, found)
     if safe is not None:
         return [safe]
     if isinstance(name, str) and new_record_key(operation, name, category):
         # the new record's own key: a value of ours first; a documented one may name a record the
         # server has (its seed data, an example), and that create would be a conflict of our making
-        return sorted(found, key=lambda candidate: candidate.source != SYNTHESISED)
+        return sorted(found, key=lambda candidate: candidate.source not in MADE_BY_US)
     return found
+
+
+def _of_named_type(parameter: JsonObject) -> bool:
+    """Whether the value made up for a parameter is built from a named type's TypeDetails (an
+    object of its fields, or a list of such objects)."""
+    items = parameter.get("items")
+    return NAMED in parameter or (isinstance(items, dict) and NAMED in items)
 
 
 def new_record_key(operation: str, name: str, category: str | None) -> bool:
@@ -336,7 +345,7 @@ def safe_choice(parameter: JsonObject, found: list[Candidate]) -> Candidate | No
     or a parameter whose documented values include one that asks for something done (``push``,
     ``apply``), the harmless value documented (``pull``, ``check``), if any; None for any other
     parameter (the plan's value still comes first: the caller decides that)."""
-    documented = [c.value for c in found if c.source != SYNTHESISED]
+    documented = [c.value for c in found if c.source not in MADE_BY_US]
     switch, value = safe_value(parameter, documented)
     if switch:
         return Candidate(value, SAFE)

@@ -11,6 +11,7 @@ from typing import Any
 
 from mcpaql_conformance.capture.candidates import (
     ANSWER,
+    MADE_BY_US,
     SAFE,
     SYNTHESISED,
     Candidate,
@@ -108,7 +109,7 @@ def next_choice(
     if found[0].source == PLAN_SOURCE:
         return None
     for candidate in retry_order(name, found):
-        if not json_equal(candidate.value, refused) and (made_up or candidate.source != SYNTHESISED):
+        if not json_equal(candidate.value, refused) and (made_up or candidate.source not in MADE_BY_US):
             return candidate
     return None
 
@@ -292,7 +293,7 @@ def probes_of(
         made_up = {
             name
             for name, candidate in chosen.items()
-            if candidate.source == SYNTHESISED and not names_existing(op.name, name, op.category)
+            if candidate.source in MADE_BY_US and not names_existing(op.name, name, op.category)
         }
         probes = [
             replace(p, params={k: numbered(v, n, op.parameter(k)) if k in made_up else v for k, v in p.params.items()})

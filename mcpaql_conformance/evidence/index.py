@@ -77,12 +77,16 @@ class Pairs:
         return zip(self.operations, self.parameters, strict=True)
 
     def uncovered_by(self, cases: list[JsonObject]) -> list[str]:
-        """``operation.parameter`` of each pair no case names. Usually none, decided by one
+        """``operation.parameter`` of each pair no case names."""
+        return [f"{op}.{p}" for op, p in self.uncovered_pairs(cases)]
+
+    def uncovered_pairs(self, cases: list[JsonObject]) -> list[tuple[str, str]]:
+        """(operation, parameter) of each pair no case names. Usually none, decided by one
         C-level comparison when the cases follow the documented order."""
         if list(map(OPERATION, cases)) == self.operations and list(map(PARAMETER, cases)) == self.parameters:
             return []
         covered = set(map(OPERATION_PARAMETER, cases))
-        return [f"{op}.{p}" for op, p in self if (op, p) not in covered]
+        return [(op, p) for op, p in self if (op, p) not in covered]
 
 
 class ParameterIndex:

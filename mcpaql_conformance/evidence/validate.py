@@ -156,10 +156,10 @@ def _not_required(ctx: Context) -> Iterator[tuple[str, str]]:
 )
 def _uncovered_required(ctx: Context) -> Iterator[tuple[str, str]]:
     cases = ctx.bundle.parameter_cases("missing_required")
-    for pair in ctx.parameter_index.required.uncovered_by(cases):
-        operation, parameter = pair.split(".", 1)
-        if ctx.not_probed(operation, ("missing_required",), parameter) is None:  # capture said why it did not ask
-            yield "$.parameter_tests.missing_required", f"no evidence for required {pair!r}"
+    for operation, parameter in ctx.parameter_index.required.uncovered_pairs(cases):
+        if ctx.withheld(operation) or ctx.not_probed(operation, ("missing_required",), parameter) is not None:
+            continue  # capture did not ask, and said why (withheld for safety, or not safe to omit)
+        yield "$.parameter_tests.missing_required", f"no evidence for required {f'{operation}.{parameter}'!r}"
 
 
 @rule(

@@ -127,8 +127,8 @@ def _plan_operations(plan: Plan) -> list[tuple[str, str]]:
                     found.append((f"$.{key}[{index}].{step}.operation", spec["operation"]))
     for section, keys in (("values", plan.values), ("env", plan.env)):
         for key in keys:
-            if "." in key:
-                found.append((f"$.{section}[{orjson.dumps(key).decode()}]", key.split(".", 1)[0]))
+            if "." in key:  # operation.parameter: an operation's name may hold dots (search.customers.limit)
+                found.append((f"$.{section}[{orjson.dumps(key).decode()}]", key.rpartition(".")[0]))
     return found
 
 
