@@ -106,7 +106,7 @@ def test_a_folder_stands_for_its_bundles(cli, tmp_path):
 
 def test_several_bundles_refuse_category_and_baseline_and_name_a_missing_one(cli, tmp_path):
     line = one_error_line(cli("test", str(CONFORMANT), str(FAILING), "--category", "Error Quality"))
-    assert line == "error: --category and --baseline apply to one bundle, not to several bundles"
+    assert line == "error: --category, --baseline and --write-baseline apply to one bundle, not to several bundles"
     assert one_error_line(cli("test", str(CONFORMANT), str(tmp_path / "gone.json"))) == (
         f"error: bundle not found: {tmp_path / 'gone.json'}"
     )
