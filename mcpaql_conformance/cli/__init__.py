@@ -2,8 +2,10 @@
 command group (`judge`: test, verify-fixtures, report, badge, validate, schema; `live`: capture,
 check; `agent`; `shapes`: schemas, diff; `spec`: rules). Options several commands share are in `options`.
 
-No check logic lives here. Heavy modules are imported inside the commands so that
-``mcpaql-conformance version`` starts fast.
+No check logic lives here. Each command's module is imported when that command runs (a lazy
+group: ``COMMANDS``), and heavy modules inside the commands, so that a command pays only for what
+it uses (``mcpaql-conformance version`` imports click and nothing of ours but this module;
+``tests/unit/test_startup.py`` pins what `version` and `test` import).
 """
 
 from __future__ import annotations
@@ -15,24 +17,51 @@ from typing import Any
 import click
 
 from mcpaql_conformance import SPEC_VERSION, __version__
-from mcpaql_conformance.cli.agent import agent
-from mcpaql_conformance.cli.judge import badge, report, schema_command, test, validate_command, verify_fixtures
-from mcpaql_conformance.cli.live import capture, check
-from mcpaql_conformance.cli.output import EXIT_CONFIG, silence_stdout
-from mcpaql_conformance.cli.registry import check_many_command, registry_command
-from mcpaql_conformance.cli.shapes import diff_command, schemas_command
-from mcpaql_conformance.cli.spec import rules_command
 from mcpaql_conformance.errors import EXIT_INTERNAL, ConfigError, InternalError
+
+EXIT_CONFIG = 3  # (cli.output's, without importing it)
+
+# Every command but `version`: its module and the name of the click command in it, imported
+# when the command runs (or when --help lists them all).
+COMMANDS = {
+    "agent": ("agent", "agent"),
+    "badge": ("judge", "badge"),
+    "capture": ("live", "capture"),
+    "check": ("live", "check"),
+    "check-many": ("registry", "check_many_command"),
+    "diff": ("shapes", "diff_command"),
+    "registry": ("registry", "registry_command"),
+    "report": ("judge", "report"),
+    "rules": ("spec", "rules_command"),
+    "schema": ("judge", "schema_command"),
+    "schemas": ("shapes", "schemas_command"),
+    "test": ("judge", "test"),
+    "validate": ("judge", "validate_command"),
+    "verify-fixtures": ("judge", "verify_fixtures"),
+}
 
 
 class ConformanceGroup(click.Group):
-    """A group whose usage errors exit 3 (click's own 2 would read as "warned")."""
+    """A group whose usage errors exit 3 (click's own 2 would read as "warned"), whose commands
+    are imported when they run (``COMMANDS``)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *COMMANDS])
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return super().get_command(ctx, name)
+        import importlib
+
+        from mcpaql_conformance.cli import logs
+
+        logs.install()  # before a command's libraries: their log lines, warnings, stray tracebacks sanitised
+        module, attribute = COMMANDS[name]
+        command: click.Command = getattr(importlib.import_module(f"mcpaql_conformance.cli.{module}"), attribute)
+        return command
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         kwargs["standalone_mode"] = False
-        from mcpaql_conformance.cli import logs
-
-        logs.install()  # the libraries' log lines, warnings and stray tracebacks: one sanitised line each
         try:
             result = super().main(*args, **kwargs)
         except click.exceptions.Exit as exc:
@@ -50,6 +79,8 @@ class ConformanceGroup(click.Group):
             click.echo("aborted", err=True)
             sys.exit(130)
         except BrokenPipeError:  # the reader went away (`... | head -1`): nothing more to say
+            from mcpaql_conformance.cli.output import silence_stdout
+
             silence_stdout()
             sys.exit(EXIT_PIPE_CLOSED)
         except (SystemExit, KeyboardInterrupt):
@@ -95,13 +126,6 @@ def cli() -> None:
       3  configuration error (bad path, JSON, bundle, report or option value)
      70  internal error: a fault of ours, never of the input (please report it)
     """
-
-
-for command in (
-    test, verify_fixtures, report, validate_command, schemas_command, diff_command, schema_command, badge,
-    capture, agent, check, rules_command, registry_command, check_many_command,
-):  # fmt: skip
-    cli.add_command(command)
 
 
 @cli.command()

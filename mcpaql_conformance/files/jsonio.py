@@ -131,9 +131,27 @@ def _describe_decode_error(data: bytes, source: str, message: str) -> str:
     return f"{source}:{line}:{column}: invalid JSON: {plain(reason)}"
 
 
+COMPACT_BYTES = 8_000_000  # a file this large is decoded compactly (files.compact)
+
+
 def load_json_file(path: Path, what: str) -> Any:
-    """Read and parse one JSON file (the project's single JSON loader)."""
-    return parse_json(read_bytes(path, what), plain(str(path)))
+    """Read and parse one JSON file (the project's single JSON loader). A large one is decoded
+    compactly (``files.compact``: equal parts shared, its text released as it is read); one that
+    is not valid JSON is read again to say where (the compact decode has let its text go)."""
+    source = plain(str(path))
+    box = [read_bytes(path, what)]
+    size = len(box[0])
+    if size < COMPACT_BYTES or box[0][:64].lstrip()[:1] not in (b"{", b"["):
+        return parse_json(box.pop(), source)
+    from mcpaql_conformance.files.compact import decode_owned
+
+    try:
+        with gc_paused():
+            document = decode_owned(box)
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError, ValueError):
+        return parse_json(read_bytes(path, what), source)  # the same refusal, named and located
+    keep_until_exit(document, size)
+    return document
 
 
 @functools.cache
