@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import re
 
+from mcpaql_conformance.regex import lazy
 from mcpaql_conformance.secrecy import mask
 
 # ANSI/VT escape sequences: CSI (ESC [ ... final), OSC (ESC ] ... BEL or ST), and
 # two-character escapes. Bounded so that hostile input cannot make them slow.
-_ANSI = re.compile(
+_ANSI = lazy(
     r"\x1b\[[0-?]{0,64}[ -/]{0,16}[@-~]"
     r"|\x1b\][^\x07\x1b]{0,4096}(?:\x07|\x1b\\)?"
     r"|\x1b[@-Z\\-_]"
@@ -60,13 +61,13 @@ def _character_class(ranges: tuple[tuple[int, int], ...], extra: str = "") -> st
 
 # Several of these are "printable" to str.isprintable() (U+3164, U+115F, U+FFA0, the
 # variation selectors...), so the fast path of ``plain`` looks for them too.
-UNSEEN = re.compile(_character_class(UNSEEN_RANGES))
+UNSEEN = lazy(_character_class(UNSEEN_RANGES))
 # C0 controls (tab and newlines are folded to a space first) and everything unseen.
-_CONTROL = re.compile(_character_class(UNSEEN_RANGES, extra="\x00-\x08\x0b-\x1f"))
+_CONTROL = lazy(_character_class(UNSEEN_RANGES, extra="\x00-\x08\x0b-\x1f"))
 # Lone surrogates: bytes of a file name that are not UTF-8 (Python keeps them as U+DC80..
 # U+DCFF). Shown as U+FFFD, so that "bad\xff.json" does not read as "bad.json".
-_SURROGATE = re.compile(r"[\ud800-\udfff]")
-_SPACES = re.compile(r"[\t\n\r]+")
+_SURROGATE = lazy(r"[\ud800-\udfff]")
+_SPACES = lazy(r"[\t\n\r]+")
 
 
 def plain(text: object, *, max_len: int = 2000) -> str:
@@ -87,7 +88,7 @@ def plain(text: object, *, max_len: int = 2000) -> str:
     return value
 
 
-_SHOWN_AS_ESCAPES = re.compile(_character_class(UNSEEN_RANGES, extra="\x00-\x1f") + r"|[\ud800-\udfff]")
+_SHOWN_AS_ESCAPES = lazy(_character_class(UNSEEN_RANGES, extra="\x00-\x1f") + r"|[\ud800-\udfff]")
 _SCRIPTS = ("LATIN", "CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC")  # alphabets with look-alike letters
 
 

@@ -18,7 +18,11 @@ import sys
 from collections.abc import Iterable
 from urllib.parse import urlsplit, urlunsplit
 
+from mcpaql_conformance.regex import lazy
+
 MASK = "***"
+
+
 # A shorter value is too common to mask in every line we print (the Redactor still masks it in
 # the evidence, with a warning): "true", "json" and dates are not registered from URLs either.
 MIN_SECRET = 4
@@ -35,7 +39,7 @@ MODEL_KEY_VARIABLES = (
     "DASHSCOPE_API_KEY", "MOONSHOT_API_KEY", "AI21_API_KEY", "ANYSCALE_API_KEY", "OLLAMA_API_KEY",
     "LLAMA_API_KEY", "AWS_BEARER_TOKEN_BEDROCK",
 )  # fmt: skip
-_SECRET_WORDS = re.compile(r"key|token|secret|pass|pwd|auth|sig|cred|session|code|ticket", re.IGNORECASE)
+_SECRET_WORDS = lazy(r"key|token|secret|pass|pwd|auth|sig|cred|session|code|ticket", re.IGNORECASE)
 
 
 class _Secrets:
@@ -132,9 +136,9 @@ def masked_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, query, fragment))
 
 
-_ROUGH_USERINFO = re.compile(r"(//)[^/?#]*@")
-_ROUGH_QUERY = re.compile(r"[?#].*", re.DOTALL)
-_URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,31}://\S+")
+_ROUGH_USERINFO = lazy(r"(//)[^/?#]*@")
+_ROUGH_QUERY = lazy(r"[?#].*", re.DOTALL)
+_URL_IN_TEXT = lazy(r"[A-Za-z][A-Za-z0-9+.-]{0,31}://\S+")
 
 
 def _masked_pair(pair: str) -> str:
@@ -151,19 +155,17 @@ def mask_urls(text: str) -> str:
 
 # In a command line: NAME=value and --option value (or =value) where the name says secret, and
 # values shaped like well-known keys and tokens whatever they are given as.
-_SECRET_ASSIGNMENT = re.compile(
+_SECRET_ASSIGNMENT = lazy(
     r"(?P<name>\b[A-Za-z_][A-Za-z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PWD|AUTH|CREDENTIALS?)[A-Za-z0-9_]*=)"
     r"(?P<value>\S+)",
     re.IGNORECASE,
 )
-_SECRET_OPTION = re.compile(
+_SECRET_OPTION = lazy(
     r"(?P<name>(?<!\S)--?[A-Za-z0-9-]*(?:key|token|secret|password|passwd|pass|pwd|auth|credentials?)[A-Za-z0-9-]*"
     r"(?:=|\s+))(?P<value>[^\s-]\S*)",
     re.IGNORECASE,
 )
-_KEY_SHAPES = re.compile(
-    r"\b(?:sk-[A-Za-z0-9_-]{8,}|gh[pousr]_[A-Za-z0-9]{8,}|xox[abpr]-[A-Za-z0-9-]{8,}|AKIA[0-9A-Z]{12,})"
-)
+_KEY_SHAPES = lazy(r"\b(?:sk-[A-Za-z0-9_-]{8,}|gh[pousr]_[A-Za-z0-9]{8,}|xox[abpr]-[A-Za-z0-9-]{8,}|AKIA[0-9A-Z]{12,})")
 
 
 def masked_command(text: str) -> str:

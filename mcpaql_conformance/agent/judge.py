@@ -15,6 +15,7 @@ from mcpaql_conformance.agent.loop import RunRecord, answer_text
 from mcpaql_conformance.agent.providers import Provider, Reply
 from mcpaql_conformance.agent.tasks import Task
 from mcpaql_conformance.files.vocabulary import FAILED_RUN, INVALID_VERDICT, PASSED
+from mcpaql_conformance.regex import lazy
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.secrecy import mask
 from mcpaql_conformance.verdict.metrics import RUNNER
@@ -28,7 +29,7 @@ JUDGE_SYSTEM = (
     ' the intent. Reply with one JSON object and nothing else: {"verdict": "pass" or "fail", "reason": "one sentence"}.'
 )
 ATTEMPTS = 2  # a reply that is not the JSON asked for is asked once more
-_OBJECT = re.compile(r"\{.*\}", re.S)
+_OBJECT = lazy(r"\{.*\}", re.S)
 SHOWN = 600  # characters of each answer shown to the judge
 
 

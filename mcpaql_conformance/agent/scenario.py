@@ -11,7 +11,6 @@ operation's last answer (an id the server made up, for example). ``expect`` is j
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,9 +23,10 @@ from mcpaql_conformance.files.configio import load_checked
 from mcpaql_conformance.files.kinds import SCENARIO
 from mcpaql_conformance.files.values import MISSING, resolve_path
 from mcpaql_conformance.files.vocabulary import ScenarioEvent
+from mcpaql_conformance.regex import lazy
 from mcpaql_conformance.sanitize import plain
 
-_REFERENCE = re.compile(r"^\$\{([A-Za-z0-9_-]+)\.([A-Za-z0-9_.-]+)\}$")
+_REFERENCE = lazy(r"^\$\{([A-Za-z0-9_-]+)\.([A-Za-z0-9_.-]+)\}$")
 ANSWERS: tuple[ScenarioEvent, ...] = ("tool_result", "tool_error")
 
 

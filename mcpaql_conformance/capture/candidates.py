@@ -30,6 +30,7 @@ from mcpaql_conformance.evidence.reading import identifier_words, name_words
 from mcpaql_conformance.files.values import json_equal
 from mcpaql_conformance.files.vocabulary import ValueSource
 from mcpaql_conformance.live.safety import harmless_value, safe_value
+from mcpaql_conformance.regex import lazy
 
 JsonObject = dict[str, Any]
 
@@ -52,33 +53,33 @@ MAX_VALUE_BYTES = 4096  # an example's value bigger than this is not sent
 # The spec's own values for reserved operations: introspect's query.
 RESERVED = {("introspect", "query"): ("operations", "types")}
 
-_QUOTED = re.compile(r"""'([^'\n]{1,64})'|"([^"\n]{1,64})"|`([^`\n]{1,64})`|\u2018([^\u2019\n]{1,64})\u2019"""
+_QUOTED = lazy(r"""'([^'\n]{1,64})'|"([^"\n]{1,64})"|`([^`\n]{1,64})`|\u2018([^\u2019\n]{1,64})\u2019"""
                      r"|\u201c([^\u201d\n]{1,64})\u201d")  # fmt: skip
 # "one of: a, b, c", "either a or b", "allowed values: a | b", "values: a, b", "must be: a or b"
-_LIST_TRIGGER = re.compile(
+_LIST_TRIGGER = lazy(
     r"\b(?:(?:one of|either|any of|(?:allowed|accepted|possible|valid|supported) (?:values|options|types)|choose from)"
     r"\b\s*(?:are|is|include)?\s*[:=]?|(?:values|options|must be|can be|accepts?)\s*[:=])\s*",
     re.IGNORECASE,
 )
-_LIST_END = re.compile(r"[.;()\[\]\n]\s|[;()\[\]\n]|\.$")
-_SEPARATOR = re.compile(r"\s*(?:,|\||/|\bor\b|\band\b)\s*", re.IGNORECASE)
+_LIST_END = lazy(r"[.;()\[\]\n]\s|[;()\[\]\n]|\.$")
+_SEPARATOR = lazy(r"\s*(?:,|\||/|\bor\b|\band\b)\s*", re.IGNORECASE)
 # "e.g. 2024-01-31", "for example: n-1", "such as 'x'", "example: x", "(default: x)", "defaults to x"
-_EXAMPLE_TRIGGER = re.compile(
+_EXAMPLE_TRIGGER = lazy(
     r"(?:\be\.\s?g\.[,:]?|\bfor (?:example|instance)[,:]?|\bsuch as|\bexamples?:|\bex:)\s*",
     re.IGNORECASE,
 )
-_DEFAULT_TRIGGER = re.compile(r"\bdefaults?(?: value)?(?: is| to|:)\s*", re.IGNORECASE)
-_TOKEN = re.compile(r"""[^\s,;()\[\]{}]{1,64}""")
-_PLAIN_TOKEN = re.compile(r"[\w][\w.:+@-]{0,63}", re.UNICODE)
+_DEFAULT_TRIGGER = lazy(r"\bdefaults?(?: value)?(?: is| to|:)\s*", re.IGNORECASE)
+_TOKEN = lazy(r"""[^\s,;()\[\]{}]{1,64}""")
+_PLAIN_TOKEN = lazy(r"[\w][\w.:+@-]{0,63}", re.UNICODE)
 _FORMAT_HINTS = (
-    (re.compile(r"\bYYYY-MM-DD[T ]HH:MM(?::SS)?", re.IGNORECASE), "2026-01-31T12:00:00Z"),
-    (re.compile(r"\bYYYY-MM-DD\b", re.IGNORECASE), "2026-01-31"),
-    (re.compile(r"\bYYYY-MM\b", re.IGNORECASE), "2026-01"),
-    (re.compile(r"\bHH:MM\b", re.IGNORECASE), "12:00"),
+    (lazy(r"\bYYYY-MM-DD[T ]HH:MM(?::SS)?", re.IGNORECASE), "2026-01-31T12:00:00Z"),
+    (lazy(r"\bYYYY-MM-DD\b", re.IGNORECASE), "2026-01-31"),
+    (lazy(r"\bYYYY-MM\b", re.IGNORECASE), "2026-01"),
+    (lazy(r"\bHH:MM\b", re.IGNORECASE), "12:00"),
 )
-_ISO_8601 = re.compile(r"\bISO[- ]?8601\b", re.IGNORECASE)
-_DATE_TIME = re.compile(r"\b(?:date[- ]?time|timestamp)\b", re.IGNORECASE)
-_DATE = re.compile(r"\bdate\b", re.IGNORECASE)
+_ISO_8601 = lazy(r"\bISO[- ]?8601\b", re.IGNORECASE)
+_DATE_TIME = lazy(r"\b(?:date[- ]?time|timestamp)\b", re.IGNORECASE)
+_DATE = lazy(r"\bdate\b", re.IGNORECASE)
 # Words a list or an example may hold that are not values ("one of the fields, e.g. by name").
 _FILLER = (
     "a an the value values string number integer e.g i.e eg ie etc by to of in on for with as at from or and if is be"
@@ -207,7 +208,7 @@ def refers_elsewhere(operation: str, name: str) -> bool:
 
 
 # What a description says of a parameter that names one record.
-_IDENTIFYING_TEXT = re.compile(r"\bunique(?:ly)?\b|\bidentif(?:ier|ies|ying)\b|\bprimary key\b", re.IGNORECASE)
+_IDENTIFYING_TEXT = lazy(r"\bunique(?:ly)?\b|\bidentif(?:ier|ies|ying)\b|\bprimary key\b", re.IGNORECASE)
 _KEY_TYPES = (None, "string", "integer", "number")
 
 

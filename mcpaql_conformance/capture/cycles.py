@@ -4,7 +4,6 @@ Every cycle runs its steps one after another, each within the run's permission l
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -29,6 +28,7 @@ from mcpaql_conformance.live.discovery import Operation
 from mcpaql_conformance.live.levels import strictest
 from mcpaql_conformance.live.plan import substitute
 from mcpaql_conformance.live.session import PHASE_CYCLES, Live, gather, note
+from mcpaql_conformance.regex import lazy
 from mcpaql_conformance.verdict.blame import our_value_refused
 
 JsonObject = dict[str, Any]
@@ -420,7 +420,7 @@ def _names_kind(key: str, made: frozenset[str]) -> bool:
 
 
 PROSE = "prose:"  # an identifier read out of a prose answer: ``prose:N`` is its Nth candidate token
-_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}")
+_TOKEN = lazy(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}")
 MAX_PROSE_TRIES = 3
 
 

@@ -20,22 +20,26 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from mcpaql_conformance.regex import lazy
+
 JsonObject = dict[str, Any]
+
+
 MAX_TEXT = 2000
 CURSOR_NAMES = frozenset(
     {"after", "before", "cursor", "next_cursor", "page_cursor", "page_token", "pagetoken", "next_token",
      "nexttoken", "continuation_token", "continuationtoken", "starting_after", "ending_before", "pagination_token"}
 )  # fmt: skip
 FORWARD, BACKWARD = frozenset({"first", "after"}), frozenset({"last", "before"})
-_CURSOR_TEXT = re.compile(r"\bcursor\b|\b(?:page|continuation|pagination)[ _-]?token\b|\bendCursor\b", re.IGNORECASE)
+_CURSOR_TEXT = lazy(r"\bcursor\b|\b(?:page|continuation|pagination)[ _-]?token\b|\bendCursor\b", re.IGNORECASE)
 _NAME = r"[`'\"]?([A-Za-z_][\w.]{0,63})[`'\"]?"
 _EXCLUDES = (
-    re.compile(rf"(?:cannot|can't|can not|may not|must not|should not) be (?:used|combined|given|specified|sent|passed)"
+    lazy(rf"(?:cannot|can't|can not|may not|must not|should not) be (?:used|combined|given|specified|sent|passed)"
                rf"(?: together)? (?:with|alongside) {_NAME}", re.IGNORECASE),
-    re.compile(rf"mutually exclusive with {_NAME}", re.IGNORECASE),
-    re.compile(rf"(?:not|never) (?:together|combined) with {_NAME}", re.IGNORECASE),
-    re.compile(rf"\beither {_NAME} or {_NAME}", re.IGNORECASE),
-    re.compile(rf"\bexclusive (?:of|with) {_NAME}", re.IGNORECASE),
+    lazy(rf"mutually exclusive with {_NAME}", re.IGNORECASE),
+    lazy(rf"(?:not|never) (?:together|combined) with {_NAME}", re.IGNORECASE),
+    lazy(rf"\beither {_NAME} or {_NAME}", re.IGNORECASE),
+    lazy(rf"\bexclusive (?:of|with) {_NAME}", re.IGNORECASE),
 )  # fmt: skip
 
 

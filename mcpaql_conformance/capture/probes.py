@@ -39,6 +39,7 @@ from mcpaql_conformance.live.discovery import CRUDE_FAMILIES, Operation
 from mcpaql_conformance.live.redact import MASK
 from mcpaql_conformance.live.safety import SAFE_ON, safety_switch
 from mcpaql_conformance.live.session import PHASE_PROBES, Findings, Live, gather, note
+from mcpaql_conformance.regex import lazy
 from mcpaql_conformance.verdict.blame import MAX_SAID, quoted_value, quotes_whole
 from mcpaql_conformance.verdict.textmatch import mentions_identifier
 
@@ -478,12 +479,10 @@ def _default(findings: Findings, op: Operation, name: str, response: Any, inconc
 # --- required-parameter discovery (operations without a parameter list) ------------------------
 
 _QUOTES = "'\"`\u2018\u2019\u201c\u201d"
-_QUOTED = re.compile(f"[{_QUOTES}]([A-Za-z_][A-Za-z0-9_]{{0,63}})[{_QUOTES}]")
-_AFTER_WORD = re.compile(
-    r"\b(?:parameters?|params?|fields?|arguments?|property)\b\s*[:=]?\s*([A-Za-z_][A-Za-z0-9_]{0,63})"
-)
-_BEFORE_REQUIRED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]{0,63}) (?:is|are) (?:required|missing)")
-_MISSING_WORDS = re.compile(r"missing|required|must be (?:provided|given|set)|not provided", re.IGNORECASE)
+_QUOTED = lazy(f"[{_QUOTES}]([A-Za-z_][A-Za-z0-9_]{{0,63}})[{_QUOTES}]")
+_AFTER_WORD = lazy(r"\b(?:parameters?|params?|fields?|arguments?|property)\b\s*[:=]?\s*([A-Za-z_][A-Za-z0-9_]{0,63})")
+_BEFORE_REQUIRED = lazy(r"\b([A-Za-z_][A-Za-z0-9_]{0,63}) (?:is|are) (?:required|missing)")
+_MISSING_WORDS = lazy(r"missing|required|must be (?:provided|given|set)|not provided", re.IGNORECASE)
 _NOT_NAMES = frozenset({"parameter", "parameters", "param", "params", "field", "fields", "required", "missing"})
 
 
@@ -541,7 +540,7 @@ def _rejects_as_unknown(response: Any, parameter: str, params: JsonObject | None
     return quoted is None or not quotes_whole(answer.message[:MAX_SAID], quoted)
 
 
-_NAMED_UNKNOWN = re.compile(r"unknown (?:parameters?|params?|fields?|arguments?|keys?|propert(?:y|ies))", re.IGNORECASE)
+_NAMED_UNKNOWN = lazy(r"unknown (?:parameters?|params?|fields?|arguments?|keys?|propert(?:y|ies))", re.IGNORECASE)
 
 
 def _accepted(response: Any, parameter: str) -> bool | None:

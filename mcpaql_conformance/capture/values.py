@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import itertools
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -14,6 +13,7 @@ from typing import Any
 from mcpaql_conformance.capture.patterns import fits, matching, pattern_of
 from mcpaql_conformance.evidence.declared import object_properties, typed
 from mcpaql_conformance.files.values import json_equal, json_key
+from mcpaql_conformance.regex import lazy
 
 JsonObject = dict[str, Any]
 # Every string capture makes up starts with this, so that what it names (a record, a file, a
@@ -152,11 +152,11 @@ def format_value(fmt: str | None, label: str, number: int = 0) -> str | None:
 
 
 _CHECKS = {
-    "date": re.compile(r"\d{4}-\d{2}-\d{2}"),
-    "date-time": re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2})"),
-    "time": re.compile(r"\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:[Zz]|[+-]\d{2}:\d{2})?"),
-    "email": re.compile(r"[^@\s]{1,64}@[^@\s]+\.[^@\s]+"),
-    "uuid": re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"),
+    "date": lazy(r"\d{4}-\d{2}-\d{2}"),
+    "date-time": lazy(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2})"),
+    "time": lazy(r"\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:[Zz]|[+-]\d{2}:\d{2})?"),
+    "email": lazy(r"[^@\s]{1,64}@[^@\s]+\.[^@\s]+"),
+    "uuid": lazy(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"),
 }
 
 
@@ -224,7 +224,7 @@ def _object(parameter: JsonObject, depth: int = 0) -> JsonObject:
 MAX_OBJECT_DEPTH = 4
 MAX_PROPERTIES = 20
 _SERIAL = itertools.count(1)  # each pattern value of a run is generated from a seed of its own
-_LABEL = re.compile(r"[A-Za-z0-9_]{1,40}")
+_LABEL = lazy(r"[A-Za-z0-9_]{1,40}")
 _ITEMS = ("string", "integer", "number", "boolean", "object")  # an object item: built from its documented fields
 
 

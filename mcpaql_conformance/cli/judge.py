@@ -51,9 +51,8 @@ def test(
     ({"name", "bundles": [paths or globs], "level", "tier"}); or on several bundles, or the
     *.json bundles of a FOLDER, judged together like a suite."""
     from mcpaql_conformance.files.jsonio import load_json_file
-    from mcpaql_conformance.files.kinds import BUNDLE, SUITE, refuse_other_kinds
+    from mcpaql_conformance.files.kinds import BUNDLE, SUITE, is_suite, refuse_other_kinds
     from mcpaql_conformance.sanitize import plain
-    from mcpaql_conformance.verdict.suite import is_suite, load_suite, suite_of_paths
 
     # Bad option values are configuration errors before any file is read.
     judging = judging_settings(level, tier, fmt, output, category, baseline, max_findings, write_baseline)
@@ -66,6 +65,8 @@ def test(
     if not several and not is_suite(data):
         refuse_other_kinds(data, plain(str(paths[0])), BUNDLE, SUITE)
         return judge_bundle(data, plain(str(paths[0])), judging)
+    from mcpaql_conformance.verdict.suite import load_suite, suite_of_paths
+
     if category is not None or baseline is not None or write_baseline is not None:
         what = "several bundles" if several else "a suite"
         raise ConfigError(f"--category, --baseline and --write-baseline apply to one bundle, not to {what}")

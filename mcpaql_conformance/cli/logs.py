@@ -10,17 +10,23 @@ line already shown is not repeated, and after MAX_LINES lines one more says the 
 shown. A failure in a background thread or in a finaliser is one such line too. With
 ``MCPAQL_CONFORMANCE_DEBUG`` set, everything is shown, debug messages and tracebacks included
 (each line sanitised all the same).
+
+A command that runs no library that logs (``install(libraries=False)``: judging saved files)
+does without ``logging`` altogether (it is slow to import): Python's warnings and the failures
+are written as the same one line each, directly.
 """
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcpaql_conformance.sanitize import plain
+
+if TYPE_CHECKING:
+    import logging
 
 DEBUG_VARIABLE = "MCPAQL_CONFORMANCE_DEBUG"
 MAX_LEN = 300  # characters of one message
@@ -43,44 +49,51 @@ def debugging() -> bool:
     return bool(os.environ.get(DEBUG_VARIABLE))
 
 
-class TerminalHandler(logging.Handler):
-    """Each message as one sanitised line on stderr (see the module's docstring)."""
+def _handler(debug: bool) -> logging.Handler:
+    """The one handler (``logging`` imported here: only commands whose libraries log pay for it)."""
+    import logging
 
-    def __init__(self, debug: bool = False) -> None:
-        super().__init__(logging.DEBUG if debug else logging.WARNING)
-        self.debug = debug
-        self.seen: set[str] = set()
-        self.shown = 0
-        self.lock_lines = threading.Lock()
+    class TerminalHandler(logging.Handler):
+        """Each message as one sanitised line on stderr (see the module's docstring)."""
 
-    def line(self, record: logging.LogRecord) -> str:
-        try:
-            message = record.getMessage()
-        except Exception:  # a library's own malformed format string: its text as it is
-            message = str(record.msg)
-        source = next((said for prefix, said in _SOURCES if _under(record.name, prefix)), record.name)
-        if record.name == _LOGGER:
-            return f"warning: {plain(message, max_len=MAX_LEN)}"
-        return f"warning: {plain(source)}: {plain(message, max_len=MAX_LEN)}"
+        def __init__(self, debug: bool = False) -> None:
+            super().__init__(logging.DEBUG if debug else logging.WARNING)
+            self.debug = debug
+            self.seen: set[str] = set()
+            self.shown = 0
+            self.lock_lines = threading.Lock()
 
-    def emit(self, record: logging.LogRecord) -> None:
-        text = self.line(record)
-        if self.debug:
-            text = "\n".join([text, *_traceback_lines(record)])
-        else:
-            with self.lock_lines:
-                if text in self.seen or self.shown > MAX_LINES:
-                    return
-                self.seen.add(text)
-                self.shown += 1
-                if self.shown > MAX_LINES:
-                    text = f"warning: more messages of the libraries are not shown (set {DEBUG_VARIABLE}=1 to see them)"
-        try:
-            stream = sys.stderr
-            stream.write(text + "\n")
-            stream.flush()
-        except (OSError, ValueError):  # a closed stderr: nothing more to say there
-            pass
+        def line(self, record: logging.LogRecord) -> str:
+            try:
+                message = record.getMessage()
+            except Exception:  # a library's own malformed format string: its text as it is
+                message = str(record.msg)
+            source = next((said for prefix, said in _SOURCES if _under(record.name, prefix)), record.name)
+            if record.name == _LOGGER:
+                return f"warning: {plain(message, max_len=MAX_LEN)}"
+            return f"warning: {plain(source)}: {plain(message, max_len=MAX_LEN)}"
+
+        def emit(self, record: logging.LogRecord) -> None:
+            text = self.line(record)
+            if self.debug:
+                text = "\n".join([text, *_traceback_lines(record)])
+            else:
+                with self.lock_lines:
+                    if text in self.seen or self.shown > MAX_LINES:
+                        return
+                    self.seen.add(text)
+                    self.shown += 1
+                    if self.shown > MAX_LINES:
+                        text = "warning: more messages of the libraries are not shown"
+                        text += f" (set {DEBUG_VARIABLE}=1 to see them)"
+            try:
+                stream = sys.stderr
+                stream.write(text + "\n")
+                stream.flush()
+            except (OSError, ValueError):  # a closed stderr: nothing more to say there
+                pass
+
+    return TerminalHandler(debug)
 
 
 def _under(name: str, prefix: str) -> bool:
@@ -96,22 +109,31 @@ def _traceback_lines(record: logging.LogRecord) -> list[str]:
     return ["  " + plain(line, max_len=MAX_LEN * 4) for line in text.splitlines()]
 
 
-_installed: list[TerminalHandler] = []
+_installed: list[Any] = []
 
 
-def install() -> None:
+def install(libraries: bool = True) -> None:
     """The one handler on the root logger, Python's warnings routed through it, and failures in
-    threads and finalisers told in one line (idempotent)."""
-    if _installed:
+    threads and finalisers told in one line (idempotent); ``libraries=False``: no handler, the
+    warnings and failures written directly (a command that runs no library that logs)."""
+    if _installed and (_installed[0] is not None or not libraries):
         return
     debug = debugging()
-    handler = TerminalHandler(debug)
-    _installed.append(handler)
-    root = logging.getLogger()
-    root.addHandler(handler)
-    root.setLevel(logging.DEBUG if debug else logging.WARNING)
-    logging.raiseExceptions = debug  # a failing handler prints no traceback of its own
-    logging.captureWarnings(True)
+    if libraries:
+        import logging
+
+        handler = _handler(debug)
+        _installed[:] = [handler]
+        root = logging.getLogger()
+        root.addHandler(handler)
+        root.setLevel(logging.DEBUG if debug else logging.WARNING)
+        logging.raiseExceptions = debug  # a failing handler prints no traceback of its own
+        logging.captureWarnings(True)
+    else:
+        _installed[:] = [None]
+        import warnings
+
+        warnings.showwarning = _warned
     if not debug:
         threading.excepthook = _thread_failed
         sys.unraisablehook = _unraisable
@@ -132,14 +154,39 @@ def _uncaught(kind: type[BaseException], value: BaseException, trace: Any) -> No
         pass
 
 
+def _warned(
+    message: Warning | str, category: type[Warning], filename: str, lineno: int, file: Any = None, line: Any = None
+) -> None:
+    """A Python warning, where no handler routes it: one sanitised line."""
+    _said(f"warning: Python: {category.__name__}: {plain(str(message), max_len=MAX_LEN)}")
+
+
+def _said(line: str) -> None:
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):  # a closed stderr: nothing more to say there
+        pass
+
+
+def _library_line(text: str) -> None:
+    """A line of ours about a failure elsewhere: through the handler where there is one."""
+    if _installed and _installed[0] is not None:
+        import logging
+
+        logging.getLogger(_LOGGER).warning("%s", text)
+    else:
+        _said(f"warning: {plain(text, max_len=MAX_LEN)}")
+
+
 def _thread_failed(args: Any) -> None:
     if args.exc_type is SystemExit:
         return
     where = getattr(args.thread, "name", "a thread")
-    logging.getLogger(_LOGGER).warning("%s failed: %s: %s", where, args.exc_type.__name__, args.exc_value)
+    _library_line(f"{where} failed: {args.exc_type.__name__}: {args.exc_value}")
 
 
 def _unraisable(unraisable: Any) -> None:
     kind = type(unraisable.exc_value).__name__ if unraisable.exc_value is not None else "error"
     what = unraisable.err_msg or "Exception ignored"
-    logging.getLogger(_LOGGER).warning("%s: %s: %s", what, kind, unraisable.exc_value)
+    _library_line(f"{what}: {kind}: {unraisable.exc_value}")

@@ -21,10 +21,11 @@ from enum import StrEnum
 from typing import Any, NamedTuple
 
 from mcpaql_conformance.files.values import json_type, show
+from mcpaql_conformance.regex import lazy
 
 _MAX_DEPTH = 16
 # A code at the start of a plain-text error: "VALIDATION_UNKNOWN_PARAM: unknown parameter: query".
-_LEADING_CODE = re.compile(r"\s*\[?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\]?\s*(?::|-|—)\s*")
+_LEADING_CODE = lazy(r"\s*\[?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\]?\s*(?::|-|—)\s*")
 # Plain text that reads as a refusal: its first word says so ("Error: ...", "Missing ...").
 _REFUSAL_WORDS = frozenset(
     {
@@ -47,7 +48,7 @@ _REFUSAL_WORDS = frozenset(
         "exception",
     }
 )
-_FIRST_WORD = re.compile(r"\W*([A-Za-z]+)")
+_FIRST_WORD = lazy(r"\W*([A-Za-z]+)")
 
 
 class Kind(StrEnum):
@@ -69,7 +70,7 @@ class Kind(StrEnum):
 # permission, a fault of the server or of what stands behind it.
 _UNRELATED_CODES = ("NOT_FOUND", "PERMISSION", "AUTH", "FORBIDDEN", "RATE_LIMIT", "QUOTA", "CONFLICT", "INTERNAL",
                     "UNAVAILABLE", "TIMEOUT", "UPSTREAM", "BACKEND", "CONFIRMATION")  # fmt: skip
-_UNRELATED_TEXT = re.compile(
+_UNRELATED_TEXT = lazy(
     r"not found|does ?n[o']t exist|no such|permission|denied|unauthori[sz]ed|forbidden|rate.?limit|fetch failed"
     r"|unavailable|internal (?:server )?error|timed? ?out|try again",
     re.IGNORECASE,
@@ -352,7 +353,7 @@ def _strings(value: Any, path: str, error: bool) -> Iterator[Text]:
             stack.extend((child, f"{where}[{index}]") for index, child in reversed(list(enumerate(item))))
 
 
-_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_PLAIN_KEY = lazy(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _member(path: str, key: Any) -> str:

@@ -12,7 +12,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from mcpaql_conformance.regex import lazy
+
 JsonObject = dict[str, Any]
+
+
 JSON_TYPES = frozenset({"string", "integer", "number", "boolean", "array", "object"})
 MAX_TYPE = 200
 MAX_NESTING = 4
@@ -34,9 +38,9 @@ _ALIASES = {
     "set": "array",
 }
 _NULLS = frozenset({"null", "none", "undefined", "nil"})
-_SUFFIX_ARRAY = re.compile(r"^(.+?)\s*\[\s*\]$")
-_GENERIC = re.compile(r"^([A-Za-z]+)\s*[<\[(]\s*(.*?)\s*[>\])]$")
-_BRACKETED = re.compile(r"^\[\s*(.+?)\s*\]$")
+_SUFFIX_ARRAY = lazy(r"^(.+?)\s*\[\s*\]$")
+_GENERIC = lazy(r"^([A-Za-z]+)\s*[<\[(]\s*(.*?)\s*[>\])]$")
+_BRACKETED = lazy(r"^\[\s*(.+?)\s*\]$")
 
 
 def typed(parameter: JsonObject) -> JsonObject:
@@ -140,12 +144,12 @@ def array_item_type(text: str) -> str | None:
 # A value that stands for one: <path>, <your id>, {id}, {{token}}, ${HOME}, YOUR_API_KEY, your-token-here,
 # REPLACE_ME, xxx, ... (a whole value, or a part of a path or URL: /home/<user>/notes).
 _PLACEHOLDERS = (
-    re.compile(r"<[^<>\n]{1,64}>"),
-    re.compile(r"\$\{[^{}\n]{1,64}\}|\{\{[^{}\n]{1,64}\}\}"),
-    re.compile(r"^\{[A-Za-z_][\w.:-]{0,63}\}$|/\{[A-Za-z_][\w.-]{0,63}\}(?:/|$)"),
-    re.compile(r"^(?:your|my)[_ -][\w -]{1,60}$|[_-]here$", re.IGNORECASE),
-    re.compile(r"^(?:YOUR|MY)_[A-Z0-9_]+$|^(?:REPLACE[_ -]?ME|CHANGE[_ -]?ME|TODO|TBD|FIXME|PLACEHOLDER)$", re.I),
-    re.compile(r"^(?:\.{3}|\u2026|x{3,}|X{3,})$"),
+    lazy(r"<[^<>\n]{1,64}>"),
+    lazy(r"\$\{[^{}\n]{1,64}\}|\{\{[^{}\n]{1,64}\}\}"),
+    lazy(r"^\{[A-Za-z_][\w.:-]{0,63}\}$|/\{[A-Za-z_][\w.-]{0,63}\}(?:/|$)"),
+    lazy(r"^(?:your|my)[_ -][\w -]{1,60}$|[_-]here$", re.IGNORECASE),
+    lazy(r"^(?:YOUR|MY)_[A-Z0-9_]+$|^(?:REPLACE[_ -]?ME|CHANGE[_ -]?ME|TODO|TBD|FIXME|PLACEHOLDER)$", re.I),
+    lazy(r"^(?:\.{3}|\u2026|x{3,}|X{3,})$"),
 )
 MAX_PLACEHOLDER_NODES = 200  # values looked at inside one example value
 
@@ -168,12 +172,12 @@ def is_placeholder(value: Any) -> bool:
 
 
 # What a server says of a field it takes but never gives back: a secret, a password, a one-way value.
-_WRITE_ONLY_TEXT = re.compile(
+_WRITE_ONLY_TEXT = lazy(
     r"write[- ]only|never (?:returned|read back|shown|echoed|exposed)|not (?:returned|echoed|exposed|included in "
     r"(?:the )?(?:response|answer|output)s?)|(?:is|are) hashed|one-way",
     re.IGNORECASE,
 )
-_SECRET_NAMES = re.compile(r"(?:^|_)(?:password|passphrase|passwd|secret|token|api_?key|credentials?)(?:$|_)", re.I)
+_SECRET_NAMES = lazy(r"(?:^|_)(?:password|passphrase|passwd|secret|token|api_?key|credentials?)(?:$|_)", re.I)
 
 
 def write_only(parameter: JsonObject) -> bool:

@@ -17,7 +17,10 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from types import MappingProxyType
 
-_IDENTIFYING = re.compile(r"(?:^|_|-|(?<=[a-z0-9])(?=[A-Z]))(?:id|key|name|slug|uuid)$", re.IGNORECASE)
+from mcpaql_conformance.regex import lazy
+
+_IDENTIFYING = lazy(r"(?:^|_|-|(?<=[a-z0-9])(?=[A-Z]))(?:id|key|name|slug|uuid)$", re.IGNORECASE)
+
 # The documented identifiers of the run in progress: name -> the words of the kind of record it names.
 _DOCUMENTED: ContextVar[Mapping[str, frozenset[str]]] = ContextVar(
     "mcpaql_conformance_identifiers", default=MappingProxyType({})

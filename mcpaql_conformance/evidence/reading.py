@@ -15,12 +15,12 @@ operation more destructive.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from mcpaql_conformance.files.values import show
 from mcpaql_conformance.files.vocabulary import SEMANTIC_CATEGORIES as CRUDE_CATEGORIES
+from mcpaql_conformance.regex import lazy
 
 JsonObject = dict[str, Any]
 
@@ -103,9 +103,9 @@ def category_of(entry: Any) -> tuple[str | None, str | None]:
 
 # A word of letters in any case style: ``HTTPServer`` is HTTP + Server, ``softDelete`` soft + Delete.
 # Each alternative consumes what it matched, so a name of any length is read in linear time.
-_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
+_WORD = lazy(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
 # Where a camelCase or PascalCase name changes words (``mcpAqlDelete``, ``MCPAQLDelete``).
-_CASE_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_CASE_BREAK = lazy(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
 def name_words(name: Any) -> list[str]:
@@ -425,7 +425,7 @@ def returned_type(returns: Any) -> str | None:
     return name.strip() if name else None
 
 
-_IDENTIFIER_BREAKS = re.compile(r"[_\W]+|(?<=[a-z])(?=[A-Z])")
+_IDENTIFIER_BREAKS = lazy(r"[_\W]+|(?<=[a-z])(?=[A-Z])")
 
 
 def identifier_words(name: str) -> list[str]:
@@ -522,8 +522,8 @@ def _parameter_readings(detail: JsonObject) -> list[str]:
 # --- MCP tools -------------------------------------------------------------------------------
 
 SINGLE = ""  # the family of the single-mode tool `mcp_aql`
-_STANDARD_TOOL = re.compile(r"(?P<prefix>(?:[a-z0-9]+_)*?)mcp_aql(?:_(?P<family>[a-z][a-z0-9_]*))?")
-_SEPARATORS = re.compile(r"[^a-z0-9]+")
+_STANDARD_TOOL = lazy(r"(?P<prefix>(?:[a-z0-9]+_)*?)mcp_aql(?:_(?P<family>[a-z][a-z0-9_]*))?")
+_SEPARATORS = lazy(r"[^a-z0-9]+")
 MAX_TOOL_NAME = 128  # MCP's own limit; longer names are read by their schema only
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -15,11 +14,12 @@ from mcpaql_conformance.evidence.bundle import Bundle, incomplete_invocation
 from mcpaql_conformance.evidence.index import Context
 from mcpaql_conformance.files.schemas import bundle_schema, json_path, schema_document
 from mcpaql_conformance.files.values import list_index
+from mcpaql_conformance.regex import lazy
 from mcpaql_conformance.sanitize import plain
 
 ERROR, WARNING, INFO = "error", "warning", "info"
-_TOOL_ID = re.compile(r"^[a-z][a-z0-9_]*/[a-z][a-z0-9_]*$")
-_OPERATION = re.compile(r"^[a-z][a-z0-9_]*$")
+_TOOL_ID = lazy(r"^[a-z][a-z0-9_]*/[a-z][a-z0-9_]*$")
+_OPERATION = lazy(r"^[a-z][a-z0-9_]*$")
 
 
 @dataclass(frozen=True)

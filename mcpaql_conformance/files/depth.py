@@ -10,10 +10,14 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from mcpaql_conformance.regex import lazy
+
 MAX_DEPTH = 100
+
+
 DEEPER = f"[not recorded: nested more than {MAX_DEPTH} levels deep]"
 # A JSON string (escapes included) or one bracket: everything else is copied as it stands.
-_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
+_TOKEN = lazy(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
 
 
 def cut_deep_text(text: str, max_depth: int = MAX_DEPTH) -> str:

@@ -17,10 +17,11 @@ import msgspec
 
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.lifetime import keep_until_exit
+from mcpaql_conformance.regex import lazy
 from mcpaql_conformance.sanitize import UNSEEN, UNSEEN_RANGES, plain
 
 _UTF8_BOM = b"\xef\xbb\xbf"
-_BYTE_OFFSET = re.compile(r"\(byte (\d+)\)")
+_BYTE_OFFSET = lazy(r"\(byte (\d+)\)")
 
 
 @contextlib.contextmanager
@@ -206,7 +207,7 @@ def dumps(data: Any, *, indent: bool = True) -> str:
     return UNSEEN.sub(_escape, text) + "\n"
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_LONE_SURROGATE = lazy("[\ud800-\udfff]")
 
 
 def _without_surrogates(value: Any) -> Any:

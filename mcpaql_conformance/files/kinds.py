@@ -14,8 +14,6 @@ a document with evidence in it is a bundle whatever else it holds.
 
 from __future__ import annotations
 
-import difflib
-import shlex
 from typing import Any
 
 from mcpaql_conformance.errors import ConfigError
@@ -110,6 +108,8 @@ def _baseline_entry(item: Any) -> bool:
 
 
 def _advice(kind: str, source: str) -> str:
+    import shlex
+
     source = shlex.quote(source)
     return {
         BUNDLE: f"judge it with: mcpaql-conformance test {source}",
@@ -129,10 +129,10 @@ def refuse_other_kinds(data: Any, source: str, expected: str, *also: str) -> Non
     kind = kind_of(data)
     if kind is not None and kind != expected and kind not in also:
         raise ConfigError(f"{source} is {kind}, not {expected}; {_advice(kind, source)}")
-    if expected != SUITE and SUITE not in also:
+    if kind is not None or (expected != SUITE and SUITE not in also):
         return
     near = near_suite_key(data)
-    if kind is None and near is not None:
+    if near is not None:
         raise ConfigError(
             f"{source} looks like a suite with its members under {near!r}: a suite lists them under"
             ' "bundles" ({"name": ..., "bundles": ["a.json", "evidence/*.json"]})'
@@ -148,6 +148,24 @@ def near_suite_key(data: Any) -> str | None:
         if not isinstance(value, list) or not value or not all(isinstance(item, str) for item in value):
             continue
         folded = str(key).casefold()
-        if folded in ("members", "files", "paths") or difflib.get_close_matches(folded, ["bundles"], cutoff=0.7):
+        if folded in ("members", "files", "paths") or _close(folded, "bundles"):
             return str(key)
     return None
+
+
+def _close(word: str, to: str) -> bool:
+    """Whether a key is a likely misspelling of another (``bundels``: ``bundles``)."""
+    import difflib
+
+    return bool(difflib.get_close_matches(word, [to], cutoff=0.7))
+
+
+# A suite lists bundles and records no evidence itself.
+_SUITE_EXCLUDES = ("introspection", "parameter_tests", "error_tests", "accepted_parameters")
+
+
+def is_suite(data: Any) -> bool:
+    """A suite lists bundles and records no evidence itself."""
+    return (
+        isinstance(data, dict) and "bundles" in data and not any(key in data for key in _SUITE_EXCLUDES)
+    )  # json: keys

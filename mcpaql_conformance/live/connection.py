@@ -19,6 +19,7 @@ from mcpaql_conformance.live.guard import Guard
 from mcpaql_conformance.live.lenient import McpDeviations, tolerant
 from mcpaql_conformance.live.process import StdoutNoise, launched, spawn, stdio_streams, stop
 from mcpaql_conformance.live.stderr import HEAD, ServerLog
+from mcpaql_conformance.regex import lazy
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.secrecy import mask_urls, masked_url
 
@@ -302,9 +303,9 @@ def read_log(errlog: Any) -> str:
     return ""
 
 
-_EXCEPTION = re.compile(r"^(?:[\w.]+\.)?\w*(?:Error|Exception|Fault|Panic)\b\S*(?::|$)")
-_TELLING = re.compile(r"error|exception|fatal|failed|cannot|can't|not found|denied|refused|invalid|panic", re.I)
-_TRIVIAL = re.compile(r"[\W_]*")
+_EXCEPTION = lazy(r"^(?:[\w.]+\.)?\w*(?:Error|Exception|Fault|Panic)\b\S*(?::|$)")
+_TELLING = lazy(r"error|exception|fatal|failed|cannot|can't|not found|denied|refused|invalid|panic", re.I)
+_TRIVIAL = lazy(r"[\W_]*")
 
 
 def telling_lines(log: str, limit: int = 300) -> str:

@@ -10,7 +10,6 @@ error with a did-you-mean, because a typo would otherwise silently drop a cycle.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,10 +23,11 @@ from mcpaql_conformance.files.schemas import did_you_mean
 from mcpaql_conformance.files.values import MISSING, resolve_path
 from mcpaql_conformance.live.levels import Permission
 from mcpaql_conformance.live.safety import unsafe_switches
+from mcpaql_conformance.regex import lazy
 from mcpaql_conformance.sanitize import plain
 
 JsonObject = dict[str, Any]
-_REFERENCE = re.compile(r"^\$\{([a-z]+)\.([A-Za-z0-9_.]+)\}$")
+_REFERENCE = lazy(r"^\$\{([a-z]+)\.([A-Za-z0-9_.]+)\}$")
 CYCLES = {"create_read": "CreateRead", "update_read": "UpdateRead", "constraints": "Constraint"}
 
 

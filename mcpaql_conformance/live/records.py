@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -11,9 +10,10 @@ from typing import Any
 
 from mcpaql_conformance.evidence.answers import classify
 from mcpaql_conformance.files.jsonio import dumps, write_atomic
+from mcpaql_conformance.regex import lazy
 from mcpaql_conformance.sanitize import plain
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_UNSAFE = lazy(r"[^A-Za-z0-9._-]+")
 
 
 def _unchanged(value: Any) -> Any:

@@ -26,6 +26,7 @@ from mcpaql_conformance.live.words import (
     name_need,
     unprefixed_words,
 )
+from mcpaql_conformance.regex import lazy
 from mcpaql_conformance.sanitize import plain
 
 RESERVED_READS = frozenset({"introspect"})  # the spec's reserved READ (§7.2, §8.5.4): every server has it
@@ -194,7 +195,7 @@ _OFF_STRONG = frozenset(
 )  # fmt: skip
 _OFF_WORDS = _OFF_STRONG | {"recursive", "hard", "prune", "yes", "apply", "commit", "execute", "publish", "push"}
 _OFF_PREFIXES = ("delete", "remove", "purge", "confirm", "force", "overwrite", "harddelete")
-_DRY_RUN_TEXT = re.compile(r"\bdry[- ]?run\b|\bpreview only\b|\bsimulat|\bwithout (?:making|applying) (?:any )?changes")
+_DRY_RUN_TEXT = lazy(r"\bdry[- ]?run\b|\bpreview only\b|\bsimulat|\bwithout (?:making|applying) (?:any )?changes")
 # Values of a direction or mode parameter that do no harm, best first.
 HARMLESS_VALUES = (
     "dry-run", "dry_run", "dryrun", "preview", "check", "validate", "simulate", "plan", "read", "read-only",

@@ -9,6 +9,7 @@ from typing import Any
 
 from mcpaql_conformance.evidence.reading import name_words
 from mcpaql_conformance.live.levels import READ_ONLY, Need, Permission, strictest
+from mcpaql_conformance.regex import lazy
 from mcpaql_conformance.sanitize import plain
 
 # Danger words. A stem is found anywhere inside a word, so run-together names say it too
@@ -167,8 +168,8 @@ def harmful(value: Any) -> bool:
 
 MAX_DESCRIPTION = 2000  # characters of a description read (a hostile one may be megabytes)
 MAX_WORDS = 400  # words of one sentence read
-_SENTENCE = re.compile(r"[^.!?;:\n]+")
-_DESCRIPTION_WORD = re.compile(r"[A-Za-z']+")
+_SENTENCE = lazy(r"[^.!?;:\n]+")
+_DESCRIPTION_WORD = lazy(r"[A-Za-z']+")
 # Words that may come before a sentence's verb: "This operation updates ...", "Use it to sync ...",
 # "Warning - wipes ...".
 _LEADING = _words(
@@ -180,7 +181,7 @@ _BEFORE_VERB = _words("and then also or will to can may might would could should
 _NEGATIONS = _words("not never no without doesn't don't won't cannot can't nothing neither nor")
 # Plurals of verbs seldom used as nouns that are nouns all the same: "Lists the latest updates".
 _PLURAL_NOUNS = _words("updates deposits refunds upvotes downvotes rollouts cleanups puts buys")
-_IRREVERSIBLE = re.compile(r"cannot be undone|can't be undone|irreversib|permanently", re.IGNORECASE)
+_IRREVERSIBLE = lazy(r"cannot be undone|can't be undone|irreversib|permanently", re.IGNORECASE)
 
 
 def description_need(description: Any) -> Need:

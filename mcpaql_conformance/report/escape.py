@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import re
 
+from mcpaql_conformance.regex import lazy
 from mcpaql_conformance.sanitize import plain
 
 # Characters that start emphasis, code, links, images, headings, tables or strikethrough.
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]#!|~])")
+_MARKDOWN_SPECIAL = lazy(r"([\\`*_\[\]#!|~])")
 # GFM autolinks: "scheme://...", "mailto:"/"xmpp:" and "www." (escaped), emails (see below).
 # "www." links even after "_" (a word character), so it is escaped wherever it stands.
-_AUTOLINK = re.compile(r"(?i):(?=//)|(?<=mailto):|(?<=xmpp):|(?<=www)\.")
+_AUTOLINK = lazy(r"(?i):(?=//)|(?<=mailto):|(?<=xmpp):|(?<=www)\.")
 # What opens a block when it starts a line: a list item, a thematic break, a setext underline.
-_BLOCK_START = re.compile(r"^(?:[-+](?=\s|$)|\d{1,9}(?=[.)](?:\s|$))|[-=](?=[-=\s]*$))")
+_BLOCK_START = lazy(r"^(?:[-+](?=\s|$)|\d{1,9}(?=[.)](?:\s|$))|[-=](?=[-=\s]*$))")
 WORD_JOINER = "\u2060"
 
 

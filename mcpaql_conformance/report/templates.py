@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import functools
-import re
 from typing import Any
 
 import jinja2
 from markupsafe import Markup, escape
 
+from mcpaql_conformance.regex import lazy
 from mcpaql_conformance.report.escape import markdown
 from mcpaql_conformance.sanitize import plain
 
@@ -24,7 +24,7 @@ def _markup_safe(value: Any) -> Any:
 
 
 # Option names and test ids: a browser would break them at their hyphens.
-_UNBREAKABLE = re.compile(r"--[A-Za-z0-9][A-Za-z0-9-]*|\bL[12]\.[A-Za-z0-9_.-]*[A-Za-z0-9_]")
+_UNBREAKABLE = lazy(r"--[A-Za-z0-9][A-Za-z0-9-]*|\bL[12]\.[A-Za-z0-9_.-]*[A-Za-z0-9_]")
 
 
 def _words(value: Any) -> Markup:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import re
-
+from mcpaql_conformance.regex import lazy
 from mcpaql_conformance.report.cited import shown_findings
 from mcpaql_conformance.report.common import (
     DEFAULT_OPTIONS,
@@ -132,7 +131,7 @@ def test_lines(test: TestResult, safe: Sanitised, options: RenderOptions, prefix
     return lines
 
 
-_TOKENS = re.compile(r"\S+|\s+")
+_TOKENS = lazy(r"\S+|\s+")
 MIN_WIDTH = 40
 
 

@@ -40,12 +40,15 @@ contains ``.``, ``[`` or ``]`` cannot be addressed.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping
 from datetime import date
 from typing import Any
 
+from mcpaql_conformance.regex import lazy
+
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
 MAX_DEPTH = 64
 
 _TYPE_NAMES: dict[type, str] = {
@@ -58,7 +61,7 @@ _TYPE_NAMES: dict[type, str] = {
     type(None): "null",
 }
 
-_DATE_TIME = re.compile(
+_DATE_TIME = lazy(
     r"(?P<year>[0-9]{4})-(?P<month>[0-9]{2})-(?P<day>[0-9]{2})"
     r"T(?P<hour>[0-9]{2}):(?P<minute>[0-9]{2}):(?P<second>[0-9]{2})(?:\.[0-9]+)?"
     r"(?:Z|[+-](?P<zone_hour>[0-9]{2}):(?P<zone_minute>[0-9]{2}))"
@@ -68,7 +71,7 @@ _UNRESERVED = r"A-Za-z0-9\-._~"
 _SUB_DELIMS = r"!$&'()*+,;="
 _PCT = r"%[0-9A-Fa-f]{2}"
 _PCHAR = rf"(?:[{_UNRESERVED}{_SUB_DELIMS}:@]|{_PCT})"
-_URI = re.compile(
+_URI = lazy(
     rf"[A-Za-z][A-Za-z0-9+.\-]*://"
     rf"(?:(?:[{_UNRESERVED}{_SUB_DELIMS}:]|{_PCT})*@)?"
     rf"(?:[{_UNRESERVED}{_SUB_DELIMS}]|{_PCT})+"
@@ -79,9 +82,9 @@ _URI = re.compile(
 )
 _ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~\-]+"
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?"
-_EMAIL = re.compile(rf"{_ATOM}(?:\.{_ATOM})*@{_LABEL}(?:\.{_LABEL})+")
-_UUID = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
-_PATH_SEGMENT = re.compile(r"(?P<name>[^\[\]]*)(?P<arrays>(?:\[\])*)")
+_EMAIL = lazy(rf"{_ATOM}(?:\.{_ATOM})*@{_LABEL}(?:\.{_LABEL})+")
+_UUID = lazy(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
+_PATH_SEGMENT = lazy(r"(?P<name>[^\[\]]*)(?P<arrays>(?:\[\])*)")
 
 
 def _is_date_time(text: str) -> bool:

@@ -16,12 +16,13 @@ from typing import Any
 
 from mcpaql_conformance.evidence.answers import Answer, classify
 from mcpaql_conformance.files.values import json_equal, show
+from mcpaql_conformance.regex import lazy
 from mcpaql_conformance.verdict.textmatch import mentions_identifier
 
 MIN_QUOTED = 3  # shorter values ("1", "a") stand in too much text to be taken as quoted
 MAX_SAID = 4000  # the part of a refusal read (a hostile one may be megabytes)
 # A refusal that says a parameter is not known is about that parameter, never about a value.
-_NOT_KNOWN = re.compile(
+_NOT_KNOWN = lazy(
     r"unknown|unrecogni[sz]ed|unexpected|unsupported|not (?:allowed|permitted|supported|accepted|recognized)",
     re.IGNORECASE,
 )

@@ -8,7 +8,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from statistics import mean
 from typing import Any
 
 from mcpaql_conformance.files.values import json_equal
@@ -139,6 +138,8 @@ def _share(values: list[bool | None]) -> float | None:
 
 
 def _mean(values: list[float]) -> float | None:
+    from statistics import mean  # (imported when there are runs to measure: it is slow to import)
+
     return round(mean(values), 2) if values else None
 
 

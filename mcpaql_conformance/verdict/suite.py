@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from mcpaql_conformance.errors import ConfigError
+from mcpaql_conformance.files.kinds import is_suite
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.model import EXIT_CONFIG_ERROR, Report
 
-EVIDENCE_KEYS = ("introspection", "parameter_tests", "error_tests", "accepted_parameters")
 # Worst first: an invalid member, then a MUST failure, then SHOULD warnings.
 SEVERITY = {EXIT_CONFIG_ERROR: 3, 1: 2, 2: 1, 0: 0}
 
@@ -67,13 +67,6 @@ class SuiteReport:
 
     def aggregate(self) -> str:
         return f"{self.conformant}/{len(self.members)} bundles conformant"
-
-
-def is_suite(data: Any) -> bool:
-    """A suite lists bundles and records no evidence itself."""
-    return (
-        isinstance(data, dict) and "bundles" in data and not any(key in data for key in EVIDENCE_KEYS)
-    )  # json: keys looked up
 
 
 def load_suite(data: dict[str, Any], path: Path) -> Suite:

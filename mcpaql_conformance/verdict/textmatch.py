@@ -11,9 +11,13 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
+from mcpaql_conformance.regex import lazy
+
 _IDENT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_NON_WORD = re.compile(r"[^\w]+")  # Unicode-aware: letters of every script are word characters
+
+
+_IDENTIFIER = lazy(r"[A-Za-z_][A-Za-z0-9_]*")
+_NON_WORD = lazy(r"[^\w]+")  # Unicode-aware: letters of every script are word characters
 
 
 def refusal_names(message: str, details: Any, name: str) -> bool:
@@ -57,7 +61,7 @@ def mentions_identifier(text: str, name: str) -> bool:
     return False
 
 
-_IDENT_RUN = re.compile(r"[A-Za-z0-9_]+")
+_IDENT_RUN = lazy(r"[A-Za-z0-9_]+")
 
 
 def identifiers_in(text: str) -> set[str]:
@@ -244,8 +248,8 @@ def all_snake_case(names: list[str]) -> bool:
     return joined.count("\n") == len(names) - 1 and _SNAKE_LINES.fullmatch(joined) is not None
 
 
-_SNAKE = re.compile(r"[a-z][a-z0-9_]*")
-_SNAKE_LINES = re.compile(r"[a-z][a-z0-9_]*(?:\n[a-z][a-z0-9_]*)*")
+_SNAKE = lazy(r"[a-z][a-z0-9_]*")
+_SNAKE_LINES = lazy(r"[a-z][a-z0-9_]*(?:\n[a-z][a-z0-9_]*)*")
 
 # Artifacts of an implementation leaking through an error message. Each rule
 # names a real artifact, never plain English ("must be at least 3" is fine).
@@ -291,13 +295,13 @@ LEAK_RULES: tuple[LeakRule, ...] = (
     LeakRule(
         "exception class name",
         ("Error", "Exception"),
-        re.compile(r"\b[A-Z][A-Za-z0-9]{0,80}(?:Error|Exception)\b"),
+        lazy(r"\b[A-Z][A-Za-z0-9]{0,80}(?:Error|Exception)\b"),
     ),
-    LeakRule("stack trace header", ("Traceback",), re.compile(r"Traceback \(most recent call last\)")),
+    LeakRule("stack trace header", ("Traceback",), lazy(r"Traceback \(most recent call last\)")),
     LeakRule(
         "stack frame",
         ("at ",),
-        re.compile(
+        lazy(
             r"\bat [\w$.<>\[\]]{1,200} \((?P<location>[^()\s]{1,400}):\d{1,7}(?::\d{1,7})?\)"
             r"|\bat (?:file://|node:)?(?:[A-Za-z]:)?[\w.-]{0,100}(?:[/\\][\w.-]{1,100}){1,20}:\d{1,7}:\d{1,7}"
             r"|\bat (?:Function|Module|Object)\.[\w$.<>]{1,200}"
@@ -305,11 +309,11 @@ LEAK_RULES: tuple[LeakRule, ...] = (
         ),
         _located_in_a_file,
     ),
-    LeakRule("python frame", ('File "',), re.compile(r"File \"[^\"\n]{1,400}\", line \d{1,7}")),
+    LeakRule("python frame", ('File "',), lazy(r"File \"[^\"\n]{1,400}\", line \d{1,7}")),
     LeakRule(
         "internal path",
         ("src", "node_modules", "site-packages", "dist-packages", "lib", "vendor"),
-        re.compile(
+        lazy(
             r"\bnode_modules[/\\]"
             r"|[/\\](?:src|site-packages|dist-packages|vendor|lib[/\\]python[\d.]{0,5})[/\\]"
         ),
@@ -317,9 +321,9 @@ LEAK_RULES: tuple[LeakRule, ...] = (
     LeakRule(
         "source line reference",
         (),
-        re.compile(r"\.(?:" + "|".join(_SOURCE_EXTENSIONS) + r"):\d{1,7}\b|\.py\", line \d{1,7}"),
+        lazy(r"\.(?:" + "|".join(_SOURCE_EXTENSIONS) + r"):\d{1,7}\b|\.py\", line \d{1,7}"),
     ),
-    LeakRule("object dump", ("#<", "[object Object]"), re.compile(r"#<[A-Z][\w:]{0,100}|\[object Object\]")),
+    LeakRule("object dump", ("#<", "[object Object]"), lazy(r"#<[A-Z][\w:]{0,100}|\[object Object\]")),
 )
 
 

@@ -90,9 +90,9 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 # The layers, bottom up (CONTRIBUTING, "How the code is organised"). A package imports its own
 # modules and packages of lower layers only; packages of one layer do not import each other.
 ROOT_MODULES = {"mcpaql_conformance", "mcpaql_conformance.errors", "mcpaql_conformance.sanitize"}
-ROOT_MODULES |= {"mcpaql_conformance.secrecy", "mcpaql_conformance.lifetime"}
+ROOT_MODULES |= {"mcpaql_conformance.secrecy", "mcpaql_conformance.lifetime", "mcpaql_conformance.regex"}
 LAYERS = {
-    "": 0,  # the root's foundation: the version, errors, sanitising, secrets, how the process ends
+    "": 0,  # the root's foundation: the version, errors, sanitising, secrets, how the process ends, regexes
     "files": 1,
     "demo_adapter": 1,  # stands alone: the root's version only
     "evidence": 2,

@@ -11,13 +11,13 @@ import pytest
 
 from mcpaql_conformance import secrecy
 from mcpaql_conformance.cli import logs
-from mcpaql_conformance.cli.logs import MAX_LINES, TerminalHandler
+from mcpaql_conformance.cli.logs import MAX_LINES
 
 
 @pytest.fixture
 def handler(capsys: pytest.CaptureFixture[str]) -> Any:
     """A handler on its own logger tree (the root logger is pytest's)."""
-    made = TerminalHandler()
+    made = logs._handler(False)
     loggers = [logging.getLogger(name) for name in ("client", "mcp.client.streamable_http", "httpx", "other.lib")]
     for logger in loggers:
         logger.addHandler(made)
@@ -72,7 +72,7 @@ def test_a_long_message_is_cut(handler: Any, capsys: Any) -> None:
 
 
 def test_in_debug_mode_the_traceback_is_shown_each_line_sanitised(capsys: Any) -> None:
-    made = TerminalHandler(debug=True)
+    made = logs._handler(True)
     made.handle(logging.LogRecord("client", logging.DEBUG, "f", 1, "detail \x1b[31m", None, failing()))
     err = capsys.readouterr().err
     assert err.startswith("warning: MCP SDK: detail \n  Traceback (most recent call last):")
@@ -93,7 +93,7 @@ def test_install_puts_one_handler_on_the_root_and_tells_thread_failures_in_one_l
         logs.install()
         logs.install()
         added = [h for h in root.handlers if h not in before]
-        assert len(added) == 1 and isinstance(added[0], TerminalHandler)
+        assert len(added) == 1 and type(added[0]).__name__ == "TerminalHandler"
 
         def boom() -> None:
             raise RuntimeError("thread \x1b[31mfailed")
@@ -109,3 +109,29 @@ def test_install_puts_one_handler_on_the_root_and_tells_thread_failures_in_one_l
         for extra in [h for h in root.handlers if h not in before]:
             root.removeHandler(extra)
         logging.captureWarnings(False)
+
+
+def test_without_libraries_there_is_no_handler_but_warnings_and_failures_are_one_line(
+    capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import warnings
+
+    monkeypatch.delenv(logs.DEBUG_VARIABLE, raising=False)
+    monkeypatch.setattr(logs, "_installed", [])
+    monkeypatch.setattr(threading, "excepthook", threading.excepthook)
+    monkeypatch.setattr(sys, "unraisablehook", sys.unraisablehook)
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)
+    monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)
+    root = logging.getLogger()
+    before = list(root.handlers)
+    logs.install(libraries=False)
+    assert root.handlers == before
+    warnings.showwarning(UserWarning("a \x1b[31mwarning"), UserWarning, "/src/x.py", 3)
+    thread = threading.Thread(target=lambda: 1 / 0, name="worker")
+    thread.start()
+    thread.join()
+    err = capsys.readouterr().err
+    assert err.splitlines() == [
+        "warning: Python: UserWarning: a warning",
+        "warning: worker failed: ZeroDivisionError: division by zero",
+    ]

@@ -14,7 +14,11 @@ from typing import Any
 
 import orjson
 
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+from mcpaql_conformance.regex import lazy
+
+_IDENT = lazy(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 _DRAFT = "https://json-schema.org/draft/2020-12/schema"
 _HERE = Path(__file__).parent  # package data ships beside this module (see pyproject.toml)
 

@@ -183,7 +183,8 @@ def judge(
     is not "no evidence": a test with nothing else to judge says it was not judged, and why,
     and how to judge it, and warns.
     """
-    default = _default_rule(requirement)
+    # the rule registry is read only when there is something to cite (a passing test needs none)
+    default = _default_rule(requirement) if failures or warnings or uncovered or withheld or explained else ""
     failures, demoted = _by_strength([_cited(item, default) for item in failures], default)
     warnings = [*demoted, *(_cited(item, default) for item in warnings or [])]
     withheld = withheld or {}
@@ -244,6 +245,8 @@ def _cited(item: str, default: str) -> str:
 def _by_strength(failures: list[str], default: str) -> tuple[list[str], list[str]]:
     """(failures, warnings): a violation of a SHOULD (or of a MUST found only in an informative
     document) warns, never fails; what a MAY allows is no violation at all (dropped)."""
+    if not failures:
+        return [], []
     from mcpaql_conformance.verdict.rules import BY_ID
 
     kept: list[str] = []

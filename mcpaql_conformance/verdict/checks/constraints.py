@@ -7,6 +7,7 @@ import re
 from mcpaql_conformance.evidence.answers import Answer, Kind, classify
 from mcpaql_conformance.evidence.bundle import JsonObject
 from mcpaql_conformance.evidence.index import Context
+from mcpaql_conformance.regex import lazy
 from mcpaql_conformance.verdict.checks.base import CONFORMANCE, Category, Outcome, judge, told
 from mcpaql_conformance.verdict.model import Requirement
 from mcpaql_conformance.verdict.textmatch import mentions_identifier
@@ -57,7 +58,7 @@ def enforced(ctx: Context) -> Outcome:
 
 
 # What a refusal about a constraint says: its code or message names the kind of rule it enforces.
-_CONSTRAINT_WORDS = re.compile(
+_CONSTRAINT_WORDS = lazy(
     r"read[-_ ]?only|append[-_ ]?only|immutable|constraint|not (?:be )?(?:modifi|edit|writ|chang|updat)\w*"
     r"|cannot be (?:modifi|edit|writ|chang|updat|overwrit)\w*|can ?not (?:modify|edit|change|update|overwrite)",
     re.IGNORECASE,

@@ -26,6 +26,7 @@ from mcpaql_conformance.evidence.bundle import Bundle, JsonObject
 from mcpaql_conformance.evidence.reading import TYPE_NAME_KEYS, data_of, name_of, returned_type
 from mcpaql_conformance.evidence.samples import successful_candidates
 from mcpaql_conformance.files.values import show
+from mcpaql_conformance.regex import lazy
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.checks.base import cite
 
@@ -36,11 +37,11 @@ PAGE_INFO = "features/pagination:3.1:page-info"
 _DATE = r"\d{4}(?:-\d{2}(?:-\d{2})?|-\d{3}|-W\d{2}(?:-\d)?)?|\d{8}"
 _TIME = r"\d{2}(?::?\d{2}(?::?\d{2}(?:[.,]\d{1,9})?)?)?"
 _ZONE = r"(?:Z|[+-]\d{2}(?::?\d{2})?)"
-ISO_DATE = re.compile(rf"(?:{_DATE})")
-ISO_DATE_TIME = re.compile(rf"(?:{_DATE})T{_TIME}{_ZONE}?", re.IGNORECASE)  # RFC 3339 allows t and z
-_UTC_ZONE = re.compile(r"(?:Z|[+-]00(?::?00)?)$", re.IGNORECASE)
-_NAMED = re.compile(r"(?:^|_)(?:date|datetime|timestamp)$|_at$|^(?:created|updated|modified|deleted)_on$", re.I)
-_CAMEL_NAMED = re.compile(r"[a-z](?:At|Date|Timestamp|DateTime)$")
+ISO_DATE = lazy(rf"(?:{_DATE})")
+ISO_DATE_TIME = lazy(rf"(?:{_DATE})T{_TIME}{_ZONE}?", re.IGNORECASE)  # RFC 3339 allows t and z
+_UTC_ZONE = lazy(r"(?:Z|[+-]00(?::?00)?)$", re.IGNORECASE)
+_NAMED = lazy(r"(?:^|_)(?:date|datetime|timestamp)$|_at$|^(?:created|updated|modified|deleted)_on$", re.I)
+_CAMEL_NAMED = lazy(r"[a-z](?:At|Date|Timestamp|DateTime)$")
 DATE_TYPES = frozenset({"date", "datetime", "date-time", "timestamp"})
 DATE_FORMATS = frozenset({"date", "date-time", "datetime"})
 MAX_DEPTH = 8

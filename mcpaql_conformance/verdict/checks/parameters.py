@@ -14,6 +14,7 @@ from mcpaql_conformance.evidence.fields import EXPECTED_VALUE_PATH, RESPONSE
 from mcpaql_conformance.evidence.index import Context
 from mcpaql_conformance.evidence.reading import snake_case as snake_form
 from mcpaql_conformance.files.values import MISSING, json_equal, json_equal_each, resolve_each, resolve_path, show
+from mcpaql_conformance.regex import lazy
 from mcpaql_conformance.verdict.blame import case_blame, refusal_said
 from mcpaql_conformance.verdict.checks.base import (
     CONFORMANCE,
@@ -129,7 +130,7 @@ def _optional_findings(ctx: Context) -> tuple[list[str], int]:
 
 
 # A refusal that asks for a parameter ("Missing required parameter 'limit'", "limit is required").
-_ASKS_FOR = re.compile(r"missing|required|must be (?:provided|given|set)|not provided", re.IGNORECASE)
+_ASKS_FOR = lazy(r"missing|required|must be (?:provided|given|set)|not provided", re.IGNORECASE)
 
 
 def _clearly_missing(case: JsonObject) -> bool:

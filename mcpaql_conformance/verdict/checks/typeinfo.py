@@ -15,7 +15,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from mcpaql_conformance.evidence.answers import classify
@@ -23,6 +22,7 @@ from mcpaql_conformance.evidence.bundle import JsonObject
 from mcpaql_conformance.evidence.index import Context
 from mcpaql_conformance.evidence.reading import TYPE_NAME_KEYS, data_of, name_of, returned_type, types_of
 from mcpaql_conformance.files.schemas import introspection_schema
+from mcpaql_conformance.regex import lazy
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.checks.base import cite
 
@@ -43,8 +43,8 @@ PROTOCOL_TYPES = frozenset(
 )  # fmt: skip
 CORE_PROTOCOL_TYPES = ("SemanticCategory", "OperationResult")  # the two core §9.1 names
 PROTOCOL_TYPES_RULE = "introspection:5.3:protocol-types"
-_TYPE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
-_WRAPPERS = re.compile(r"^(?:Array|List|list|array|Promise|Optional)\s*[<\[](.*)[>\]]$")
+_TYPE_NAME = lazy(r"[A-Za-z_][A-Za-z0-9_.]*")
+_WRAPPERS = lazy(r"^(?:Array|List|list|array|Promise|Optional)\s*[<\[](.*)[>\]]$")
 
 DISCOVERABLE = "core:9.2:types-discoverable"
 MUST_LIST = "introspection:8.1:must-list"
