@@ -60,6 +60,7 @@ class ConformanceGroup(click.Group):
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         kwargs["standalone_mode"] = False
+        new_run()
         try:
             result = super().main(*args, **kwargs)
         except click.exceptions.Exit as exc:
@@ -95,6 +96,21 @@ class ConformanceGroup(click.Group):
             )
             sys.exit(EXIT_INTERNAL)
         sys.exit(result if isinstance(result, int) else 0)
+
+
+def new_run() -> None:
+    """What one run of a command keeps (the secrets it masks, the variables it withholds from a
+    server, the inputs it must not replace, the library lines it has shown) starts empty, as in
+    a process of its own: in this process the command line may run many times (click's runner,
+    the pytest plugin). Only modules already loaded have any."""
+    for name, reset in (
+        ("mcpaql_conformance.secrecy", ("forget", "reset_environment")),
+        ("mcpaql_conformance.files.jsonio", ("forget_inputs",)),
+        ("mcpaql_conformance.cli.logs", ("new_run",)),
+    ):
+        module = sys.modules.get(name)
+        for function in reset if module is not None else ():
+            getattr(module, function)()
 
 
 EXIT_PIPE_CLOSED = 141  # what a shell reports for a command stopped by SIGPIPE

@@ -115,16 +115,20 @@ _installed: list[Any] = []
 def install(libraries: bool = True) -> None:
     """The one handler on the root logger, Python's warnings routed through it, and failures in
     threads and finalisers told in one line (idempotent); ``libraries=False``: no handler, the
-    warnings and failures written directly (a command that runs no library that logs)."""
-    if _installed and (_installed[0] is not None or not libraries):
-        return
+    warnings and failures written directly (a command that runs no library that logs). In a
+    process that runs commands again, a later one may ask for more, or for another debug setting."""
     debug = debugging()
+    installed: Any = _installed[0] if _installed else False  # False: nothing yet; None: no handler
+    if installed is not False and (not libraries or (installed is not None and installed.debug == debug)):
+        return
     if libraries:
         import logging
 
         handler = _handler(debug)
         _installed[:] = [handler]
         root = logging.getLogger()
+        if installed:
+            root.removeHandler(installed)
         root.addHandler(handler)
         root.setLevel(logging.DEBUG if debug else logging.WARNING)
         logging.raiseExceptions = debug  # a failing handler prints no traceback of its own
@@ -152,6 +156,14 @@ def _uncaught(kind: type[BaseException], value: BaseException, trace: Any) -> No
         sys.stderr.flush()
     except (OSError, ValueError):
         pass
+
+
+def new_run() -> None:
+    """A new run of a command: the library lines an earlier one showed may be shown again."""
+    handler = _installed[0] if _installed else None
+    if handler is not None:
+        handler.seen.clear()
+        handler.shown = 0
 
 
 def _warned(

@@ -271,6 +271,11 @@ def refuse_overwriting_inputs(
         written[key] = shown
 
 
+def forget_inputs() -> None:
+    """A new run of a command: the inputs an earlier one remembered are not this one's."""
+    _INPUTS.clear()
+
+
 def _refuse_stdout() -> None:
     try:
         found = os.fstat(sys.stdout.fileno())

@@ -72,11 +72,21 @@ def processes(marker: str, columns: str = "pid,args") -> list[str]:
     return [line for line in lines if _started_by_this_test(line.split()[0])]
 
 
+# Unset for every run of the command line: colour is the command's own choice, and text reports
+# wrap at COLUMNS (under pytest-xdist the workers have it set).
+_UNSET = ("NO_COLOR", "FORCE_COLOR", "COLUMNS")
+
+
 def run_cli(
-    *args: str, cwd: Path = ROOT, env: dict[str, str] | None = None, timeout: float = 120
+    *args: str, cwd: Path = ROOT, env: dict[str, str] | None = None, timeout: float = 120, process: bool = False
 ) -> subprocess.CompletedProcess[str]:
-    # COLUMNS too: text reports wrap at it, and under pytest-xdist the workers have it set
-    environment = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "COLUMNS")}
+    """The command line run with ``args``: in this process (click's runner: the same code, exit
+    code and streams, without paying a start-up each time), or with ``process=True`` as its own
+    process (``python -m mcpaql_conformance``), where the process boundary is what the test is about
+    (signals, closed pipes, a time limit on the whole run, the real streams)."""
+    if not process:
+        return _in_process(args, cwd, env or {})
+    environment = {k: v for k, v in os.environ.items() if k not in _UNSET}
     environment.update(env or {})
     return subprocess.run(
         [sys.executable, "-m", "mcpaql_conformance", *args],
@@ -89,6 +99,20 @@ def run_cli(
         check=False,
         timeout=timeout,
     )
+
+
+def _in_process(args: tuple[str, ...], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    from click.testing import CliRunner
+
+    from mcpaql_conformance.cli import cli
+
+    environment: dict[str, str | None] = {name: None for name in _UNSET}
+    environment.update(env)
+    with contextlib.chdir(cwd):
+        result = CliRunner(env=environment).invoke(cli, list(args), prog_name="mcpaql-conformance")
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return subprocess.CompletedProcess(list(args), result.exit_code, result.stdout, result.stderr)
 
 
 @pytest.fixture
