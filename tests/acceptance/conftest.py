@@ -240,6 +240,34 @@ def write_bundle(tmp_path: Path) -> Callable[..., Path]:
 
 DEMO = (sys.executable, "-m", "mcpaql_conformance.demo_adapter")
 
+# What the test servers import, imported once per worker by the zygote (warm.py).
+_WARM_MODULES = ("mcpaql_conformance.demo_adapter.server", "mcp.server.mcpserver", "mcp.server.stdio", "uvicorn")
+_zygote: list[tuple[subprocess.Popen[bytes], str]] = []
+
+
+def warm(*command: str) -> tuple[str, ...]:
+    """``command`` (``python -m module ...`` or ``python script.py ...``, a test server over stdio)
+    started from this worker's zygote (tests/acceptance/warm.py): the same server on the same
+    streams, without importing the MCP SDK again. For tests whose point is not the process itself."""
+    if not _zygote:
+        import atexit
+        import tempfile
+
+        path = os.path.join(tempfile.mkdtemp(prefix="mcpaql-warm-"), "socket")
+        zygote = subprocess.Popen(
+            [sys.executable, str(WARM), "--serve", path, *_WARM_MODULES], stdin=subprocess.DEVNULL, cwd=ROOT
+        )
+        atexit.register(zygote.kill)
+        deadline = time.monotonic() + 60
+        while not os.path.exists(path) and zygote.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        _zygote.append((zygote, path))
+    return (sys.executable, str(WARM), _zygote[0][1], *command)
+
+
+WARM = Path(__file__).with_name("warm.py")
+WARM_DEMO = ("-m", "mcpaql_conformance.demo_adapter")  # warm(sys.executable, *WARM_DEMO, ...)
+
 
 def free_port() -> int:
     import socket
@@ -251,12 +279,13 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def demo_over_http(*args: str) -> Iterator[str]:
-    """The demo server on a free loopback port; yields its streamable-HTTP URL."""
+    """The demo server on a free loopback port (a warm start: ``warm``); yields its streamable-HTTP URL."""
     import socket
     import time
 
     port = free_port()
-    server = subprocess.Popen([*DEMO, "--http", str(port), *args], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    command = warm(*DEMO, "--http", str(port), *args)
+    server = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:

@@ -10,14 +10,16 @@ from typing import Any
 
 import pytest
 
-from tests.acceptance.conftest import DEMO, ROOT, run_cli
+from tests.acceptance.conftest import DEMO, ROOT, run_cli, warm
 from tests.fake_llm import FakeLLM, Request
 
 SCENARIOS = ROOT / "scenarios"
 SERVERS = Path(__file__).with_name("servers.py")
 
 
-def agent(tmp_path: Path, *args: str, server: tuple[str, ...] = tuple(DEMO), env: dict[str, str] | None = None) -> Any:
+def agent(tmp_path: Path, *args: str, server: tuple[str, ...] | None = None, env: dict[str, str] | None = None) -> Any:
+    """An agent run of ``server`` (by default the demo, started warm: conftest.warm)."""
+    server = server or warm(*DEMO)
     bundle, transcripts = tmp_path / "agent.json", tmp_path / "transcripts"
     command = ["agent", "--bundle", str(bundle), "--transcripts", str(transcripts), "--timeout", "15", *args]
     return run_cli(*command, "--", *server, env=env)

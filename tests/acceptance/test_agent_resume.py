@@ -15,7 +15,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from tests.acceptance.conftest import DEMO, run_cli, stopped_when
+from tests.acceptance.conftest import DEMO, run_cli, stopped_when, warm
 from tests.fake_llm import FakeLLM, Request
 
 TASKS = {  # the task's name -> its input (the user's message)
@@ -52,7 +52,7 @@ def started(fake: FakeLLM) -> Counter[str]:
 def agent_command(tmp_path: Path, fake: FakeLLM, *extra: str) -> list[str]:
     command = ["agent", "--bundle", str(tmp_path / "agent.json"), "--transcripts", str(tmp_path / "transcripts")]
     command += ["--model", "openai:scripted", "--base-url", fake.url + "/v1", "--no-builtin"]
-    return [*command, "--tasks", str(tasks_file(tmp_path)), "--timeout", "15", *extra, "--", *DEMO]
+    return [*command, "--tasks", str(tasks_file(tmp_path)), "--timeout", "15", *extra, "--", *warm(*DEMO)]
 
 
 def runs_of(bundle: dict[str, Any]) -> dict[str, list[int]]:

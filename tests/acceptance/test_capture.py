@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.acceptance.conftest import DEMO, ROOT, demo_over_http, http_server, processes, run_cli
+from tests.acceptance.conftest import DEMO, ROOT, demo_over_http, http_server, processes, run_cli, warm
 
 PLAN = ROOT / "evidence" / "plans" / "demo-notes.json"
 SERVERS = Path(__file__).with_name("servers.py")
@@ -23,6 +23,10 @@ ENV = {"DEMO_NOTES_PASSPHRASE": SECRET}
 
 
 def capture(tmp_path: Path, *server: str, extra: tuple[str, ...] = (), plan: bool = True) -> tuple[Any, Path]:
+    """A capture of ``server``; the demo is started warm (conftest.warm): these tests read what it
+    answered, not how its process ran."""
+    if server[: len(DEMO)] == DEMO:
+        server = warm(*server)
     bundle = tmp_path / "bundle.json"
     args = ["capture", "--bundle", str(bundle), "--capture-dir", str(tmp_path / "records"), "--timeout", "15", *extra]
     if plan:
@@ -210,7 +214,7 @@ def test_a_server_that_dies_at_start_is_quoted_by_its_telling_stderr_line_and_th
 def test_a_server_without_mcp_aql_or_introspect_gets_a_bundle_and_a_verdict_not_a_configuration_error(
     tmp_path, server, test_id, quoted
 ):
-    result, bundle = capture(tmp_path, sys.executable, str(SERVERS), server, plan=False)
+    result, bundle = capture(tmp_path, *warm(sys.executable, str(SERVERS), server), plan=False)
     assert result.returncode == 0, result.stderr
     report = verdict(bundle)
     assert report["exitCode"] == 1
@@ -219,7 +223,7 @@ def test_a_server_without_mcp_aql_or_introspect_gets_a_bundle_and_a_verdict_not_
 
 
 def test_an_imperfect_server_is_captured_faithfully_and_judged_by_test(tmp_path):
-    result, bundle = capture(tmp_path, sys.executable, str(SERVERS), "odd", plan=False)
+    result, bundle = capture(tmp_path, *warm(sys.executable, str(SERVERS), "odd"), plan=False)
     assert result.returncode == 0, result.stderr
     data = json.loads(bundle.read_text())
     missing = data["parameter_tests"]["missing_required"][0]["response"]
@@ -473,7 +477,7 @@ def test_two_captures_of_the_same_server_write_the_same_records_in_the_same_orde
 def test_check_captures_and_judges_in_one_run_with_the_verdicts_exit_code(tmp_path):
     bundle = tmp_path / "kept.json"
     ok = run_cli("check", "--allow-destructive", "--bundle", str(bundle), "--capture-dir", str(tmp_path / "r"),
-                 "--", *DEMO)  # fmt: skip
+                 "--", *warm(*DEMO))  # fmt: skip
     assert ok.returncode == 0, ok.stderr
     assert (
         "Level 1 conformant (badge: green, exit 0)" in ok.stdout
@@ -481,7 +485,7 @@ def test_check_captures_and_judges_in_one_run_with_the_verdicts_exit_code(tmp_pa
     )
     faulty = run_cli(
         "check", "-f", "json", "--capture-dir", str(tmp_path / "r"), "--allow-destructive",
-        "--", *DEMO, "--fault", "leaky-errors",
+        "--", *warm(*DEMO, "--fault", "leaky-errors"),
     )  # fmt: skip
     assert faulty.returncode == 1
     report = json.loads(faulty.stdout)  # stdout holds the report only
@@ -503,7 +507,7 @@ def test_check_prints_every_report_format(tmp_path, fmt, shown):
     out = tmp_path / f"report.{fmt}"
     result = run_cli(
         "check", "-f", fmt, "-o", str(out), "--capture-dir", str(tmp_path / "r"), "--allow-destructive",
-        "--", *DEMO, "--mode", "single",
+        "--", *warm(*DEMO, "--mode", "single"),
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert shown in out.read_text()
@@ -536,7 +540,7 @@ def test_a_written_plan_is_valid_and_drives_the_next_capture(tmp_path):
     unset = run_cli("capture", "--plan", str(plan), "--bundle", str(tmp_path / "b.json"), "--", *DEMO)
     assert unset.returncode == 3 and "environment variable CREATE_NOTE_PASSPHRASE is not set" in unset.stderr
     second = run_cli(
-        "check", "--plan", str(plan), "--allow-destructive", "--capture-dir", str(tmp_path / "r"), "--", *DEMO,
+        "check", "--plan", str(plan), "--allow-destructive", "--capture-dir", str(tmp_path / "r"), "--", *warm(*DEMO),
         env={"CREATE_NOTE_PASSPHRASE": "a-long-pass-phrase"},
     )  # fmt: skip
     assert second.returncode == 0, second.stdout + second.stderr
@@ -599,7 +603,7 @@ def test_a_short_secret_is_masked_everywhere_with_a_warning(tmp_path):
 
 
 def test_an_answer_nested_300_levels_deep_is_captured_with_a_marker(tmp_path):
-    result, bundle = capture(tmp_path, sys.executable, str(SERVERS), "deep", plan=False)
+    result, bundle = capture(tmp_path, *warm(sys.executable, str(SERVERS), "deep"), plan=False)
     assert result.returncode == 0, result.stderr
     text = bundle.read_text()
     assert '"[not recorded: nested more than 100 levels deep]"' in text
@@ -617,7 +621,7 @@ def deep_markers(bundle: Path) -> int:
 
 
 def test_a_json_rpc_message_deeper_than_the_sdk_reads_is_captured_over_stdio(tmp_path):
-    result, bundle = capture(tmp_path, sys.executable, str(SERVERS), "deep-raw", plan=False)
+    result, bundle = capture(tmp_path, *warm(sys.executable, str(SERVERS), "deep-raw"), plan=False)
     assert result.returncode == 0, result.stderr
     assert "not JSON-RPC" not in result.stderr and "_mcp_error" not in bundle.read_text()
     assert deep_markers(bundle) >= 1

@@ -12,7 +12,10 @@ from typing import Any
 
 import pytest
 
-from tests.acceptance.conftest import DEMO, demo_over_http, run_cli
+from tests.acceptance.conftest import DEMO, demo_over_http, run_cli, warm
+
+# One worker under pytest-xdist (--dist loadgroup): what the module captures once is captured once.
+pytestmark = pytest.mark.xdist_group("dialects")
 
 # dialect -> (the test that owns the deviation, what its detail quotes)
 OWNERS: dict[str, list[tuple[str, str]]] = {
@@ -93,7 +96,7 @@ def captured(dialect: str | None, transport: str, folder: Path) -> tuple[dict[st
         with demo_over_http(*extra) as url:
             result = run_cli(*args, "--url", url)
     else:
-        result = run_cli(*args, "--", *DEMO, *extra)
+        result = run_cli(*args, "--", *warm(*DEMO, *extra))
     assert result.returncode == 0, result.stderr
     report = json.loads(run_cli("test", str(bundle), "-f", "json").stdout)
     made = re.search(r"captured (\d+) call", result.stderr)

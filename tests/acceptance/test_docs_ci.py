@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +25,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.acceptance.conftest import ROOT, demo_over_http
+from tests.acceptance.conftest import DEMO, ROOT, demo_over_http, warm
 
 MY_SERVER = "python my_server.py"
 DEMO_COMMAND = "python -m mcpaql_conformance.demo_adapter"
@@ -86,7 +87,9 @@ class Shell:
     def local(self, script: str) -> str:
         """A recipe's script as it runs here: the demo for the user's server, no install line."""
         lines = [line for line in script.splitlines() if not _INSTALL.match(line)]
-        return "\n".join(lines).replace(MY_SERVER, self.server)
+        local = "\n".join(lines).replace(MY_SERVER, self.server)
+        # the demo started warm (conftest.warm): these tests are about the recipes and the action
+        return local.replace(DEMO_COMMAND, shlex.join(warm(*DEMO))) if DEMO_COMMAND in local else local
 
     def run(
         self, script: str, cwd: Path | None = None, env: dict[str, str] | None = None

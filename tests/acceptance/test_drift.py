@@ -9,7 +9,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from tests.acceptance.conftest import DEMO, ROOT, run_cli
+from tests.acceptance.conftest import DEMO, ROOT, run_cli, warm
+
+# One worker under pytest-xdist (--dist loadgroup): what the module captures once is captured once.
+pytestmark = pytest.mark.xdist_group("drift")
 
 PLAN = ROOT / "evidence" / "plans" / "demo-notes.json"
 
@@ -23,7 +26,7 @@ def captures(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         bundle = folder / f"{name}.json"
         args = ["capture", "--plan", str(PLAN), "--allow-destructive", "--bundle", str(bundle)]
         args += ["--capture-dir", str(folder / f"records-{name}")]
-        result = run_cli(*args, "--", *DEMO, *extra, env={"DEMO_NOTES_PASSPHRASE": "drift-secret"})
+        result = run_cli(*args, "--", *warm(*DEMO, *extra), env={"DEMO_NOTES_PASSPHRASE": "drift-secret"})
         assert result.returncode == 0, result.stderr
         found[name] = bundle
         found[f"records-{name}"] = folder / f"records-{name}"

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.acceptance.conftest import DEMO, run_cli, stopped_when
+from tests.acceptance.conftest import DEMO, run_cli, stopped_when, warm
 from tests.fake_llm import FakeLLM
 
 SERVERS = Path(__file__).with_name("servers.py")
@@ -26,7 +26,11 @@ def one_task(tmp_path: Path, **extra: Any) -> Path:
     return path
 
 
-def agent(tmp_path: Path, fake: FakeLLM, provider: str, *args: str, server: tuple[str, ...] = DEMO, **kw: Any) -> Any:
+def agent(
+    tmp_path: Path, fake: FakeLLM, provider: str, *args: str, server: tuple[str, ...] | None = None, **kw: Any
+) -> Any:
+    """An agent run of ``server`` (the demo, started warm: conftest.warm) driven by the fake model."""
+    server = server or warm(*DEMO)
     base = fake.url + ("/v1" if provider == "openai" else "")
     command = ["agent", "--bundle", str(tmp_path / "agent.json"), "--transcripts", str(tmp_path / "t")]
     command += ["--model", f"{provider}:scripted", "--base-url", base, "--no-builtin", "--timeout", "15", *args]

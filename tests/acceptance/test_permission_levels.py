@@ -21,7 +21,7 @@ from mcpaql_conformance.demo_adapter.adapter import OPERATIONS as DEMO_OPERATION
 from mcpaql_conformance.demo_adapter.dialects import DIALECTS
 from mcpaql_conformance.live.safety import UNKNOWN_OPERATION
 from tests.acceptance import level_server, probe_server
-from tests.acceptance.conftest import DEMO, run_cli
+from tests.acceptance.conftest import DEMO, run_cli, warm
 
 pytest_plugins = ["pytester"]
 
@@ -307,7 +307,7 @@ def recorded(records: Path) -> Iterator[tuple[str, str]]:
 @pytest.mark.parametrize("dialect", ["conformant", *DIALECTS])
 def test_a_default_check_of_the_demo_calls_only_its_read_operations(tmp_path: Path, dialect: str) -> None:
     speech = [] if dialect == "conformant" else ["--dialect", dialect]
-    result = run_cli("check", "--capture-dir", str(tmp_path / "r"), "--", *DEMO, *speech)
+    result = run_cli("check", "--capture-dir", str(tmp_path / "r"), "--", *warm(*DEMO, *speech))
     assert result.returncode in (0, 1, 2), result.stderr
     calls = list(recorded(tmp_path / "r"))
     assert calls and {operation for _, operation in calls} <= DEMO_READS | {UNKNOWN_OPERATION}
@@ -334,7 +334,7 @@ def test_a_default_capture_of_every_test_server_calls_only_read_operations(tmp_p
     env = {"EVIL_LOG": str(tmp_path / "evil.log"), "TRAP_LOG": str(tmp_path / "trap.log")}
     env |= {"LEAKY_TOKEN": "tok-7f3a9c2e", "LEAKY_PIN": "482193"}
     args = ["capture", "--bundle", str(tmp_path / "b.json"), "--capture-dir", str(tmp_path / "r")]
-    result = run_cli(*args, "--", sys.executable, str(SERVERS), kind, env=env)
+    result = run_cli(*args, "--", *warm(sys.executable, str(SERVERS), kind), env=env)
     assert result.returncode == 0, result.stderr
     calls = {operation for _, operation in recorded(tmp_path / "r")} - {UNKNOWN_OPERATION}  # (read endpoint only)
     assert calls and calls <= SERVER_READS[kind], calls - SERVER_READS[kind]

@@ -14,8 +14,11 @@ from typing import Any
 import jsonschema
 import pytest
 
-from tests.acceptance.conftest import DEMO, reference_report, run_cli
+from tests.acceptance.conftest import DEMO, reference_report, run_cli, warm
 from tests.acceptance.test_ci_reports import NEEDS_CHROMIUM, in_chromium, rendered_dom
+
+# One worker under pytest-xdist (--dist loadgroup): what the module captures once is captured once.
+pytestmark = pytest.mark.xdist_group("registry")
 
 HOSTILE_NAME = "<script>alert(1)</script>\u202eevil\u200b"
 REFERENCE = reference_report()
@@ -31,7 +34,7 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for index, speech in enumerate(([], ["--fault", "lossy-round-trip"], ["--dialect", "string-errors"], []), 1):
         bundle = folder / f"run{index}.json"
         args = ["capture", "--allow-destructive", "--bundle", str(bundle), "--capture-dir", str(folder / f"c{index}")]
-        assert run_cli(*args, "--", *DEMO, *speech).returncode == 0
+        assert run_cli(*args, "--", *warm(*DEMO, *speech)).returncode == 0
         data = json.loads(bundle.read_text())
         data["provenance"]["captured_at"] = f"2026-01-0{index}T10:00:00+00:00"  # one run a day
         bundle.write_text(json.dumps(data))

@@ -17,7 +17,7 @@ import pytest
 
 from mcpaql_conformance.files.kinds import BUNDLE, REPORT, SUITE_REPORT, kind_of
 from mcpaql_conformance.report import FORMATS
-from tests.acceptance.conftest import DEMO, ROOT, run_cli
+from tests.acceptance.conftest import DEMO, ROOT, run_cli, warm
 
 # One worker under pytest-xdist (--dist loadgroup): the writers' reports are made once, not per worker.
 pytestmark = pytest.mark.xdist_group("report-kinds")
@@ -66,11 +66,12 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     write("test-baseline", "test", str(failing), "--baseline", str(baseline))
     write("test-baseline-stale", "test", str(conformant), "--baseline", str(baseline))
     capture = ("--allow-destructive", "--capture-dir", str(folder / "capture"))
-    write("check", "check", *capture, "--bundle", str(folder / "captured.json"), "--", *DEMO)
+    write("check", "check", *capture, "--bundle", str(folder / "captured.json"), "--", *warm(*DEMO))
     write("test-check-bundle", "test", str(folder / "captured.json"))
     agent = ("--agent", "--scenario", str(ROOT / "scenarios" / "demo-notes.yaml"), "--level", "2")
     agent += ("--plan", str(ROOT / "evidence" / "plans" / "demo-notes.json"))
-    write("check-agent", "check", *capture, *agent, "--bundle", str(folder / "agent.json"), "--", *DEMO, env=PASSPHRASE)
+    agent += ("--bundle", str(folder / "agent.json"))
+    write("check-agent", "check", *capture, *agent, "--", *warm(*DEMO), env=PASSPHRASE)
     write("test-agent", "test", str(folder / "agent.json"), "--level", "2")
     write("test-suite", "test", str(conformant), str(FIXTURES / "l2-conformant-bookmarks.json"))
     members = folder / "members"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 
-from tests.acceptance.conftest import DEMO, ROOT, run_cli
+from tests.acceptance.conftest import DEMO, ROOT, run_cli, warm
 
 PLAN = ROOT / "evidence" / "plans" / "demo-notes.json"
 ENV = {"DEMO_NOTES_PASSPHRASE": "shape-secret"}
@@ -15,7 +15,7 @@ ENV = {"DEMO_NOTES_PASSPHRASE": "shape-secret"}
 def captured(tmp_path, *fault: str) -> dict:
     bundle = tmp_path / "b.json"
     args = ["capture", "--plan", str(PLAN), "--allow-destructive", "--bundle", str(bundle)]
-    result = run_cli(*args, "--capture-dir", str(tmp_path / "r"), "--", *DEMO, *fault, env=ENV)
+    result = run_cli(*args, "--capture-dir", str(tmp_path / "r"), "--", *warm(*DEMO, *fault), env=ENV)
     assert result.returncode == 0, result.stderr
     return json.loads(bundle.read_text())
 
