@@ -63,11 +63,9 @@ def shown(name: str, mine: float, theirs: float, ratios: list[float], target: st
 _LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)")
 
 
-def import_costs(command: list[str], top: int = 12) -> list[str]:
-    """The modules whose imports cost most in one run of ``command`` (cumulative, self ms)."""
-    ran = subprocess.run(
-        [sys.executable, "-X", "importtime", *command], capture_output=True, text=True, check=False
-    )  # fmt: skip
+def import_costs(python: str, command: list[str], top: int = 12) -> list[str]:
+    """The modules whose imports cost most in one run of ``command`` by ``python`` (cumulative, self ms)."""
+    ran = subprocess.run([python, "-X", "importtime", *command], capture_output=True, text=True, check=False)
     rows = [(int(m.group(2)), int(m.group(1)), m.group(4)) for m in map(_LINE.match, ran.stderr.splitlines()) if m]
     total = sum(own for _, own, _ in rows)
     lines = [f"  all imports: {total / 1000:.0f} ms ({len(rows)} modules)"]
@@ -95,7 +93,7 @@ def main() -> None:
     script = [str(args.cli)] if args.cli.exists() else ["-m", "mcpaql_conformance"]
     for name, command in (("version", [*script, "version"]), ("test", [*script, "test", str(small)])):
         print(f"{name}: where the import time goes (cumulative, self ms)")
-        print("\n".join(import_costs(command)))
+        print("\n".join(import_costs(python, command)))
 
 
 if __name__ == "__main__":
