@@ -254,8 +254,12 @@ def warm(*command: str) -> tuple[str, ...]:
         import tempfile
 
         path = os.path.join(tempfile.mkdtemp(prefix="mcpaql-warm-"), "socket")
+        environment = {k: v for k, v in os.environ.items() if k != TEST_MARK}  # no test's own: it outlives them
         zygote = subprocess.Popen(
-            [sys.executable, str(WARM), "--serve", path, *_WARM_MODULES], stdin=subprocess.DEVNULL, cwd=ROOT
+            [sys.executable, str(WARM), "--serve", path, *_WARM_MODULES],
+            stdin=subprocess.DEVNULL,
+            cwd=ROOT,
+            env=environment,
         )
         atexit.register(zygote.kill)
         deadline = time.monotonic() + 60
