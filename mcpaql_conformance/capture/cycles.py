@@ -9,8 +9,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mcpaql_conformance.capture.candidates import ANSWER, SAFE, SeenValues, candidates, names_existing
-from mcpaql_conformance.capture.probes import SENSITIVE_PROBE, fresh_keys, next_choice
-from mcpaql_conformance.capture.values import changed_value, distinct_value
+from mcpaql_conformance.capture.probes import fresh_keys, next_choice
+from mcpaql_conformance.capture.values import changed_value, distinct_value, sensitive_value
 from mcpaql_conformance.evidence.answers import Kind, classify
 from mcpaql_conformance.evidence.declared import object_properties, write_only
 from mcpaql_conformance.evidence.identifiers import identifier_like
@@ -246,7 +246,7 @@ def create_values(live: Live, op: Operation, seen: SeenValues | None = None) -> 
         if planned is not MISSING:
             params[parameter["name"]] = planned
         elif parameter.get("sensitive") is True:
-            params[parameter["name"]] = SENSITIVE_PROBE
+            params[parameter["name"]] = sensitive_value(parameter)
         elif is_safety_value(op, parameter["name"]):
             params[parameter["name"]] = candidates(op.name, parameter, op.declarations)[0].value
         elif answered is not MISSING:

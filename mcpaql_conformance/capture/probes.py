@@ -23,7 +23,7 @@ from mcpaql_conformance.capture.candidates import (
 )
 from mcpaql_conformance.capture.candidates import PLAN as PLAN_SOURCE
 from mcpaql_conformance.capture.exclusions import combinable
-from mcpaql_conformance.capture.values import fresh, made_up, matches_type, numbered
+from mcpaql_conformance.capture.values import fresh, made_up, matches_type, numbered, sensitive_value
 from mcpaql_conformance.evidence.answers import Kind, classify
 from mcpaql_conformance.evidence.identifiers import identifier_like
 from mcpaql_conformance.files.schemas import operation_result_schema
@@ -46,7 +46,6 @@ from mcpaql_conformance.verdict.textmatch import mentions_identifier
 JsonObject = dict[str, Any]
 UNKNOWN_PROBE = "zz_conformance_probe"
 UNKNOWN_VALUE = "mcpaql-conformance-unknown-value"  # none of the values capture chooses for a real parameter
-SENSITIVE_PROBE = "mcpaql-conformance-secret-value"
 # Parameters adapters commonly accept without documenting them (Introspection Completeness).
 CROSS_CUTTING = ("fields", "limit", "offset", "cursor", "sort", "filter", "query", "include_deleted", "priority")
 MAX_DISCOVERY = 8  # required parameters discovered from refusals, at most, per operation
@@ -71,14 +70,14 @@ def choices(
     declarations: list[JsonObject] | None = None,
     seen: SeenValues | None = None,
 ) -> list[Candidate]:
-    """The values to try, best first: the plan's alone; a distinctive one for a sensitive
-    parameter (so that masking it cannot hit other text); else what the server documents,
-    then a synthesised value (``candidates``)."""
+    """The values to try, best first: the plan's alone; a distinctive one of its type for a
+    sensitive parameter (so that masking it cannot hit other text: ``sensitive_value``); else
+    what the server documents, then a synthesised value (``candidates``)."""
     planned = live.plan.value_for(operation, parameter["name"])
     if planned is not MISSING:
         return [Candidate(planned, PLAN_SOURCE)]
     if parameter.get("sensitive") is True:
-        return [Candidate(SENSITIVE_PROBE, SYNTHESISED)]
+        return [Candidate(sensitive_value(parameter), SYNTHESISED)]
     known = live.operation(operation)
     found = candidates(operation, parameter, declarations, seen, known.category if known is not None else None)
     borrowed = _borrowed(live, operation, parameter)

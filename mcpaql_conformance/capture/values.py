@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import itertools
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -261,6 +262,47 @@ def matches_type(value: Any, parameter: JsonObject) -> bool:
 
 
 MAX_ITEMS = 100  # items of a list value checked against the declared item type
+
+SENSITIVE_TEXT = "mcpaql-conformance-secret-value"
+SENSITIVE_NUMBER = 739184265  # long and unlikely: masking it where a server echoes it hits no other value
+
+
+def sensitive_value(parameter: JsonObject) -> Any:
+    """What capture sends a sensitive parameter no plan gives a value for. Every value sent to
+    one is masked wherever it shows (a server may echo it), so it is distinctive: our own text
+    where the declaration takes it as it is; else a value of the declared type that keeps its
+    enum, pattern, format and bounds, never one the server must refuse for its type (a PIN
+    declared as an integer gets a number)."""
+    kind = str(parameter.get("type", "")).lower()
+    if kind in ("integer", "number"):
+        return _sensitive_number(parameter)
+    if kind in ("boolean", "array", "object") or isinstance(parameter.get("enum"), list):
+        return distinct_value(parameter, "secret")
+    if kind == "string" and not _takes_as_is(SENSITIVE_TEXT, parameter):
+        return text_value(parameter, "secret")
+    return SENSITIVE_TEXT  # a string, or an adapter-defined type: nothing to keep
+
+
+def _finite(bound: Any) -> float | None:
+    """A numeric bound as a finite number (a declared 1e400 reads as infinity: no bound)."""
+    if isinstance(bound, int | float) and not isinstance(bound, bool) and math.isfinite(bound):
+        return bound
+    return None
+
+
+def _takes_as_is(text: str, parameter: JsonObject) -> bool:
+    return _format(parameter) is None and fits(text, parameter) is not False and _fit(text, parameter) == text
+
+
+def _sensitive_number(parameter: JsonObject) -> int:
+    minimum, maximum = _finite(parameter.get("minimum")), _finite(parameter.get("maximum"))
+    low = math.ceil(minimum) if minimum is not None else None
+    high = math.floor(maximum) if maximum is not None else None
+    if (low is None or low <= SENSITIVE_NUMBER) and (high is None or high >= SENSITIVE_NUMBER):
+        return SENSITIVE_NUMBER
+    if high is not None and (low is None or low <= high):
+        return high  # the widest number the bounds allow (a four-digit PIN: 9999)
+    return low if low is not None else SENSITIVE_NUMBER
 
 
 def distinct_value(parameter: JsonObject, label: str) -> Any:

@@ -12,7 +12,15 @@ from typing import Any
 import pytest
 
 from mcpaql_conformance.capture.candidates import candidates, documented_identifiers, new_record_key
-from mcpaql_conformance.capture.values import changed_value, format_ok, fresh, numbered, run_values, synthesise
+from mcpaql_conformance.capture.values import (
+    changed_value,
+    format_ok,
+    fresh,
+    numbered,
+    run_values,
+    sensitive_value,
+    synthesise,
+)
 from mcpaql_conformance.evidence import identifiers
 from mcpaql_conformance.evidence.named import NamedTypes
 from mcpaql_conformance.verdict.checks.updates import update_input_documentation
@@ -210,3 +218,27 @@ def test_a_new_records_key_is_never_sent_twice_in_a_run() -> None:
     assert len(set(emails)) == 3 and all(format_ok("email", value) for value in emails)
     assert numbers == [7, 8]
     assert fresh(SKU, "ABC-1234") == fresh(SKU, "ABC-1234") == "ABC-1234"  # outside a capture: as it is
+
+
+@pytest.mark.parametrize(
+    ("parameter", "expected"),
+    [
+        ({"name": "passphrase", "type": "string", "sensitive": True}, "mcpaql-conformance-secret-value"),
+        ({"name": "token", "sensitive": True}, "mcpaql-conformance-secret-value"),  # no type: our text
+        ({"name": "pin", "type": "integer", "sensitive": True}, 739184265),
+        ({"name": "pin", "type": "integer", "minimum": 0, "maximum": 9999}, 9999),
+        ({"name": "pin", "type": "number", "minimum": 1e9}, 1000000000),
+        ({"name": "pin", "type": "integer", "maximum": 1e400}, 739184265),  # an infinite bound is none
+        ({"name": "mode", "type": "string", "enum": ["a", "b"]}, "a"),
+        ({"name": "remember", "type": "boolean"}, True),
+    ],
+)
+def test_a_sensitive_value_is_distinctive_and_of_the_declared_type(parameter: dict[str, Any], expected: Any) -> None:
+    assert sensitive_value(parameter) == expected
+
+
+def test_a_sensitive_string_keeps_its_pattern_and_length() -> None:
+    pin = sensitive_value({"name": "pin", "type": "string", "pattern": "^[0-9]{6}$"})
+    assert re.fullmatch(r"[0-9]{6}", pin)
+    short = sensitive_value({"name": "code", "type": "string", "maxLength": 8})
+    assert isinstance(short, str) and len(short) <= 8
