@@ -19,13 +19,9 @@ import sys
 import time
 from pathlib import Path
 
-import orjson
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from synth import make_bundle
+from bench_scale import bundle_file
 
-HERE = Path(__file__).resolve().parent
-OUT = HERE / "out"
 SCRIPT = Path(sys.executable).parent / "mcpaql-conformance"
 CLI = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "mcpaql_conformance"]
 
@@ -46,14 +42,6 @@ def measured(command: list[str]) -> tuple[float, float]:
 def best(command: list[str], repeat: int) -> tuple[float, float]:
     runs = [measured(command) for _ in range(repeat)]
     return min(peak for peak, _ in runs), min(seconds for _, seconds in runs)
-
-
-def bundle_file(size: int) -> Path:
-    OUT.mkdir(exist_ok=True)
-    path = OUT / f"synthetic-{size}.json"
-    if not path.exists():
-        path.write_bytes(orjson.dumps(make_bundle(size)))
-    return path
 
 
 def main() -> None:
