@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 import shlex
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -62,9 +63,24 @@ def capture_levels(tmp_path: Path, *flags: str, command: str = "capture") -> tup
     return result, logged(log), bundle
 
 
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., tuple[Any, list[dict[str, Any]], Path]]:
+    """``capture_levels`` made once per set of flags (per worker) for the tests that only read
+    what it wrote."""
+    folder = tmp_path_factory.mktemp("levels")
+
+    @cache
+    def captured(*flags: str) -> tuple[Any, list[dict[str, Any]], Path]:
+        where = folder / ("-".join(flag.strip("-") for flag in flags) or "read-only")
+        where.mkdir()
+        return capture_levels(where, *flags)
+
+    return captured
+
+
 @pytest.mark.parametrize("flags", list(LEVELS_BY_FLAG), ids=["read-only", "writes", "destructive"])
-def test_each_level_reaches_exactly_the_operations_it_allows(tmp_path: Path, flags: tuple[str, ...]) -> None:
-    result, calls, bundle = capture_levels(tmp_path, *flags)
+def test_each_level_reaches_exactly_the_operations_it_allows(shared: Any, flags: tuple[str, ...]) -> None:
+    result, calls, bundle = shared(*flags)
     assert result.returncode == 0, result.stderr
     allowed = LEVELS_BY_FLAG[flags]
     assert operations(calls) == allowed  # none beyond the level, and every one of it: not vacuous
@@ -94,16 +110,16 @@ def test_each_level_reaches_exactly_the_operations_it_allows(tmp_path: Path, fla
         ("sync_portfolio", "its name sync_portfolio says 'sync'"),
     ],
 )
-def test_each_withheld_operation_says_which_reading_withheld_it(tmp_path: Path, operation: str, reason: str) -> None:
-    result, _, bundle = capture_levels(tmp_path)
+def test_each_withheld_operation_says_which_reading_withheld_it(shared: Any, operation: str, reason: str) -> None:
+    result, _, bundle = shared()
     assert result.returncode == 0, result.stderr
     notes = [n for n in json.loads(bundle.read_text())["capture_notes"] if n["operation"] == operation]
     assert notes and all(f"{reason}: not called in a read-only run" in n["reason"] for n in notes), notes
     assert any(n["reason"].startswith(reason) for n in notes)
 
 
-def test_safety_switches_get_their_safe_values(tmp_path: Path) -> None:
-    result, calls, _ = capture_levels(tmp_path, "--allow-destructive")
+def test_safety_switches_get_their_safe_values(shared: Any) -> None:
+    result, calls, _ = shared("--allow-destructive")
     assert result.returncode == 0, result.stderr
     syncs = [call.get("params") or {} for call in calls if call.get("operation") == "sync_portfolio"]
     assert syncs
@@ -113,8 +129,8 @@ def test_safety_switches_get_their_safe_values(tmp_path: Path) -> None:
     assert any(set(safe) <= set(params) for params in syncs)  # every switch was sent at least once
 
 
-def test_made_up_values_carry_the_tool_s_prefix(tmp_path: Path) -> None:
-    result, calls, _ = capture_levels(tmp_path, "--allow-writes")
+def test_made_up_values_carry_the_tool_s_prefix(shared: Any) -> None:
+    result, calls, _ = shared("--allow-writes")
     assert result.returncode == 0, result.stderr
     titles = [call["params"]["title"] for call in calls if "title" in call.get("params", {})]
     assert titles and all(title.startswith("mcpaql-conformance-") for title in titles), titles
