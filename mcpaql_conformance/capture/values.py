@@ -275,7 +275,7 @@ def sensitive_value(parameter: JsonObject) -> Any:
     declared as an integer gets a number)."""
     kind = str(parameter.get("type", "")).lower()
     if kind in ("integer", "number"):
-        return _sensitive_number(parameter)
+        return _sensitive_number(parameter, kind)
     if kind in ("boolean", "array", "object") or isinstance(parameter.get("enum"), list):
         return distinct_value(parameter, "secret")
     if kind == "string" and not _takes_as_is(SENSITIVE_TEXT, parameter):
@@ -294,7 +294,7 @@ def _takes_as_is(text: str, parameter: JsonObject) -> bool:
     return _format(parameter) is None and fits(text, parameter) is not False and _fit(text, parameter) == text
 
 
-def _sensitive_number(parameter: JsonObject) -> int:
+def _sensitive_number(parameter: JsonObject, kind: str) -> float:
     minimum, maximum = _finite(parameter.get("minimum")), _finite(parameter.get("maximum"))
     low = math.ceil(minimum) if minimum is not None else None
     high = math.floor(maximum) if maximum is not None else None
@@ -302,6 +302,8 @@ def _sensitive_number(parameter: JsonObject) -> int:
         return SENSITIVE_NUMBER
     if high is not None and (low is None or low <= high):
         return high  # the widest number the bounds allow (a four-digit PIN: 9999)
+    if kind == "number" and minimum is not None and maximum is not None and minimum <= maximum:
+        return (minimum + maximum) / 2  # no whole number between the bounds
     return low if low is not None else SENSITIVE_NUMBER
 
 

@@ -692,3 +692,17 @@ def test_a_timeout_line_names_the_call_without_the_servers_escapes(tmp_path):
         "error: the server did not answer tools/call mcp_aql_read (operation get_thing) within 2 s"
     )
     assert not CONTROLS.search(result.stderr)
+
+
+def test_a_sensitive_integer_gets_a_number_the_server_takes_and_masked_where_it_is_echoed(tmp_path):
+    # the leaky server's PIN is a sensitive integer; without a plan capture makes one up: a
+    # number (a string would make the server fail every call), masked where the server echoes it
+    env = {"LEAKY_TOKEN": "tok-7f3a9c2e", "LEAKY_PIN": "482193"}
+    args = ["capture", "--bundle", str(tmp_path / "b.json"), "--capture-dir", str(tmp_path / "r")]
+    result = run_cli(*args, "--", *warm(sys.executable, str(SERVERS), "leaky"), env=env)
+    assert result.returncode == 0, result.stderr
+    text = (tmp_path / "b.json").read_text()
+    assert "Error executing tool" not in text and "PERMISSION_DENIED" in text
+    assert "(pin ***)" in text and "739184265" not in text
+    records = "".join(path.read_text() for path in (tmp_path / "r").rglob("get_account-*.json"))
+    assert records and '"pin": "***"' in records and "739184265" not in records

@@ -229,6 +229,7 @@ def test_a_new_records_key_is_never_sent_twice_in_a_run() -> None:
         ({"name": "pin", "type": "integer", "minimum": 0, "maximum": 9999}, 9999),
         ({"name": "pin", "type": "number", "minimum": 1e9}, 1000000000),
         ({"name": "pin", "type": "integer", "maximum": 1e400}, 739184265),  # an infinite bound is none
+        ({"name": "ratio", "type": "number", "minimum": 0.5, "maximum": 0.75}, 0.625),
         ({"name": "mode", "type": "string", "enum": ["a", "b"]}, "a"),
         ({"name": "remember", "type": "boolean"}, True),
     ],
