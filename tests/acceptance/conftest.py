@@ -251,6 +251,7 @@ def warm(*command: str) -> tuple[str, ...]:
     streams, without importing the MCP SDK again. For tests whose point is not the process itself."""
     if not _zygote:
         import atexit
+        import shutil
         import tempfile
 
         path = os.path.join(tempfile.mkdtemp(prefix="mcpaql-warm-"), "socket")
@@ -261,7 +262,8 @@ def warm(*command: str) -> tuple[str, ...]:
             cwd=ROOT,
             env=environment,
         )
-        atexit.register(zygote.kill)
+        atexit.register(shutil.rmtree, os.path.dirname(path), ignore_errors=True)
+        atexit.register(zygote.kill)  # (run first: the last registered)
         deadline = time.monotonic() + 60
         while not os.path.exists(path) and zygote.poll() is None and time.monotonic() < deadline:
             time.sleep(0.02)
