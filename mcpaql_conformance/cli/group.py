@@ -10,9 +10,7 @@ from typing import Any
 import click
 
 from mcpaql_conformance import VERSION_LINE, __version__
-from mcpaql_conformance.errors import EXIT_INTERNAL, ConfigError, InternalError
-
-EXIT_CONFIG = 3  # (cli.output's, without importing it)
+from mcpaql_conformance.errors import EXIT_CONFIG, EXIT_INTERNAL, ConfigError, InternalError
 
 # Every command but `version`: its module and the name of the click command in it, imported
 # when the command runs (or when --help lists them all).

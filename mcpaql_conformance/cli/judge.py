@@ -19,14 +19,13 @@ from mcpaql_conformance.cli.options import (
     judging_options,
 )
 from mcpaql_conformance.cli.output import (
-    EXIT_CONFIG,
     append_step_summary,
     emit,
     refuse_overwriting,
     render_options,
     use_color,
 )
-from mcpaql_conformance.errors import ConfigError
+from mcpaql_conformance.errors import EXIT_CONFIG, ConfigError
 
 
 @click.command()

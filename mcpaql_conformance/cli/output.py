@@ -10,8 +10,6 @@ from typing import Any
 
 import click
 
-EXIT_CONFIG = 3
-
 
 def silence_stdout() -> None:
     # Python flushes stdout at exit; after a closed pipe that would raise again.

@@ -8,6 +8,8 @@ from enum import StrEnum
 from functools import cached_property
 from typing import Any
 
+from mcpaql_conformance.errors import EXIT_CONFIG
+
 
 class Result(StrEnum):
     PASS = "PASS"
@@ -24,7 +26,7 @@ class Requirement(StrEnum):
 EXIT_CONFORMANT = 0
 EXIT_MUST_FAILED = 1
 EXIT_SHOULD_WARNED = 2
-EXIT_CONFIG_ERROR = 3
+EXIT_CONFIG_ERROR = EXIT_CONFIG
 
 
 @dataclass(frozen=True)
