@@ -21,8 +21,6 @@ from urllib.parse import urlsplit, urlunsplit
 from mcpaql_conformance.regex import lazy
 
 MASK = "***"
-
-
 # A shorter value is too common to mask in every line we print (the Redactor still masks it in
 # the evidence, with a warning): "true", "json" and dates are not registered from URLs either.
 MIN_SECRET = 4

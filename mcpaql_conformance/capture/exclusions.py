@@ -23,8 +23,6 @@ from typing import Any
 from mcpaql_conformance.regex import lazy
 
 JsonObject = dict[str, Any]
-
-
 MAX_TEXT = 2000
 CURSOR_NAMES = frozenset(
     {"after", "before", "cursor", "next_cursor", "page_cursor", "page_token", "pagetoken", "next_token",

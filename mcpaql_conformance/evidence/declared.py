@@ -15,8 +15,6 @@ from typing import Any
 from mcpaql_conformance.regex import lazy
 
 JsonObject = dict[str, Any]
-
-
 JSON_TYPES = frozenset({"string", "integer", "number", "boolean", "array", "object"})
 MAX_TYPE = 200
 MAX_NESTING = 4

@@ -13,8 +13,6 @@ from typing import Any
 from mcpaql_conformance.regex import lazy
 
 MAX_DEPTH = 100
-
-
 DEEPER = f"[not recorded: nested more than {MAX_DEPTH} levels deep]"
 # A JSON string (escapes included) or one bracket: everything else is copied as it stands.
 _TOKEN = lazy(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)

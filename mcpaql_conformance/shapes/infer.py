@@ -47,8 +47,6 @@ from typing import Any
 from mcpaql_conformance.regex import lazy
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
-
-
 MAX_DEPTH = 64
 
 _TYPE_NAMES: dict[type, str] = {

@@ -14,8 +14,6 @@ from typing import Any
 from mcpaql_conformance.regex import lazy
 
 _IDENT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-
-
 _IDENTIFIER = lazy(r"[A-Za-z_][A-Za-z0-9_]*")
 _NON_WORD = lazy(r"[^\w]+")  # Unicode-aware: letters of every script are word characters
 

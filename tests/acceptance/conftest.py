@@ -240,6 +240,7 @@ def write_bundle(tmp_path: Path) -> Callable[..., Path]:
 
 DEMO = (sys.executable, "-m", "mcpaql_conformance.demo_adapter")
 
+WARM = Path(__file__).with_name("warm.py")
 # What the test servers import, imported once per worker by the zygote (warm.py).
 _WARM_MODULES = ("mcpaql_conformance.demo_adapter.server", "mcp.server.mcpserver", "mcp.server.stdio", "uvicorn")
 _zygote: list[tuple[subprocess.Popen[bytes], str]] = []
@@ -269,10 +270,6 @@ def warm(*command: str) -> tuple[str, ...]:
             time.sleep(0.02)
         _zygote.append((zygote, path))
     return (sys.executable, str(WARM), _zygote[0][1], *command)
-
-
-WARM = Path(__file__).with_name("warm.py")
-WARM_DEMO = ("-m", "mcpaql_conformance.demo_adapter")  # warm(sys.executable, *WARM_DEMO, ...)
 
 
 def free_port() -> int:
