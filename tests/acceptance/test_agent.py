@@ -266,7 +266,7 @@ def test_the_guard_keeps_every_destructive_call_from_the_server(tmp_path):
     tasks.write_text(json.dumps({"tasks": [{"_description": "Delete", "input": "Delete everything.", "runs": 1}]}))
     with FakeLLM(replies=deleting) as fake:
         args = ["--model", "openai:m", "--base-url", fake.url + "/v1", "--no-builtin", "--tasks", str(tasks)]
-        result = agent(tmp_path, *args, server=(sys.executable, str(SERVERS), "evil"), env={"EVIL_LOG": str(log)})
+        result = agent(tmp_path, *args, server=warm(sys.executable, str(SERVERS), "evil"), env={"EVIL_LOG": str(log)})
     assert result.returncode == 0, result.stderr
     sent = [json.loads(line)["operation"] for line in log.read_text().splitlines()]
     assert sent and set(sent) == {"introspect"}  # discovery only: no call the model made reached the server

@@ -565,7 +565,7 @@ def test_a_server_echoing_its_secrets_in_its_name_words_and_numbers_never_gets_t
     plan.write_text(json.dumps({"env": {"token": "LEAKY_TOKEN", "get_account.pin": "LEAKY_PIN"}}))
     bundle, records = tmp_path / "bundle.json", tmp_path / "records"
     args = ["--bundle", str(bundle), "--capture-dir", str(records), "--plan", str(plan), "--timeout", "15"]
-    server = ("--", sys.executable, str(SERVERS), "leaky")
+    server = ("--", *warm(sys.executable, str(SERVERS), "leaky"))
     env = {"LEAKY_TOKEN": token, "LEAKY_PIN": pin}
     result = run_cli("capture", *args, "--write-plan", str(tmp_path / "next.json"), *server, env=env)
     assert result.returncode == 0, result.stderr
@@ -591,7 +591,11 @@ def test_a_short_secret_is_masked_everywhere_with_a_warning(tmp_path):
     bundle = tmp_path / "bundle.json"
     args = ["--bundle", str(bundle), "--capture-dir", str(tmp_path / "r"), "--plan", str(plan)]
     result = run_cli(
-        "capture", *args, "--", sys.executable, str(SERVERS), "leaky", env={"LEAKY_TOKEN": "Zq9", "LEAKY_PIN": "1234"}
+        "capture",
+        *args,
+        "--",
+        *warm(sys.executable, str(SERVERS), "leaky"),
+        env={"LEAKY_TOKEN": "Zq9", "LEAKY_PIN": "1234"},
     )
     assert result.returncode == 0, result.stderr
     assert (
@@ -673,7 +677,7 @@ CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 @pytest.mark.parametrize("fmt", ["text", "markdown", "json"])
 def test_terminal_escapes_in_server_names_never_reach_the_terminal(tmp_path, fmt):
     bundle, records = tmp_path / "bundle.json", tmp_path / "records"
-    server = ("--", sys.executable, str(SERVERS), "ansi")
+    server = ("--", *warm(sys.executable, str(SERVERS), "ansi"))
     result = run_cli("check", "--bundle", str(bundle), "--capture-dir", str(records), "-f", fmt, *server)
     assert result.returncode == 1, result.stderr
     assert not CONTROLS.search(result.stdout) and not CONTROLS.search(result.stderr)

@@ -124,7 +124,7 @@ def test_the_judge_sees_server_text_inside_a_fence_it_cannot_close(tmp_path):
         args = ["--tasks", str(tasks), "--judge", "openai:grader", "--judge-base-url", judge.url + "/v1"]
         args += ["--concurrency", "1"]  # the model's replies are scripted run after run
         env = {"MANY_OPS": "2", "MANY_TEXT": INJECTION}
-        result = agent(tmp_path, fake, "openai", *args, server=MANY, env=env)
+        result = agent(tmp_path, fake, "openai", *args, server=warm(*MANY), env=env)
     assert result.returncode == 0, result.stderr
     tokens = []
     for request in judge.requests:
@@ -199,7 +199,7 @@ def test_the_overall_capture_limit_scales_with_the_operations_and_says_when_it_e
     env = {"MANY_OPS": "500"}
     args = ["capture", "--bundle", str(tmp_path / "b.json"), "--capture-dir", str(tmp_path / "r")]
     args += ["--overall-timeout", "2"]
-    fixed = run_cli(*args, "--overall-timeout-per-operation", "0", "--", *MANY, env=env)
+    fixed = run_cli(*args, "--overall-timeout-per-operation", "0", "--", *warm(*MANY), env=env)
     assert fixed.returncode == 3
     message = fixed.stderr.strip().splitlines()[-1]
     assert message.startswith(
@@ -210,7 +210,7 @@ def test_the_overall_capture_limit_scales_with_the_operations_and_says_when_it_e
     assert probed < 500
     assert "raise the limit with --overall-timeout SECONDS or --overall-timeout-per-operation SECONDS" in message
     assert not (tmp_path / "b.json").exists()
-    scaled = run_cli(*args, "--", *MANY, env=env)  # 2 s + 0.1 s for each operation
+    scaled = run_cli(*args, "--", *warm(*MANY), env=env)  # 2 s + 0.1 s for each operation
     assert scaled.returncode == 0, scaled.stderr
     operations = json.loads((tmp_path / "b.json").read_text())["introspection"]["operation_details"]
     assert len(operations) == 500
@@ -218,7 +218,7 @@ def test_the_overall_capture_limit_scales_with_the_operations_and_says_when_it_e
 
 def test_the_overall_limit_options_are_checked(tmp_path):
     where = ["--bundle", str(tmp_path / "b.json"), "--capture-dir", str(tmp_path / "r")]
-    result = run_cli("capture", *where, "--overall-timeout", "0", "--", *MANY)
+    result = run_cli("capture", *where, "--overall-timeout", "0", "--", *warm(*MANY))
     assert result.returncode == 3 and "--overall-timeout must be a positive number of seconds, not 0" in result.stderr
-    result = run_cli("check", *where, "--overall-timeout-per-operation", "-1", "--", *MANY)
+    result = run_cli("check", *where, "--overall-timeout-per-operation", "-1", "--", *warm(*MANY))
     assert result.returncode == 3 and "--overall-timeout-per-operation must be 0 or more seconds" in result.stderr

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpaql_conformance.live.safety import UNKNOWN_OPERATION
-from tests.acceptance.conftest import run_cli
+from tests.acceptance.conftest import run_cli, warm
 from tests.acceptance.servers import TRAP_OPERATIONS, TRAP_TOOLS
 
 SERVERS = Path(__file__).with_name("servers.py")
@@ -25,7 +25,7 @@ def calls(log: Path) -> list[dict[str, Any]]:
 def capture_trap(tmp_path: Path, *extra: str) -> tuple[Any, list[dict[str, Any]]]:
     log = tmp_path / "calls.jsonl"
     bundle = tmp_path / "bundle.json"
-    args = ["capture", "--bundle", str(bundle), "--capture-dir", str(tmp_path / "r"), *extra, "--", *TRAP]
+    args = ["capture", "--bundle", str(bundle), "--capture-dir", str(tmp_path / "r"), *extra, "--", *warm(*TRAP)]
     result = run_cli(*args, env={"TRAP_LOG": str(log)})
     return result, calls(log)
 
@@ -68,7 +68,7 @@ def test_a_models_calls_to_tools_and_operations_named_destructive_are_refused(tm
     log = tmp_path / "calls.jsonl"
     bundle = tmp_path / "agent.json"
     args = ["agent", "--bundle", str(bundle), "--transcripts", str(tmp_path / "t"), "--scenario", str(scenario)]
-    result = run_cli(*args, "--timeout", "15", "--", *TRAP, env={"TRAP_LOG": str(log)})
+    result = run_cli(*args, "--timeout", "15", "--", *warm(*TRAP), env={"TRAP_LOG": str(log)})
     assert result.returncode == 0, result.stderr
     sent = calls(log)
     assert [c for c in sent if c["tool"] in TRAP_TOOLS] == []

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.acceptance.conftest import DEMO, demo_over_http, http_server, run_cli
+from tests.acceptance.conftest import DEMO, demo_over_http, http_server, run_cli, warm
 from tests.fake_llm import FakeLLM
 
 SERVERS = Path(__file__).with_name("servers.py")
@@ -86,7 +86,7 @@ def test_model_key_variables_are_kept_from_the_server_and_a_key_it_learned_is_sh
     env = server_env(tmp_path, MODEL_KEY, OPENAI_API_KEY=MODEL_KEY, ANTHROPIC_API_KEY=JUDGE_KEY)
     env["GEMINI_API_KEY"] = OTHER_KEY
     args = ["capture", "--bundle", str(tmp_path / "b.json"), "--capture-dir", str(tmp_path / "records")]
-    result = run_cli(*args, "--", *KEYS, env=env)
+    result = run_cli(*args, "--", *warm(*KEYS), env=env)
     assert result.returncode == 0, result.stderr
     assert seen(tmp_path) == dict.fromkeys(
         ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "MY_MODEL_KEY", "MY_JUDGE_KEY"]
@@ -102,7 +102,7 @@ def test_model_key_variables_are_kept_from_the_server_and_a_key_it_learned_is_sh
 def test_pass_env_hands_a_key_variable_on_and_what_the_server_echoes_of_it_is_still_masked(tmp_path):
     env = server_env(tmp_path, MODEL_KEY, OPENAI_API_KEY=MODEL_KEY, ANTHROPIC_API_KEY=JUDGE_KEY)
     args = ["capture", "--bundle", str(tmp_path / "b.json"), "--capture-dir", str(tmp_path / "records")]
-    result = run_cli(*args, "--pass-env", "OPENAI_API_KEY", "--", *KEYS, env=env)
+    result = run_cli(*args, "--pass-env", "OPENAI_API_KEY", "--", *warm(*KEYS), env=env)
     assert result.returncode == 0, result.stderr
     assert seen(tmp_path)["OPENAI_API_KEY"] == MODEL_KEY and seen(tmp_path)["ANTHROPIC_API_KEY"] is None
     assert_nowhere(everything_written(tmp_path, result), MODEL_KEY, JUDGE_KEY)
@@ -124,7 +124,7 @@ def test_the_model_and_judge_keys_are_kept_from_the_server_and_never_shown_in_an
         else:
             args = ["agent", *args]
         env = server_env(tmp_path, f"{MODEL_KEY} {JUDGE_KEY}", MY_MODEL_KEY=MODEL_KEY, MY_JUDGE_KEY=JUDGE_KEY)
-        result = run_cli(*args, "--", *KEYS, env=env)
+        result = run_cli(*args, "--", *warm(*KEYS), env=env)
     assert result.returncode in ((0, 1, 2) if command == "check" else (0,)), result.stderr
     assert "agent: Read the key run 1/1: 2 turn(s), 1 call(s), answered" in result.stderr
     assert seen(tmp_path)["MY_MODEL_KEY"] is None and seen(tmp_path)["MY_JUDGE_KEY"] is None
@@ -147,7 +147,7 @@ def test_the_providers_own_key_is_not_sent_to_a_base_url_a_placeholder_is(tmp_pa
         args = ["agent", "--model", "openai:m", "--base-url", fake.url + "/v1", "--runs", "1", "--no-builtin"]
         args += ["--tasks", str(tasks_file(tmp_path)), "--bundle", str(tmp_path / "out" / "b.json")]
         args += ["--transcripts", str(tmp_path / "out" / "t")]
-        result = run_cli(*args, "--", *KEYS, env=server_env(tmp_path, "", OPENAI_API_KEY=MODEL_KEY))
+        result = run_cli(*args, "--", *warm(*KEYS), env=server_env(tmp_path, "", OPENAI_API_KEY=MODEL_KEY))
     assert result.returncode == 0, result.stderr
     assert [r.headers["authorization"] for r in fake.requests] == ["Bearer not-needed"]
     assert seen(tmp_path)["OPENAI_API_KEY"] is None
@@ -167,7 +167,7 @@ def test_plain_http_to_a_host_that_is_not_loopback_is_refused_while_a_key_is_in_
         args += ["--bundle", str(tmp_path / "out" / "b.json"), "--transcripts", str(tmp_path / "out" / "t")]
         args += ["--capture-dir", str(tmp_path / "out" / "records")] if command == "check" else []
         env = server_env(tmp_path, "", **{"MY_MODEL_KEY" if named else "OPENAI_API_KEY": MODEL_KEY})
-        refused = run_cli(*args, "--", *KEYS, env=env)
+        refused = run_cli(*args, "--", *warm(*KEYS), env=env)
         assert refused.returncode == 3
         if named:
             assert refused.stderr == (
@@ -180,7 +180,7 @@ def test_plain_http_to_a_host_that_is_not_loopback_is_refused_while_a_key_is_in_
             )
             assert refused.stderr.count("\n") == 1
         assert fake.requests == [] and not (tmp_path / "seen.json").exists()  # nothing started, nothing sent
-        allowed = run_cli(*args, "--allow-insecure-base-url", "--", *KEYS, env=env)
+        allowed = run_cli(*args, "--allow-insecure-base-url", "--", *warm(*KEYS), env=env)
     assert allowed.returncode in (0, 1, 2), allowed.stderr
     sent = MODEL_KEY if named else "not-needed"
     assert [r.headers["authorization"] for r in fake.requests] == [f"Bearer {sent}"]
@@ -227,12 +227,14 @@ def assert_clean_terminal(stderr: str) -> None:
 
 def test_notifications_that_fail_validation_are_one_sanitised_line_each_never_a_traceback(tmp_path):
     args = ["capture", "--bundle", str(tmp_path / "b.json"), "--capture-dir", str(tmp_path / "records")]
-    result = run_cli(*args, "--", sys.executable, str(SERVERS), "bad-notify")
+    result = run_cli(*args, "--", *warm(sys.executable, str(SERVERS), "bad-notify"))
     assert result.returncode == 0, result.stderr
     assert_clean_terminal(result.stderr)
     assert "warning: MCP SDK: Failed to validate notification: notifications/message\n" in result.stderr
     assert "warning: MCP SDK: Failed to validate notification: notifications/progress\n" in result.stderr
-    debug = run_cli(*args, "--", sys.executable, str(SERVERS), "bad-notify", env={"MCPAQL_CONFORMANCE_DEBUG": "1"})
+    debug = run_cli(
+        *args, "--", *warm(sys.executable, str(SERVERS), "bad-notify"), env={"MCPAQL_CONFORMANCE_DEBUG": "1"}
+    )
     assert "Traceback (most recent call last):" in debug.stderr  # asked for: there, sanitised all the same
     assert "\x1b" not in debug.stderr and "\x9b" not in debug.stderr
 

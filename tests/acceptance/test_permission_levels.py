@@ -49,6 +49,11 @@ def logged(log: Path) -> list[dict[str, Any]]:
     return calls
 
 
+def levels() -> tuple[str, ...]:
+    """The level server, started warm (conftest.warm): these tests count its calls, not its processes."""
+    return warm(*LEVELS)
+
+
 def operations(calls: list[dict[str, Any]]) -> set[str]:
     """The operations the calls named, but for capture's unknown-operation probe, which only ever
     reaches the READ endpoint (the guard holds it read-only there and nowhere else)."""
@@ -58,7 +63,7 @@ def operations(calls: list[dict[str, Any]]) -> set[str]:
 
 def capture_levels(tmp_path: Path, *flags: str, command: str = "capture") -> tuple[Any, list[dict[str, Any]], Path]:
     log, bundle = tmp_path / "calls.jsonl", tmp_path / "bundle.json"
-    args = [command, "--bundle", str(bundle), "--capture-dir", str(tmp_path / "records"), *flags, "--", *LEVELS]
+    args = [command, "--bundle", str(bundle), "--capture-dir", str(tmp_path / "records"), *flags, "--", *levels()]
     result = run_cli(*args, env={"LEVELS_LOG": str(log)})
     return result, logged(log), bundle
 
@@ -196,7 +201,7 @@ def test_a_dry_run_sends_only_introspect_and_lists_what_it_would_send_and_withho
     assert operations(calls) == {"introspect"} and calls
     assert not bundle.exists() and not (tmp_path / "records").exists()
     out = result.stdout
-    assert out.startswith(f"Dry run of {shlex.join(LEVELS)}, as a run with --allow-writes: nothing was sent but")
+    assert out.startswith(f"Dry run of {shlex.join(levels())}, as a run with --allow-writes: nothing was sent but")
     assert "create_item via mcp_aql_create: omit required title {}" in out
     assert "inferred create-read: create (then a READ by the identifier it returns: get_item)" in out
     assert (
@@ -250,7 +255,7 @@ def agent_calls(tmp_path: Path, *flags: str) -> tuple[list[dict[str, Any]], list
     )
     log, bundle = tmp_path / "calls.jsonl", tmp_path / "agent.json"
     args = ["agent", "--bundle", str(bundle), "--transcripts", str(tmp_path / "t"), "--scenario", str(scenario)]
-    result = run_cli(*args, *flags, "--", *LEVELS, env={"LEVELS_LOG": str(log)})
+    result = run_cli(*args, *flags, "--", *levels(), env={"LEVELS_LOG": str(log)})
     assert result.returncode == 0, result.stderr
     recorded = json.loads(bundle.read_text())["agent_tests"][0]["runs"][0]["tool_calls"]
     return logged(log), recorded
@@ -279,7 +284,7 @@ def test_the_pytest_plugin_obeys_the_levels(
     log = pytester.path / "calls.jsonl"
     monkeypatch.setenv("LEVELS_LOG", str(log))
     pytester.makepyfile(test_own="def test_own():\n    assert True\n")
-    args = ["--mcpaql-server", shlex.join(LEVELS), *([flag] if flag else []), "-p", "no:cacheprovider"]
+    args = ["--mcpaql-server", shlex.join(levels()), *([flag] if flag else []), "-p", "no:cacheprovider"]
     pytester.runpytest_subprocess(*args)
     assert operations(logged(log)) == allowed
 
@@ -289,7 +294,7 @@ def test_the_action_obeys_the_levels(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
     if needs_venv.args[0]:
         pytest.skip(needs_venv.kwargs["reason"])
-    server = shlex.join(LEVELS)
+    server = shlex.join(levels())
     for given, allowed in (({}, READ_ONLY), ({"allow-writes": True}, READ_ONLY | WRITES)):
         log = tmp_path / f"calls-{len(given)}.jsonl"
         monkeypatch.setenv("LEVELS_LOG", str(log))
@@ -362,7 +367,9 @@ def test_a_default_capture_of_every_probe_server_calls_only_its_read_operations(
     tool, …), counted from the log each keeps of what it received, not from our own records."""
     log = tmp_path / "calls.jsonl"
     args = ["capture", "--bundle", str(tmp_path / "b.json"), "--capture-dir", str(tmp_path / "r")]
-    result = run_cli(*args, "--", sys.executable, str(HERE / "probe_server.py"), kind, env={"PROBE_LOG": str(log)})
+    result = run_cli(
+        *args, "--", *warm(sys.executable, str(HERE / "probe_server.py"), kind), env={"PROBE_LOG": str(log)}
+    )
     assert result.returncode == 0, result.stderr
     store = probe_server.KINDS[kind]
     reads = {"introspect"} | {op["name"] for op in store.operations if op["semantic_category"] == "READ"}

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from mcpaql_conformance.live.safety import UNKNOWN_OPERATION
-from tests.acceptance.conftest import run_cli
+from tests.acceptance.conftest import run_cli, warm
 
 PROBE_SERVER = Path(__file__).with_name("probe_server.py")
 
@@ -32,7 +32,7 @@ def captured(kind: str, folder: Path, *flags: str) -> tuple[dict[str, Any], dict
     name = f"{kind}{''.join(flags)}"
     bundle, log = folder / f"{name}.json", folder / f"{name}.log"
     args = ["capture", "--bundle", str(bundle), "--capture-dir", str(folder / "records"), *flags]
-    result = run_cli(*args, "--", sys.executable, str(PROBE_SERVER), kind, env={"PROBE_LOG": str(log)})
+    result = run_cli(*args, "--", *warm(sys.executable, str(PROBE_SERVER), kind), env={"PROBE_LOG": str(log)})
     assert result.returncode == 0, result.stderr
     report = json.loads(run_cli("test", str(bundle), "-f", "json").stdout)
     calls = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from mcpaql_conformance.capture.values import made_up
-from tests.acceptance.conftest import DEMO, run_cli
+from tests.acceptance.conftest import DEMO, run_cli, warm
 
 SERVERS = Path(__file__).with_name("servers.py")
 PICKY = (sys.executable, str(SERVERS), "picky")
@@ -66,7 +66,7 @@ def false_blame(report: dict[str, Any]) -> list[str]:
 
 
 def test_a_described_value_is_sent_first_and_its_source_recorded(folder: Path) -> None:
-    bundle, _ = captured("picky", folder, *PICKY)
+    bundle, _ = captured("picky", folder, *warm(*PICKY))
     introspect = case(bundle, "unknown_parameter", "introspect")
     assert introspect["request"] == {"query": "operations", "zz_conformance_probe": UNKNOWN_VALUE}
     assert introspect["value_sources"] == {"query": "description"}  # "Query type: 'operations' or 'types'"
@@ -75,7 +75,7 @@ def test_a_described_value_is_sent_first_and_its_source_recorded(folder: Path) -
 
 
 def test_a_refused_value_of_ours_is_replaced_by_one_an_earlier_answer_returned(folder: Path) -> None:
-    bundle, report = captured("picky", folder, *PICKY)
+    bundle, report = captured("picky", folder, *warm(*PICKY))
     lookup = case(bundle, "unknown_parameter", "lookup")
     # list_codes returned X-42
     assert lookup["request"] == {"code": "X-42", "zz_conformance_probe": UNKNOWN_VALUE}
@@ -92,7 +92,7 @@ def test_a_refused_value_of_ours_is_replaced_by_one_an_earlier_answer_returned(f
 
 
 def test_a_value_still_refused_is_inconclusive_and_not_judged(folder: Path) -> None:
-    bundle, report = captured("picky", folder, *PICKY)
+    bundle, report = captured("picky", folder, *warm(*PICKY))
     find = case(bundle, "unknown_parameter", "find")
     region = made(bundle, "region")  # the value the server refused
     assert find["inconclusive"] == {
@@ -116,7 +116,7 @@ def test_a_value_still_refused_is_inconclusive_and_not_judged(folder: Path) -> N
 
 
 def test_a_refusal_that_only_names_another_parameter_whatever_its_value_is_judged(folder: Path) -> None:
-    bundle, report = captured("picky", folder, *PICKY)
+    bundle, report = captured("picky", folder, *warm(*PICKY))
     search = case(bundle, "unknown_parameter", "search")
     # "cats" first (the description's example), then the made-up value: the same refusal for both
     assert search["request"] == {"term": made(bundle, "term"), "zz_conformance_probe": UNKNOWN_VALUE}
@@ -131,7 +131,7 @@ def test_a_refusal_that_only_names_another_parameter_whatever_its_value_is_judge
 
 
 def test_the_provenance_says_every_operation_was_called_when_all_are_read_only(folder: Path) -> None:
-    bundle, report = captured("picky", folder, *PICKY)
+    bundle, report = captured("picky", folder, *warm(*PICKY))
     assert bundle["provenance"]["withheld_operations"] == 0 and bundle["provenance"]["permission"] == "read-only"
     assert report["provenance"].endswith("over stdio; read-only run: every operation called")
 
@@ -162,7 +162,7 @@ def test_a_plan_secret_refused_by_the_server_is_never_written(tmp_path: Path) ->
     plan.write_text(json.dumps({"env": {"find.region": "PICKY_REGION"}}))
     bundle = tmp_path / "bundle.json"
     args = ["capture", "--plan", str(plan), "--bundle", str(bundle), "--capture-dir", str(tmp_path / "records")]
-    result = run_cli(*args, "--", *PICKY, env={"PICKY_REGION": "s3cret-region-77"})
+    result = run_cli(*args, "--", *warm(*PICKY), env={"PICKY_REGION": "s3cret-region-77"})
     assert result.returncode == 0, result.stderr
     written = bundle.read_text()
     assert "s3cret-region-77" not in written and "s3cret-region-77" not in result.stderr
