@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -15,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from mcpaql_conformance.cli.group import COMMANDS
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE_FIXTURES = ROOT.parent / "shared" / "reference-fixtures"
@@ -241,8 +244,15 @@ def write_bundle(tmp_path: Path) -> Callable[..., Path]:
 DEMO = (sys.executable, "-m", "mcpaql_conformance.demo_adapter")
 
 WARM = Path(__file__).with_name("warm.py")
-# What the test servers import, imported once per worker by the zygote (warm.py).
-_WARM_MODULES = ("mcpaql_conformance.demo_adapter.server", "mcp.server.mcpserver", "mcp.server.stdio", "uvicorn")
+# What the test servers and the command line import, imported once per worker by the zygote
+# (warm.py): the demo, the MCP SDK's server, and every command's module (cli.group.COMMANDS).
+_WARM_MODULES = (
+    "mcpaql_conformance.demo_adapter.server",
+    "mcp.server.mcpserver",
+    "mcp.server.stdio",
+    "uvicorn",
+    *sorted({f"mcpaql_conformance.cli.{module}" for module, _ in COMMANDS.values()}),
+)
 _zygote: list[tuple[subprocess.Popen[bytes], str]] = []
 
 
@@ -270,6 +280,40 @@ def warm(*command: str) -> tuple[str, ...]:
             time.sleep(0.02)
         _zygote.append((zygote, path))
     return (sys.executable, str(WARM), _zygote[0][1], *command)
+
+
+# A shim: ``REAL`` for everything but ``-m mcpaql_conformance[.module]``, which starts warm.
+_PYTHON_SHIM = """#!/bin/sh
+case "$1" in -m) case "$2" in mcpaql_conformance|mcpaql_conformance.*) exec {launch} {real} "$@";; esac;; esac
+exec {real} "$@"
+"""
+
+
+PYTHONS = ("python", "python3")
+
+
+def warm_path(venv_bin: Path) -> str:
+    """What to put first on PATH instead of ``venv_bin`` for shell commands (the documented ones,
+    the CI recipes, the action's steps): ``mcpaql-conformance``, and ``python``/``python3`` running
+    ``-m mcpaql_conformance...`` (the command line, the demo server), start warm from this
+    worker's zygote (``warm``: the same entry point, arguments, streams, environment and exit
+    status, the program name the console script gives); anything else ``python`` runs is the
+    venv's own. ``venv_bin`` alone where its interpreter is not the one running the tests."""
+    python = venv_bin / "python"
+    if not python.exists() or not os.path.samefile(python, sys.executable):
+        return str(venv_bin)
+    launcher = warm(str(python))[:3]  # (python, warm.py, socket)
+    shims = Path(launcher[2]).with_name("bin")
+    if not shims.exists():
+        shims.mkdir()
+        launch = " ".join(shlex.quote(part) for part in (launcher[0], "-I", "-S", *launcher[1:]))
+        script = shlex.quote(str(venv_bin / "mcpaql-conformance"))
+        texts = {name: _PYTHON_SHIM.format(launch=launch, real=shlex.quote(str(venv_bin / name))) for name in PYTHONS}
+        texts["mcpaql-conformance"] = f'#!/bin/sh\nexec {launch} {shlex.quote(str(python))} {script} "$@"\n'
+        for name, text in texts.items():
+            (shims / name).write_text(text)
+            (shims / name).chmod(0o755)
+    return f"{shims}{os.pathsep}{venv_bin}"
 
 
 def free_port() -> int:

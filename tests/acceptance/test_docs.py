@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.acceptance.conftest import IN_THE_CHECKOUT, ROOT
+from tests.acceptance.conftest import IN_THE_CHECKOUT, ROOT, warm_path
 
 DOCUMENTS = ("README.md", "CONTRIBUTING.md")
 _BLOCK = re.compile(r"(?:^<!-- docs: (?P<mark>[^>]*?) -->\n)?^```sh\n(?P<body>.*?)^```$", re.M | re.S)
@@ -75,7 +75,7 @@ def environment() -> dict[str, str]:
     """The shell after the quick start: its virtual environment active, no colour forced."""
     venv = ROOT / ".venv"
     env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "COLUMNS", "PYTHONPATH")}
-    env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    env["PATH"] = f"{warm_path(venv / 'bin')}{os.pathsep}{env.get('PATH', '')}"  # its commands start warm
     env["VIRTUAL_ENV"] = str(venv)
     env.pop("GITHUB_STEP_SUMMARY", None)
     return env

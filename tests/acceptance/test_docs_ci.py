@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.acceptance.conftest import DEMO, ROOT, demo_over_http, warm
+from tests.acceptance.conftest import DEMO, ROOT, demo_over_http, warm, warm_path
 
 MY_SERVER = "python my_server.py"
 DEMO_COMMAND = "python -m mcpaql_conformance.demo_adapter"
@@ -77,7 +77,7 @@ class Shell:
     def env(self, extra: dict[str, str] | None = None) -> dict[str, str]:
         drop = ("NO_COLOR", "FORCE_COLOR", "COLUMNS", "PYTHONPATH", "GITHUB_OUTPUT", "GITHUB_ENV")
         env = {k: v for k, v in os.environ.items() if k not in drop}
-        env["PATH"] = f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}"
+        env["PATH"] = f"{warm_path(VENV_BIN)}{os.pathsep}{env.get('PATH', '')}"  # its commands start warm
         env["VIRTUAL_ENV"] = str(VENV_BIN.parent)
         env["GITHUB_STEP_SUMMARY"] = str(self.summary)
         env["CI"] = "true"

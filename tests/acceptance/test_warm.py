@@ -12,7 +12,9 @@ import sys
 import time
 from pathlib import Path
 
-from tests.acceptance.conftest import WARM, warm
+import pytest
+
+from tests.acceptance.conftest import ROOT, WARM, warm, warm_path
 
 SCRIPT = """
 import os, sys, time
@@ -84,3 +86,31 @@ def test_without_a_zygote_the_command_runs_by_itself(tmp_path: Path) -> None:
     assert pid == process.pid  # exec'd in place
     out, _ = process.communicate("again\n", timeout=30)
     assert out.startswith("read again seen") and process.returncode == 4
+
+
+def test_the_shims_run_the_command_line_as_the_console_script_does(tmp_path: Path) -> None:
+    # warm_path: what the documented commands and the CI recipes run; the same answers as the
+    # venv's own console script and interpreter, started from the zygote
+    venv_bin = ROOT / ".venv" / "bin"
+    if not (venv_bin / "python").exists() or not os.path.samefile(venv_bin / "python", sys.executable):
+        pytest.skip("the tests do not run in the checkout's .venv: warm_path leaves PATH as it is")
+    shims = Path(warm_path(venv_bin).split(os.pathsep)[0])
+    assert shims != venv_bin and str(WARM) in (shims / "mcpaql-conformance").read_text()
+    bundle = ROOT.parent / "shared" / "reference-fixtures" / "reference-level1.json"
+    commands = [
+        "mcpaql-conformance --help",
+        "mcpaql-conformance nope",
+        f"mcpaql-conformance test {bundle if bundle.exists() else 'missing.json'} -f json",
+        f"mcpaql-conformance test {bundle if bundle.exists() else 'missing.json'} --tier 3",
+        "python -m mcpaql_conformance version",
+        "python3 -c 'import sys; print(sys.executable, sys.argv[1:])' a b",
+    ]
+    for command in commands:
+        runs = []
+        for path in (warm_path(venv_bin), str(venv_bin)):
+            env = {**os.environ, "PATH": f"{path}{os.pathsep}{os.environ['PATH']}"}
+            env.pop("COLUMNS", None)
+            done = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True)
+            runs.append((done.returncode, done.stdout, done.stderr))
+        assert runs[0] == runs[1], command
+    assert runs[0][1] == f"{venv_bin / 'python3'} ['a', 'b']\n"

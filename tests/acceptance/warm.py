@@ -4,9 +4,11 @@ Importing the MCP SDK takes a second or more (it builds its protocol models for 
 version), and the acceptance tests start hundreds of servers whose start-up is not what they
 are about. A *zygote* (``python warm.py --serve SOCKET``) imports the SDK and the servers'
 modules once; a *launcher* (``python warm.py SOCKET python -m module ARGS...`` or ``... python
-script.py ARGS...``) starts in milliseconds (standard library only), hands the zygote its
-standard streams, working directory, arguments and environment, and the zygote forks a child
-that runs the server on those streams, as ``python -m``/``python script.py`` would have.
+script.py ARGS...``, where the script may be a console script such as ``mcpaql-conformance``)
+starts in milliseconds (standard library only), hands the zygote its standard streams, working
+directory, arguments and environment, and the zygote forks a child that runs the server on
+those streams, as ``python -m``/``python script.py`` would have. The command line starts warm
+too, for the shell commands of the documentation tests (``conftest.warm_path``).
 
 What the server's caller sees is unchanged: the server reads and writes the streams it was given,
 sees the environment it was given, and its exit status is the launcher's. A signal to the
@@ -61,7 +63,8 @@ def _line(connection: socket.socket) -> str:
 
 def launch(path: str, command: list[str]) -> None:
     """Have the zygote at ``path`` run ``command`` on this process's streams; exit as it exits."""
-    runnable = len(command) > 2 and (command[1] == "-m" or command[1].endswith(".py"))
+    # python -m module ..., or python FILE ... (a script, a console script such as mcpaql-conformance)
+    runnable = len(command) > 1 and ((command[1] == "-m" and len(command) > 2) or os.path.isfile(command[1]))
     connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         if not runnable:
