@@ -1,7 +1,7 @@
 """Misbehaving MCP servers for capture tests: python servers.py KIND, KIND one of no-aql, no-introspect,
 odd, exit, crash, hang, evil, garbage, banner, grandchild, die-mid, leaky, deep, deep-raw,
-deep-http PORT_FILE, slow, ansi, trap, many, picky, the edge kinds (see edge_server) and the secret kinds (keys,
-bad-notify, hostile-http PORT_FILE: see SECRET_KINDS)."""
+deep-http PORT_FILE, slow, slow-thing, ansi, trap, many, picky, the edge kinds (see edge_server)
+and the secret kinds (keys, bad-notify, hostile-http PORT_FILE: see SECRET_KINDS)."""
 
 from __future__ import annotations
 
@@ -44,6 +44,14 @@ def odd_read(operation: str, params: dict[str, Any] | None = None) -> str:
 
 def slow_read(operation: str, params: dict[str, Any] | None = None) -> str:
     time.sleep(1)
+    return odd_read(operation, params)
+
+
+def slow_thing_read(operation: str, params: dict[str, Any] | None = None) -> str:
+    """Slow only where a scenario asks for it (thing_id "slowly"): a quick capture, then agent runs
+    of a second a call, to stop midway."""
+    if (params or {}).get("thing_id") == "slowly":
+        time.sleep(1)
     return odd_read(operation, params)
 
 
@@ -629,7 +637,7 @@ def edge_server(kind: str, arguments: list[str]) -> None:
             return json.dumps({"success": True, "data": {"blob": "x" * int(arguments[0])}})
         if kind == "wide":
             return json.dumps({"success": True, "data": [{}] * int(arguments[0])})
-        if kind == "daemon":  # a second for each call: a capture to stop midway
+        if kind == "daemon" and os.environ.get("DAEMON_SLOW"):  # a second for each call: a capture to stop midway
             time.sleep(1)
         return json.dumps({"success": True, "data": {}})
 
@@ -795,7 +803,7 @@ def main(kind: str) -> None:
         time.sleep(3600)
     if kind == "banner":
         print("Notes server 1.0 ready", flush=True)
-    if kind == "slow":  # a second for every call, and a child: a capture to stop midway
+    if kind in ("slow", "slow-thing"):  # a second for every (asked-for) call, and a child: a run to stop midway
         subprocess.Popen([sys.executable, "-c", GRANDCHILD, "grandchild-of-the-slow-server"])
     if kind == "grandchild":  # a child that would outlive a server stopped on its own
         subprocess.Popen([sys.executable, "-c", GRANDCHILD, "grandchild-of-the-server"])
@@ -835,6 +843,8 @@ def main(kind: str) -> None:
         server.tool(name=f"helper{OSC8}\x1b[31m", description="\x1b[2J")(lambda: "x")
     elif kind == "slow":
         server.tool(name="mcp_aql_read", description="READ operations.", structured_output=False)(slow_read)
+    elif kind == "slow-thing":
+        server.tool(name="mcp_aql_read", description="READ operations.", structured_output=False)(slow_thing_read)
     elif kind == "die-mid":
         server.tool(name="mcp_aql_read", description="READ operations.", structured_output=False)(dying_read)
     elif kind == "trap":

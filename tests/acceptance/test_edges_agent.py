@@ -16,7 +16,7 @@ from tests.fake_llm import FakeLLM
 
 SERVERS = Path(__file__).with_name("servers.py")
 MANY = (sys.executable, str(SERVERS), "many")
-SLOW = (sys.executable, str(SERVERS), "slow")
+SLOW = (sys.executable, str(SERVERS), "slow-thing")  # a second for each call a scenario makes
 
 
 def one_task(tmp_path: Path, **extra: Any) -> Path:
@@ -152,9 +152,10 @@ def test_the_judge_sees_server_text_inside_a_fence_it_cannot_close(tmp_path):
 
 
 def scenario(tmp_path: Path, name: str, calls: int = 4) -> Path:
-    """A scenario of ``calls`` reads: against the slow server, a second each."""
+    """A scenario of ``calls`` reads: against the slow server (SLOW), a second each."""
     path = tmp_path / f"{name}.yaml"
-    read = "  - type: llm_response\n    tool_calls: [{name: mcp_aql_read, input: {operation: get_thing, params: {}}}]\n"
+    call = "{name: mcp_aql_read, input: {operation: get_thing, params: {thing_id: slowly}}}"
+    read = f"  - type: llm_response\n    tool_calls: [{call}]\n"
     path.write_text(f"name: {name}\nevents:\n" + read * calls + "  - type: llm_response\n    text: Done.\n")
     return path
 
@@ -196,24 +197,24 @@ def test_an_agent_run_stopped_midway_keeps_the_finished_runs_and_names_the_trans
 
 
 def test_the_overall_capture_limit_scales_with_the_operations_and_says_when_it_ends_a_capture(tmp_path):
-    env = {"MANY_OPS": "500"}
+    env = {"MANY_OPS": "250"}  # a capture of several seconds: 1 s cannot hold it
     args = ["capture", "--bundle", str(tmp_path / "b.json"), "--capture-dir", str(tmp_path / "r")]
-    args += ["--overall-timeout", "2"]
+    args += ["--overall-timeout", "1"]
     fixed = run_cli(*args, "--overall-timeout-per-operation", "0", "--", *warm(*MANY), env=env)
     assert fixed.returncode == 3
     message = fixed.stderr.strip().splitlines()[-1]
     assert message.startswith(
-        "error: the capture did not finish within its overall time limit, 2 s (--overall-timeout: 2 s,"
-        " + 0 s for each of the 500 operation(s)): "
+        "error: the capture did not finish within its overall time limit, 1 s (--overall-timeout: 1 s,"
+        " + 0 s for each of the 250 operation(s)): "
     )
-    probed = int(re.search(r": (\d+) of the 500 operation\(s\) listed were probed; ", message).group(1))
-    assert probed < 500
+    probed = int(re.search(r": (\d+) of the 250 operation\(s\) listed were probed; ", message).group(1))
+    assert probed < 250
     assert "raise the limit with --overall-timeout SECONDS or --overall-timeout-per-operation SECONDS" in message
     assert not (tmp_path / "b.json").exists()
-    scaled = run_cli(*args, "--", *warm(*MANY), env=env)  # 2 s + 0.1 s for each operation
+    scaled = run_cli(*args, "--", *warm(*MANY), env=env)  # 1 s + 0.1 s for each operation
     assert scaled.returncode == 0, scaled.stderr
     operations = json.loads((tmp_path / "b.json").read_text())["introspection"]["operation_details"]
-    assert len(operations) == 500
+    assert len(operations) == 250
 
 
 def test_the_overall_limit_options_are_checked(tmp_path):

@@ -165,6 +165,7 @@ def test_sigkill_of_the_tool_stops_the_server_and_its_detached_daemon(tmp_path):
     tool = subprocess.Popen(
         [*command, "--", sys.executable, str(SERVERS), "daemon", str(pid_file)],
         cwd=ROOT,
+        env={**os.environ, "DAEMON_SLOW": "1"},  # a capture still running when the tool is killed
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
