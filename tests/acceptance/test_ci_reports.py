@@ -441,11 +441,12 @@ CHROMIUM_FLAGS = [
 ]  # fmt: skip
 
 
-def in_chromium(page: Path, width: int, action: str) -> subprocess.CompletedProcess[str]:
+def in_chromium(page: Path, width: int, *actions: str) -> subprocess.CompletedProcess[str]:
+    """``page`` opened once at ``width``: ``--dump-dom`` (on stdout), ``--screenshot=PATH``, or both."""
     browser = chromium()
     assert browser is not None
     with tempfile.TemporaryDirectory() as profile:
-        command = [browser, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", f"--window-size={width},2000", action]
+        command = [browser, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", f"--window-size={width},2000", *actions]
         result = subprocess.run([*command, page.as_uri()], capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 0, result.stderr[-2000:]
     return result
@@ -454,6 +455,10 @@ def in_chromium(page: Path, width: int, action: str) -> subprocess.CompletedProc
 def screenshot_width(page: Path, width: int, shot: Path) -> int:
     """The width of a PNG screenshot of ``page`` taken at ``width`` (kept at ``shot`` to be looked at)."""
     in_chromium(page, width, f"--screenshot={shot}")
+    return png_width(shot)
+
+
+def png_width(shot: Path) -> int:
     png = shot.read_bytes()
     assert png.startswith(b"\x89PNG")
     return int.from_bytes(png[16:20], "big")
@@ -551,7 +556,8 @@ def test_html_report_of_a_run_that_could_change_data_lists_what_it_changed(cli, 
         "over stdio; run with --allow-writes: 1 operation(s) not called (see Not probed during capture); 1 call(s)"
         " may have created or changed data (see Changed during the run)"
     )
-    dom = in_chromium(page, width, "--dump-dom").stdout
+    shot = tmp_path / f"changes-{width}.png"
+    dom = in_chromium(page, width, "--dump-dom", f"--screenshot={shot}").stdout
     changed = re.search(r'<ul id="changes"><li>(.*?)</li></ul>', dom, re.S)
     assert changed is not None
     assert '<span class="nw">--allow-writes</span>' in changed.group(1)  # an option name never wraps
@@ -559,7 +565,7 @@ def test_html_report_of_a_run_that_could_change_data_lists_what_it_changed(cli, 
         f"create_note at 2026-11-23T08:00:01.000+00:00: note_id=n-{'7' * 60} (capture, needed --allow-writes;"
         " answered: succeeded)"
     )
-    assert screenshot_width(page, width, tmp_path / f"changes-{width}.png") == width
+    assert png_width(shot) == width
 
 
 @NEEDS_CHROMIUM
@@ -571,9 +577,10 @@ def test_html_report_names_the_spec_version_judged_against_and_why_a_must_only_w
     source.write_text(json.dumps(bundle))
     page = tmp_path / "report.html"
     assert cli("test", str(source), "-f", "html", "-o", str(page)).returncode == 0
-    dom = rendered_dom(page)
+    shot = tmp_path / "spec-version.png"
+    dom = in_chromium(page, 1280, "--dump-dom", f"--screenshot={shot}").stdout
     row = re.search(r"<tr><th>Spec version</th><td>(.*?)</td></tr>", dom)
     assert row is not None and row.group(1) == "1.0.0-draft (the evidence says it was recorded against 0.9.0)"
     assert "[introspection §8.1 MUST, informative]" in dom
     assert "MCP-AQL 1.0.0-draft" in dom  # the badge's label
-    assert screenshot_width(page, 1280, tmp_path / "spec-version.png") == 1280
+    assert png_width(shot) == 1280
