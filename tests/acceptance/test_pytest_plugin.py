@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from mcpaql_conformance.pytest_plugin import Settings, check_command, describe
-from tests.acceptance.conftest import DEMO, ROOT, demo_over_http
+from tests.acceptance.conftest import DEMO, ROOT, demo_over_http, warm
 
 pytest_plugins = ["pytester"]
 
 # A read-only server that answers sloppily: its report has PASS, FAIL, WARN and SKIP tests.
-ODD = shlex.join([sys.executable, str(ROOT / "tests" / "acceptance" / "servers.py"), "odd"])
+ODD = (sys.executable, str(ROOT / "tests" / "acceptance" / "servers.py"), "odd")
 OWN_TEST = "def test_own():\n    assert True\n"
 LEVEL1_TESTS = 13
 
@@ -41,7 +41,7 @@ def test_each_verdict_is_the_outcome_of_its_item(pytester: pytest.Pytester) -> N
     report_path = pytester.path / "kept" / "conformance.json"
     result = pytester.runpytest_subprocess(
         "--mcpaql-server",
-        ODD,
+        shlex.join(warm(*ODD)),  # a warm start (conftest.warm)
         "--mcpaql-report",
         "kept/conformance.json",
         "--junitxml",
@@ -86,7 +86,7 @@ def test_each_verdict_is_the_outcome_of_its_item(pytester: pytest.Pytester) -> N
 
 def test_ini_options_and_a_demo_fault(pytester: pytest.Pytester) -> None:
     """A project sets the server once in its ini file; a broken MUST fails its one test, with the finding."""
-    server = shlex.join([*DEMO, "--fault", "leaky-errors"])
+    server = shlex.join(warm(*DEMO, "--fault", "leaky-errors"))  # a warm start (conftest.warm)
     pytester.makeini(f"[pytest]\nmcpaql_server = {server}\nmcpaql_allow_destructive = true\nmcpaql_timeout = 30\n")
     pytester.makepyfile(test_own=OWN_TEST)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rf")
@@ -196,7 +196,7 @@ def test_the_check_command_carries_the_options(tmp_path: Path) -> None:
 
 def test_what_the_server_says_reaches_the_terminal_plain(pytester: pytest.Pytester) -> None:
     """Findings quote the server: names full of terminal escapes are shown without them."""
-    ansi = shlex.join([sys.executable, str(ROOT / "tests" / "acceptance" / "servers.py"), "ansi"])
+    ansi = shlex.join(warm(sys.executable, str(ROOT / "tests" / "acceptance" / "servers.py"), "ansi"))
     pytester.makepyfile(test_own=OWN_TEST)
     result = pytester.runpytest_subprocess("--mcpaql-server", ansi, "--junitxml", "junit.xml", "-p", "no:cacheprovider")
     assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), result.stdout.str()
