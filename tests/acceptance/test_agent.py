@@ -342,7 +342,7 @@ def test_check_with_agent_captures_runs_and_judges_level_2_in_one_go(tmp_path):
     args = ["check", "--agent", "--scenario", str(SCENARIOS / "demo-notes.yaml"), "--allow-destructive"]
     args += ["--plan", str(ROOT / "evidence" / "plans" / "demo-notes.json")]
     args += ["--capture-dir", str(tmp_path / "r"), "--transcripts", str(tmp_path / "t"), "--level", "2", "-f", "json"]
-    result = run_cli(*args, "--", *DEMO, env={"DEMO_NOTES_PASSPHRASE": "plan-secret"})
+    result = run_cli(*args, "--", *warm(*DEMO), env={"DEMO_NOTES_PASSPHRASE": "plan-secret"})
     report = json.loads(result.stdout)
     semantic = next(c for c in report["categories"] if c["name"] == "Semantic Evaluation")
     assert [t["result"] for t in semantic["tests"]] == ["PASS"]
@@ -390,13 +390,13 @@ def test_a_capture_plan_may_be_yaml(tmp_path):
     )
     bundle = tmp_path / "b.json"
     args = ["capture", "--plan", str(plan), "--bundle", str(bundle), "--capture-dir", str(tmp_path / "r")]
-    result = run_cli(*args, "--", *DEMO)
+    result = run_cli(*args, "--", *warm(*DEMO))
     assert result.returncode == 0, result.stderr
     sent = json.loads(bundle.read_text())["valid_requests"]
     assert [(r["operation"], r["params"]) for r in sent if r["_description"] == "first page"] == [
         ("list_notes", {"limit": 5})
     ]
     plan.write_text("implementation: x\nvalues: &v {a: 1}\nmore: *v\n")
-    result = run_cli(*args, "--", *DEMO)
+    result = run_cli(*args, "--", *warm(*DEMO))
     assert result.returncode == 3
     assert result.stderr == f"error: {plan}:3:7: invalid YAML: aliases (*name) are not supported\n"

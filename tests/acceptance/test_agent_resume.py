@@ -221,7 +221,7 @@ def test_check_agent_uses_concurrency_for_the_runs_too(tmp_path):
         args += ["--bundle", str(tmp_path / "b.json"), "--transcripts", str(tmp_path / "t")]
         args += ["--model", "openai:scripted", "--base-url", fake.url + "/v1", "--no-builtin"]
         args += ["--tasks", str(tasks_file(tmp_path)), "--concurrency", "2", "-f", "json"]
-        result = run_cli(*args, "--", *DEMO)
+        result = run_cli(*args, "--", *warm(*DEMO))
     assert result.returncode in (0, 1, 2), result.stderr
     written = json.loads((tmp_path / "b.json").read_text())
     assert written["agent_runs"][0]["concurrency"] == 2 and "incomplete" not in written["agent_runs"][0]

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.acceptance.conftest import run_cli
+from tests.acceptance.conftest import run_cli, warm
 from tests.fake_llm import FakeLLM, Request
 
 FORMATS = ("text", "markdown", "html", "json", "junit")
@@ -28,13 +28,15 @@ def closed_port() -> int:
 
 
 def marked_server(tmp_path: Path) -> tuple[str, ...]:
-    """The demo server, leaving a mark when it starts (to prove it was not)."""
+    """The demo server, leaving a mark when it starts (to prove it was not); started warm
+    (conftest.warm): the mark, not the process, is what these tests look at."""
     mark = tmp_path / "server-started"
-    code = (
-        f"open({str(mark)!r}, 'w').close(); import runpy;"
-        " runpy.run_module('mcpaql_conformance.demo_adapter', run_name='__main__')"
+    script = tmp_path / "marked_server.py"
+    script.write_text(
+        f"open({str(mark)!r}, 'w').close()\nimport runpy\n"
+        "runpy.run_module('mcpaql_conformance.demo_adapter', run_name='__main__')\n"
     )
-    return (sys.executable, "-c", code)
+    return warm(sys.executable, str(script))
 
 
 def tasks_file(tmp_path: Path, runs: int | None = None) -> Path:

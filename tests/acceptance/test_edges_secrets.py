@@ -207,7 +207,7 @@ def test_base_url_credentials_are_masked_in_the_agent_evidence(tmp_path):
         base = fake.url.replace("http://", "http://user:BASEPASS-1234@") + "/v1?api-key=QUERYKEY-5678"
         args = ["agent", "--model", "openai:m", "--base-url", base, "--runs", "1", "--no-builtin"]
         args += ["--tasks", str(tasks_file(tmp_path)), "--bundle", str(tmp_path / "out" / "b.json")]
-        result = run_cli(*args, "--transcripts", str(tmp_path / "out" / "t"), "--", *DEMO)
+        result = run_cli(*args, "--transcripts", str(tmp_path / "out" / "t"), "--", *warm(*DEMO))
     assert result.returncode == 0, result.stderr
     runs = json.loads((tmp_path / "out" / "b.json").read_text())["agent_runs"]
     assert runs[-1]["base_url"] == fake.url.replace("http://", "http://user:***@") + "/v1?api-key=***"

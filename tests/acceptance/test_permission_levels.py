@@ -228,7 +228,7 @@ def test_a_dry_run_as_json(tmp_path: Path) -> None:
 
 
 def test_a_check_of_the_demo_says_which_flag_would_judge_each_round_trip(tmp_path: Path) -> None:
-    result = run_cli("check", "-f", "json", "--capture-dir", str(tmp_path / "r"), "--", *DEMO)
+    result = run_cli("check", "-f", "json", "--capture-dir", str(tmp_path / "r"), "--", *warm(*DEMO))
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     tests = {t["id"]: t for c in report["categories"] for t in c["tests"]}

@@ -139,7 +139,7 @@ def test_the_provenance_says_every_operation_was_called_when_all_are_read_only(f
 @pytest.mark.parametrize("destructive", [False, True], ids=["withheld", "allowed"])
 def test_a_server_that_states_its_values_only_in_prose_is_not_blamed_for_ours(folder: Path, destructive: bool):
     name = f"described-{'allowed' if destructive else 'withheld'}"
-    bundle, report = captured(name, folder, *DEMO, "--dialect", "described-values", destructive=destructive)
+    bundle, report = captured(name, folder, *warm(*DEMO, "--dialect", "described-values"), destructive=destructive)
     tests = by_id(report)
     assert not [test_id for test_id, test in tests.items() if test["result"] == "FAIL"], report
     assert false_blame(report) == []

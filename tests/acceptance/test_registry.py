@@ -153,7 +153,7 @@ def test_output_that_holds_an_input_or_foreign_files_is_refused(reports: Path, t
 
 
 def test_check_many_checks_each_server_alone_and_builds_the_registry(tmp_path: Path) -> None:
-    demo = " ".join(DEMO)
+    demo = " ".join(warm(*DEMO))  # a warm start (conftest.warm)
     servers = tmp_path / "servers.toml"
     servers.write_text(
         "[defaults]\nlevel = 1\noverall_timeout = 120\n\n"
@@ -329,8 +329,9 @@ def test_a_plan_and_a_command_are_relative_to_the_servers_file(tmp_path: Path) -
     (folder / "plan.json").write_text(
         (Path(__file__).parents[2] / "evidence" / "plans" / "demo-notes.json").read_text()
     )
+    demo = " ".join(warm(*DEMO))  # a warm start (conftest.warm)
     (folder / "servers.toml").write_text(
-        f'[[server]]\nname = "notes"\ncommand = "{" ".join(DEMO)}"\nplan = "plan.json"\nallow_destructive = true\n'
+        f'[[server]]\nname = "notes"\ncommand = "{demo}"\nplan = "plan.json"\nallow_destructive = true\n'
     )
     result = run_cli("check-many", str(folder / "servers.toml"), "-o", str(tmp_path / "out"), cwd=tmp_path,
                      env={"DEMO_NOTES_PASSPHRASE": "change-me"})  # fmt: skip
