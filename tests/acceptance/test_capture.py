@@ -46,8 +46,17 @@ def failing(report: dict[str, Any]) -> list[str]:
     return [c["name"] for c in report["categories"] if c["result"] == "FAIL"]
 
 
-def test_conformant_demo_captures_into_a_level1_conformant_bundle(tmp_path):
-    result, bundle = capture(tmp_path, *DEMO, extra=("--allow-destructive",))
+@pytest.fixture(scope="module")
+def conformant(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Path, Path]:
+    """One capture of the conformant demo (--allow-destructive, the plan) for the tests that only
+    read what it wrote: (its result, the bundle, the folder holding the bundle and records/)."""
+    folder = tmp_path_factory.mktemp("conformant")
+    result, bundle = capture(folder, *DEMO, extra=("--allow-destructive",))
+    return result, bundle, folder
+
+
+def test_conformant_demo_captures_into_a_level1_conformant_bundle(conformant):
+    result, bundle, _ = conformant
     assert result.returncode == 0, result.stderr
     assert "captured" in result.stderr and "next: mcpaql-conformance test" in result.stderr
     report = verdict(bundle)
@@ -55,8 +64,8 @@ def test_conformant_demo_captures_into_a_level1_conformant_bundle(tmp_path):
     assert report["summary"]["failed"] == 0 and report["summary"]["warned"] == 0
 
 
-def test_conformant_demo_earns_level2_features_and_only_lacks_semantic_evidence(tmp_path):
-    _, bundle = capture(tmp_path, *DEMO, extra=("--allow-destructive",))
+def test_conformant_demo_earns_level2_features_and_only_lacks_semantic_evidence(conformant):
+    _, bundle, _ = conformant
     report = verdict(bundle, "2")
     assert report["exitCode"] == 2 and report["conformanceLevel"] == 2
     results = {c["name"]: c["result"] for c in report["categories"]}
@@ -83,8 +92,8 @@ def test_each_fault_mode_fails_its_category(tmp_path, fault, category):
     assert category in failing(report)
 
 
-def test_bundle_states_its_provenance_and_passes_our_schema(tmp_path):
-    _, bundle = capture(tmp_path, *DEMO, extra=("--allow-destructive",))
+def test_bundle_states_its_provenance_and_passes_our_schema(conformant):
+    _, bundle, _ = conformant
     data = json.loads(bundle.read_text())
     provenance = data["provenance"]
     assert provenance["captured"] is True and provenance["transport"] == "stdio"
@@ -96,9 +105,8 @@ def test_bundle_states_its_provenance_and_passes_our_schema(tmp_path):
     bundle_from_data(data)  # raises on a shape error
 
 
-def test_records_and_metrics_are_written_per_exchange(tmp_path):
-    capture(tmp_path, *DEMO, extra=("--allow-destructive",))
-    [run_folder] = list((tmp_path / "records").iterdir())
+def test_records_and_metrics_are_written_per_exchange(conformant):
+    [run_folder] = list((conformant[2] / "records").iterdir())
     folder = run_folder / "mcpaql-demo-notes"
     records = sorted(folder.glob("create_note-*.json"))
     assert records, list(folder.iterdir())
@@ -111,11 +119,11 @@ def test_records_and_metrics_are_written_per_exchange(tmp_path):
     assert set(metrics["latency_ms"]) == {"p50", "p95", "max"} and metrics["latency_ms"]["max"] > 0
 
 
-def test_secrets_and_sensitive_parameters_are_redacted_everywhere(tmp_path):
-    _, bundle = capture(tmp_path, *DEMO, extra=("--allow-destructive",))
-    texts = [bundle.read_text()] + [p.read_text() for p in (tmp_path / "records").rglob("*.json")]
+def test_secrets_and_sensitive_parameters_are_redacted_everywhere(conformant):
+    _, bundle, folder = conformant
+    texts = [bundle.read_text()] + [p.read_text() for p in (folder / "records").rglob("*.json")]
     assert all(SECRET not in text for text in texts)
-    passphrase_records = [json.loads(p.read_text()) for p in (tmp_path / "records").rglob("create_note-*.json")]
+    passphrase_records = [json.loads(p.read_text()) for p in (folder / "records").rglob("create_note-*.json")]
     sent = [r["params"]["passphrase"] for r in passphrase_records if "passphrase" in r["params"]]
     assert sent and set(sent) == {"***"}
 
@@ -356,9 +364,8 @@ def test_an_operation_any_declaration_calls_destructive_gets_no_call_at_all(tmp_
     assert all("user 'abc'" not in text for text in texts)  # a short environment secret, as a word
 
 
-def test_metrics_count_error_answers(tmp_path):
-    capture(tmp_path, *DEMO, extra=("--allow-destructive",))
-    [metrics_file] = list((tmp_path / "records").rglob("metrics.json"))
+def test_metrics_count_error_answers(conformant):
+    [metrics_file] = list((conformant[2] / "records").rglob("metrics.json"))
     metrics = json.loads(metrics_file.read_text())
     assert metrics["error_answers"] > 0 and metrics["errors"] == metrics["error_answers"] + metrics["mcp_errors"]
 
