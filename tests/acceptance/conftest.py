@@ -39,9 +39,10 @@ LONG_RUNNING = ("tests/acceptance/test_agent_llm.py::",)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under xdist (-n), the long units first (the checkout group and LONG_RUNNING), each in its
-    own order; a run in one process keeps the collection order."""
-    if not getattr(config.option, "numprocesses", None):
+    """Under xdist (-n), the long units first (the groups and LONG_RUNNING), each in its own
+    order; a run in one process keeps the collection order. Each worker collects and sorts alike
+    (the controller collects nothing): the scheduler takes the workers' order."""
+    if not hasattr(config, "workerinput"):
         return
 
     def long_first(item: pytest.Item) -> int:
