@@ -224,7 +224,8 @@ def test_gc_paused_without_freeze_leaves_new_objects_collectable() -> None:
     frozen = gc.get_freeze_count()
     with gc_paused(freeze=False):
         made = [[] for _ in range(100)]
-    assert gc.get_freeze_count() == frozen
+    # nothing was frozen (what an earlier test froze may be freed meanwhile: the count only falls)
+    assert gc.get_freeze_count() <= frozen
     assert gc.is_tracked(made[0])
 
 
