@@ -43,6 +43,10 @@ def odd_read(operation: str, params: dict[str, Any] | None = None) -> str:
 
 
 def slow_read(operation: str, params: dict[str, Any] | None = None) -> str:
+    """A second for every call; with $SLOW_LOG, a line there as each call starts."""
+    if os.environ.get("SLOW_LOG"):
+        with open(os.environ["SLOW_LOG"], "a", encoding="utf-8") as log:
+            log.write(f"started {operation}\n")
     time.sleep(1)
     return odd_read(operation, params)
 

@@ -653,11 +653,17 @@ def test_a_signal_stops_the_capture_and_the_server_with_one_line_and_nothing_hal
     bundle, records = tmp_path / "bundle.json", tmp_path / "records"
     command = [sys.executable, "-m", "mcpaql_conformance", "capture", "--bundle", str(bundle), "--capture-dir"]
     command += [str(records), "--", sys.executable, str(SERVERS), "slow"]
-    capture_process = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 30
+    started = tmp_path / "calls.log"  # a line as each call reaches the server
+    environment = {**os.environ, "SLOW_LOG": str(started)}
+    capture_process = subprocess.Popen(
+        command, cwd=ROOT, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=environment
+    )
+    deadline = time.monotonic() + 60
     while not leftover_children("grandchild-of-the-slow-server") and time.monotonic() < deadline:
         time.sleep(0.1)
-    time.sleep(3)  # a few slow calls in
+    # the second call started: the first (introspect, which comes before any other) was answered
+    while (not started.exists() or started.read_text().count("\n") < 2) and time.monotonic() < deadline:
+        time.sleep(0.05)
     capture_process.send_signal(number)
     _, stderr = capture_process.communicate(timeout=30)
     assert capture_process.returncode == 128 + number, stderr
