@@ -702,7 +702,8 @@ def test_terminal_escapes_in_server_names_never_reach_the_terminal(tmp_path, fmt
 
 def test_a_timeout_line_names_the_call_without_the_servers_escapes(tmp_path):
     bundle = tmp_path / "bundle.json"
-    args = ["capture", "--bundle", str(bundle), "--timeout", "2", "--", sys.executable, str(SERVERS), "ansi"]
+    # started warm (conftest.warm): the server answers initialize at once, the 2 s are the hanging call's
+    args = ["capture", "--bundle", str(bundle), "--timeout", "2", "--", *warm(sys.executable, str(SERVERS), "ansi")]
     result = run_cli(*args, env={"ANSI_HANG": "1"})
     assert result.returncode == 3
     assert result.stderr.startswith(

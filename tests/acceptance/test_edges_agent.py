@@ -197,24 +197,24 @@ def test_an_agent_run_stopped_midway_keeps_the_finished_runs_and_names_the_trans
 
 
 def test_the_overall_capture_limit_scales_with_the_operations_and_says_when_it_ends_a_capture(tmp_path):
-    env = {"MANY_OPS": "250"}  # a capture of several seconds: 1 s cannot hold it
+    env = {"MANY_OPS": "300"}  # a capture of several seconds: 1.5 s cannot hold it
     args = ["capture", "--bundle", str(tmp_path / "b.json"), "--capture-dir", str(tmp_path / "r")]
-    args += ["--overall-timeout", "1"]
+    args += ["--overall-timeout", "1.5"]
     fixed = run_cli(*args, "--overall-timeout-per-operation", "0", "--", *warm(*MANY), env=env)
     assert fixed.returncode == 3
     message = fixed.stderr.strip().splitlines()[-1]
     assert message.startswith(
-        "error: the capture did not finish within its overall time limit, 1 s (--overall-timeout: 1 s,"
-        " + 0 s for each of the 250 operation(s)): "
+        "error: the capture did not finish within its overall time limit, 1.5 s (--overall-timeout: 1.5 s,"
+        " + 0 s for each of the 300 operation(s)): "
     )
-    probed = int(re.search(r": (\d+) of the 250 operation\(s\) listed were probed; ", message).group(1))
-    assert probed < 250
+    probed = int(re.search(r": (\d+) of the 300 operation\(s\) listed were probed; ", message).group(1))
+    assert probed < 300
     assert "raise the limit with --overall-timeout SECONDS or --overall-timeout-per-operation SECONDS" in message
     assert not (tmp_path / "b.json").exists()
-    scaled = run_cli(*args, "--", *warm(*MANY), env=env)  # 1 s + 0.1 s for each operation
+    scaled = run_cli(*args, "--", *warm(*MANY), env=env)  # 1.5 s + 0.1 s for each operation
     assert scaled.returncode == 0, scaled.stderr
     operations = json.loads((tmp_path / "b.json").read_text())["introspection"]["operation_details"]
-    assert len(operations) == 250
+    assert len(operations) == 300
 
 
 def test_the_overall_limit_options_are_checked(tmp_path):
