@@ -283,14 +283,13 @@ def warm(*command: str) -> tuple[str, ...]:
     return (sys.executable, str(WARM), _zygote[0][1], *command)
 
 
-# A shim: ``REAL`` for everything but ``-m mcpaql_conformance[.module]``, which starts warm.
+# The interpreters warm_path stands in for, and its shim for each: the real one for everything
+# but ``-m mcpaql_conformance[.module]``, which starts warm.
+PYTHONS = ("python", "python3")
 _PYTHON_SHIM = """#!/bin/sh
 case "$1" in -m) case "$2" in mcpaql_conformance|mcpaql_conformance.*) exec {launch} {real} "$@";; esac;; esac
 exec {real} "$@"
 """
-
-
-PYTHONS = ("python", "python3")
 
 
 def warm_path(venv_bin: Path) -> str:
@@ -299,7 +298,9 @@ def warm_path(venv_bin: Path) -> str:
     ``-m mcpaql_conformance...`` (the command line, the demo server), start warm from this
     worker's zygote (``warm``: the same entry point, arguments, streams, environment and exit
     status, the program name the console script gives); anything else ``python`` runs is the
-    venv's own. ``venv_bin`` alone where its interpreter is not the one running the tests."""
+    venv's own. What a library says while it is imported is said once, by the zygote: not for
+    tests about import-time messages. ``venv_bin`` alone where its interpreter is not the one
+    running the tests."""
     python = venv_bin / "python"
     if not python.exists() or not os.path.samefile(python, sys.executable):
         return str(venv_bin)
