@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -416,6 +417,62 @@ def test_a_leak_anywhere_in_an_error_answer_fails_metadata_and_depth_included(bu
     assert outcome.result is Result.FAIL
     assert outcome.lead == "2 failure(s)"
     assert "$.error_tests[0].response._debug.trace: exception class name 'KeyError'" in outcome.detail
+
+
+def test_an_echo_of_a_sent_value_as_json_escapes_it_is_no_leak(bundle: Bundle) -> None:
+    # the server quotes the request as JSON: the sent backslashes come back doubled
+    case = parameter_case(bundle, "unknown_parameter", "get_widget", "bogus")
+    case["request"] = {"id": "w1", "bogus": "at run (C:\\app\\src\\a.js:3:1)"}
+    message = "Unknown parameter in " + json.dumps({"bogus": case["request"]["bogus"]})
+    case["response"] = fail("VALIDATION_UNKNOWN_PARAM", message)
+    outcome = run(no_leakage, bundle)
+    assert outcome.result is Result.PASS, outcome.detail
+    assert outcome.detail.endswith("(1 only quote back what the caller sent).")
+
+
+def test_an_echo_of_a_sent_parameter_name_is_no_leak(bundle: Bundle) -> None:
+    case = parameter_case(bundle, "unknown_parameter", "get_widget", "bogus")
+    case["request"] = {"id": "w1", "NullPointerException": "x"}
+    case["response"] = fail("VALIDATION_UNKNOWN_PARAM", "Unknown parameter 'NullPointerException'.")
+    outcome = run(no_leakage, bundle)
+    assert outcome.result is Result.PASS, outcome.detail
+
+
+def test_text_another_request_of_the_run_sent_is_a_warning_not_a_failure(bundle: Bundle) -> None:
+    # the run stored a title elsewhere; an error quoting it cannot be told from a leak: it warns
+    bundle["round_trip_tests"][0]["request"] = {"widget_name": "at build (/srv/app/src/build.js:4:2)"}
+    bundle["error_tests"][0]["response"] = fail(
+        "VALIDATION_OUT_OF_RANGE", "Size must be at least 1 for 'at build (/srv/app/src/build.js:4:2)'."
+    )
+    outcome = run(no_leakage, bundle)
+    assert outcome.result is Result.WARN, outcome.detail
+    assert "stack frame" in outcome.detail
+    assert "the same text is in a request of this run or in data the server returned: it may quote it" in outcome.detail
+
+
+def test_text_the_server_returned_as_data_is_a_warning_not_a_failure(bundle: Bundle) -> None:
+    bundle["round_trip_tests"][0]["read_response"] = ok({"widget_id": "w1", "widget_name": "KeyError handling"})
+    bundle["error_tests"][0]["response"] = fail("VALIDATION_OUT_OF_RANGE", "Size of 'KeyError handling' must be 1+.")
+    outcome = run(no_leakage, bundle)
+    assert outcome.result is Result.WARN, outcome.detail
+    assert "exception class name 'KeyError'" in outcome.detail
+
+
+def test_an_exception_name_introspection_describes_still_fails_in_an_error(bundle: Bundle) -> None:
+    # introspection is the server's account of itself, not data it stores for its users
+    bundle["introspection"]["operations_list"]["data"]["operations"][0]["description"] = "Raises KeyError handling."
+    bundle["error_tests"][0]["response"] = fail("VALIDATION_OUT_OF_RANGE", "KeyError handling: size must be 1+.")
+    outcome = run(no_leakage, bundle)
+    assert outcome.result is Result.FAIL
+    assert "exception class name 'KeyError'" in outcome.detail
+
+
+def test_a_leak_no_request_or_data_shows_still_fails_beside_a_quoted_one(bundle: Bundle) -> None:
+    bundle["round_trip_tests"][0]["read_response"] = ok({"widget_id": "w1", "widget_name": "KeyError handling"})
+    bundle["error_tests"][0]["response"] = fail("INTERNAL_ERROR", "KeyError handling: TypeError in resize()")
+    outcome = run(no_leakage, bundle)
+    assert outcome.result is Result.FAIL
+    assert "exception class name 'TypeError'" in outcome.detail
 
 
 def test_an_echo_hides_only_the_artifact_wholly_inside_what_was_sent(bundle: Bundle) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from mcpaql_conformance.evidence.answers import Kind, classify, texts
@@ -14,7 +15,13 @@ from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.blame import case_blame, refusal_said
 from mcpaql_conformance.verdict.checks.base import CONFORMANCE, CORE, Category, Outcome, judge, told, uncited
 from mcpaql_conformance.verdict.model import Requirement, Result
-from mcpaql_conformance.verdict.textmatch import find_leak_outside, find_leaks, mentions_all
+from mcpaql_conformance.verdict.textmatch import (
+    find_leak_outside,
+    find_leaks,
+    leak_artifacts,
+    leaks_outside,
+    mentions_all,
+)
 
 ERRORS = Category("Error Quality", required=True, level=1)
 MUST = Requirement.MUST
@@ -179,7 +186,7 @@ def no_leakage(ctx: Context) -> Outcome:
         if texts is not None and not find_leaks(texts):
             return _leak_outcome(len(texts), [], len(ctx.bundle.responses), missing=_no_text(ctx))
     entries = _error_texts(ctx)
-    failures: list[str] = []
+    failures: list[tuple[str, str, list[str]]] = []  # (where, the text, what its caller sent)
     warnings: list[str] = []
     echoes = 0
     for i, leak in find_leaks([entry[3] for entry in entries]):
@@ -194,10 +201,43 @@ def no_leakage(ctx: Context) -> Outcome:
         if found is None:
             echoes += 1
         elif in_error:
-            failures.append(f"{where}: {found}")
+            failures.append((where, text, sent))
         else:  # introspection §8.1.3 is about error answers: elsewhere it is no MUST
             warnings.append(uncited(f"{where}: {found} (in an answer that is no error: a warning)"))
-    return _leak_outcome(len(entries), failures, len(ctx.bundle.responses), echoes, warnings, missing=_no_text(ctx))
+    quoted = _quoted_elsewhere(ctx) if failures else set()
+    failed: list[str] = []
+    for where, text, sent in failures:
+        artifacts = list(leaks_outside(text, sent))
+        own = [artifact for artifact in artifacts if artifact not in quoted]
+        if own:
+            failed.append(f"{where}: {own[0]}")
+        else:  # every artifact is also in what the run sent elsewhere or the server stores
+            warnings.append(uncited(f"{where}: {artifacts[0]} ({_MAYBE_QUOTED})"))
+    return _leak_outcome(len(entries), failed, len(ctx.bundle.responses), echoes, warnings, missing=_no_text(ctx))
+
+
+_MAYBE_QUOTED = (
+    "the same text is in a request of this run or in data the server returned: it may quote it, so a warning"
+)
+
+
+def _quoted_elsewhere(ctx: Context) -> set[str]:
+    """The artifacts found in text the run sent (any recorded request) or the server keeps (the
+    ``data`` of its successful answers to operations). A message showing one of them may be
+    quoting it, which leaks nothing; the tool cannot tell, so it warns (read only when some
+    message would fail). Introspection is the server's own account of itself, not stored data:
+    an exception name its descriptions show still fails where an error message shows it."""
+    strings: list[str] = []
+    for template, group in ctx.bundle.response_groups:
+        for case in ctx.bundle.group_cases(template) or ():
+            if isinstance(case, dict):
+                strings += _sent_strings(case)
+        if template.startswith("$.introspection."):
+            continue
+        for response in group:
+            if isinstance(response, dict) and response.get("success") is True:
+                strings += _leaf_strings(response.get("data"), 0)
+    return leak_artifacts(strings)
 
 
 def _no_text(ctx: Context) -> str:
@@ -225,28 +265,36 @@ def _simple_error_texts(ctx: Context) -> list[str] | None:
 
 
 def _caller_strings(ctx: Context, template: str, index: int) -> list[str]:
-    """What the caller itself sent for the answer at ``template``/``index``: the strings of its
-    recorded request (a case's ``request`` or ``params``, the name an introspect query asked)."""
+    """What the caller itself sent for the answer at ``template``/``index`` (``_sent_strings``),
+    each also as JSON writes it inside a string (a server that quotes the request as JSON
+    escapes its backslashes and quotes)."""
     cases = ctx.bundle.group_cases(template)
     case = cases[index] if cases is not None and index < len(cases) else None
     if not isinstance(case, dict):
         return []
-    found: list[str] = []
-    for key in ("request", "params", "name"):
-        found += _leaf_strings(case.get(key), 0)
-    return [text for text in found if len(text) >= MIN_ECHO]
+    sent = [text for text in _sent_strings(case) if len(text) >= MIN_ECHO]
+    return sent + [escaped for text in sent if (escaped := json.dumps(text, ensure_ascii=False)[1:-1]) != text]
 
 
 MIN_ECHO = 3  # shorter sent values ("id", "a") would hide nothing a leak rule can match
+# Where a case records what the caller sent: the request, its parameters, the operation it
+# named, an UPDATE's input, the name an introspect query asked.
+_SENT = ("request", "params", "operation", "input", "name")
+
+
+def _sent_strings(case: JsonObject) -> list[str]:
+    """The strings of what a case's caller sent, names (parameter keys) included."""
+    return [text for key in _SENT for text in _leaf_strings(case.get(key), 0)]
 
 
 def _leaf_strings(value: Any, depth: int) -> list[str]:
+    """Every string in ``value``, the keys of its objects too (a parameter's name is sent text)."""
     if depth > 16:
         return []
     if isinstance(value, str):
         return [value]
     if isinstance(value, dict):
-        return [text for item in value.values() for text in _leaf_strings(item, depth + 1)]
+        return [text for key, item in value.items() for text in (str(key), *_leaf_strings(item, depth + 1))]
     if isinstance(value, list):
         return [text for item in value for text in _leaf_strings(item, depth + 1)]
     return []
