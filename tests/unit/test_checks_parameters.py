@@ -156,6 +156,18 @@ def test_an_error_with_another_code_that_names_the_parameter_warns(bundle: Bundl
     assert outcome.detail == "get_widget.id: error code 'VALIDATION_ERROR', expected VALIDATION_MISSING_PARAM"
 
 
+def test_an_update_without_input_refused_with_another_code_fails_as_the_core_names_the_code(bundle: Bundle) -> None:
+    # core §4.5.3: reject requests missing `input` with VALIDATION_MISSING_PARAM (a core MUST,
+    # not the informative operations §8.3 that warns for other parameters)
+    parameter_case(bundle, "missing_required", "update_widget", "input")["response"] = fail(
+        "VALIDATION_ERROR", "Parameter input is required."
+    )
+    outcome = run(required_enforced, bundle)
+    assert outcome.result is Result.FAIL
+    assert "update_widget.input: error code 'VALIDATION_ERROR', expected VALIDATION_MISSING_PARAM" in outcome.detail
+    assert [getattr(finding, "rule", "") for finding in outcome.findings] == ["core:4.5.3:missing-input-rejected"]
+
+
 def test_every_missing_parameter_case_is_judged_even_for_the_same_parameter(bundle: Bundle) -> None:
     cases = bundle["parameter_tests"]["missing_required"]
     cases.insert(0, {"operation": "get_widget", "parameter": "id", "response": ok({"id": None})})

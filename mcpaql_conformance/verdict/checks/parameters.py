@@ -30,7 +30,7 @@ from mcpaql_conformance.verdict.checks.base import (
     split_withheld,
     told,
 )
-from mcpaql_conformance.verdict.checks.updates import update_input_findings
+from mcpaql_conformance.verdict.checks.updates import MISSING_INPUT, update_input_findings
 from mcpaql_conformance.verdict.model import Requirement
 from mcpaql_conformance.verdict.textmatch import is_snake_case, mentions_identifier, refusal_names
 
@@ -82,7 +82,9 @@ def required_enforced(ctx: Context) -> Outcome:
         if blame is not None:  # the refusal was of a value capture chose for another parameter
             warnings.append(f"{case['operation']}.{case['parameter']}: {blame.not_judged(refusal_said(case))}")
             continue
-        failure, warning = _judge_missing(case["operation"], case["parameter"], case["response"])
+        # an UPDATE's `input` left out: core §4.5.3 names the code, so another one fails
+        core_code = case["parameter"] == "input" and ctx.categories.get(case["operation"]) == "UPDATE"
+        failure, warning = _judge_missing(case["operation"], case["parameter"], case["response"], core_code)
         failures += failure
         warnings += warning
     warnings += ctx.blanket.findings(by_refusal(blanket), "missing-parameter probe(s)")
@@ -158,7 +160,12 @@ def _clearly_refused(case: JsonObject) -> bool:
     )
 
 
-def _judge_missing(operation: str, parameter: str, response: Any) -> tuple[list[str], list[str]]:
+def _judge_missing(
+    operation: str, parameter: str, response: Any, core_code: bool = False
+) -> tuple[list[str], list[str]]:
+    """(failures, warnings) of a call without the required ``parameter``. A refusal with another
+    code than VALIDATION_MISSING_PARAM warns (operations §8.3, an informative MUST), but fails
+    where the core names the code (``core_code``: an UPDATE's `input`, core §4.5.3)."""
     label = f"{operation}.{parameter}"
     answer = classify(response)
     if answer.succeeded:
@@ -171,6 +178,8 @@ def _judge_missing(operation: str, parameter: str, response: Any) -> tuple[list[
         return [f"{label}: the refusal does not name the parameter ({answer.describe()})"], []
     if answer.code != MISSING_PARAM_CODE:
         found = f"error code {answer.code!r}" if answer.code else f"no error code ({answer.describe()})"
+        if core_code:
+            return [cite(MISSING_INPUT, f"{label}: {found}, expected {MISSING_PARAM_CODE}")], []
         return [], [cite(STANDARD_CODES, f"{label}: {found}, expected {MISSING_PARAM_CODE}")]
     return [], []
 
