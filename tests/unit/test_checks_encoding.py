@@ -130,3 +130,19 @@ def test_a_page_info_without_its_flags_warns(bundle: Bundle) -> None:
     outcome = run(completeness, bundle)
     assert outcome.result is Result.WARN
     assert "`pageInfo` lacks the boolean hasNextPage and hasPreviousPage" in outcome.detail
+
+
+def test_a_page_info_without_cursors_warns_whatever_the_operation_documents(bundle: Bundle) -> None:
+    # the operation takes `cursor` and `limit` (no first/after): its answer's pageInfo still says
+    # it pages with cursors, and a page holding items gives its start and end cursors
+    answer(
+        bundle, {"color": "blue", "items": [{"id": "w1"}], "pageInfo": {"hasNextPage": True, "hasPreviousPage": False}}
+    )
+    outcome = run(completeness, bundle)
+    assert outcome.result is Result.WARN
+    assert "create_widget: `pageInfo` of a page that holds items lacks startCursor and endCursor at " in outcome.detail
+
+
+def test_an_answer_without_page_info_of_an_operation_without_cursors_is_no_page(bundle: Bundle) -> None:
+    answer(bundle, {"color": "blue", "items": [{"id": "w1"}]})
+    assert run(completeness, bundle).result is Result.PASS

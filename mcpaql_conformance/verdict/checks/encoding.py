@@ -8,7 +8,8 @@
 - An operation that pages with cursors (it documents ``first`` and ``after``, or ``last`` and
   ``before``) puts a ``pageInfo`` object with both has-page flags in every answer, and its
   start and end cursors when the page holds items (features/pagination §3.1, an informative
-  MUST: a warning).
+  MUST: a warning). An answer that carries a ``pageInfo`` is a cursor-paginated answer too,
+  whatever its operation documents, and is held to the same shape.
 
 Each finding names the operation, the field and one JSON path; one finding per operation and
 field, however often the server repeats it.
@@ -67,7 +68,9 @@ def encoding_findings(bundle: Bundle, details: dict[str, JsonObject]) -> tuple[l
             elif key not in warnings and _off_utc(value) and _named_or_documented(field, documented, name):
                 text = f"{_label(name, field)}: timestamp {show(value)} is not in UTC (Z) at {where}"
                 warnings[key] = cite(UTC, text)
-        if own and name in cursor_operations and (name, "pageInfo") not in warnings:
+        # a page is cursor-paginated when its operation documents cursors or it answers a pageInfo
+        paged = name in cursor_operations or (isinstance(data, dict) and "pageInfo" in data)
+        if own and paged and (name, "pageInfo") not in warnings:
             problem = _page_info_problem(data)
             if problem is not None:
                 warnings[(name, "pageInfo")] = cite(PAGE_INFO, f"{plain(name)}: {problem} at {path}.data")
