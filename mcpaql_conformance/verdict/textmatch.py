@@ -334,15 +334,11 @@ def find_leak(message: str) -> str | None:
     return None
 
 
-def find_leak_outside(text: str, quoted: list[str]) -> str | None:
-    """The first artifact in ``text`` that does not lie wholly inside a place where ``text``
-    quotes one of ``quoted`` (what the caller sent, echoed back): a match that reaches beyond
-    the quote ("TypeError" around a sent "Error", "/src/" around a sent "src") is the server's."""
-    return next(leaks_outside(text, quoted), None)
-
-
 def leaks_outside(text: str, quoted: list[str]) -> Iterator[str]:
-    """Every artifact of ``text`` outside its quotes of ``quoted``, rule by rule (``find_leak_outside``)."""
+    """Every artifact in ``text``, rule by rule, that does not lie wholly inside a place where
+    ``text`` quotes one of ``quoted`` (what the caller sent, echoed back): a match that reaches
+    beyond the quote ("TypeError" around a sent "Error", "/src/" around a sent "src") is the
+    server's. With nothing quoted, every artifact, the first being the one ``find_leaks`` names."""
     spans = [(start, start + len(value)) for value in set(quoted) if value for start in _occurrences(text, value)]
     for rule in LEAK_RULES:
         for start, end, found in rule.matches(text):
@@ -361,7 +357,7 @@ def leak_artifacts(texts: list[str]) -> set[str]:
     """Every artifact (as a finding names it) the leak rules find anywhere in ``texts``; one batch
     scan first (``find_leaks``), so texts without any are not walked rule by rule."""
     leaky = {texts[index] for index, _ in find_leaks(texts)}
-    return {found for text in leaky for rule in LEAK_RULES for _, _, found in rule.matches(text)}
+    return {found for text in leaky for found in leaks_outside(text, [])}
 
 
 def find_leaks(messages: list[str]) -> list[tuple[int, str]]:

@@ -15,13 +15,7 @@ from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.blame import case_blame, refusal_said
 from mcpaql_conformance.verdict.checks.base import CONFORMANCE, CORE, Category, Outcome, judge, told, uncited
 from mcpaql_conformance.verdict.model import Requirement, Result
-from mcpaql_conformance.verdict.textmatch import (
-    find_leak_outside,
-    find_leaks,
-    leak_artifacts,
-    leaks_outside,
-    mentions_all,
-)
+from mcpaql_conformance.verdict.textmatch import find_leaks, leak_artifacts, leaks_outside, mentions_all
 
 ERRORS = Category("Error Quality", required=True, level=1)
 MUST = Requirement.MUST
@@ -186,28 +180,26 @@ def no_leakage(ctx: Context) -> Outcome:
         if texts is not None and not find_leaks(texts):
             return _leak_outcome(len(texts), [], len(ctx.bundle.responses), missing=_no_text(ctx))
     entries = _error_texts(ctx)
-    failures: list[tuple[str, str, list[str]]] = []  # (where, the text, what its caller sent)
+    failures: list[tuple[str, list[str]]] = []  # (where, the artifacts outside the caller's quotes)
     warnings: list[str] = []
     echoes = 0
-    for i, leak in find_leaks([entry[3] for entry in entries]):
+    for i, _ in find_leaks([entry[3] for entry in entries]):
         template, index, sub, text, in_error = entries[i]
         if ctx.captured:  # the call, in the server's terms, and where in its answer
             where = _where(ctx, template, ctx.bundle.group_cases(template), index)
             where = f"{where}, at {sub.lstrip('.')}" if sub else where
         else:
             where = f"{response_path(template, index)}{sub}"
-        sent = _caller_strings(ctx, template, index)
-        found = find_leak_outside(text, sent) if sent else leak
-        if found is None:
+        artifacts = list(leaks_outside(text, _caller_strings(ctx, template, index)))
+        if not artifacts:
             echoes += 1
         elif in_error:
-            failures.append((where, text, sent))
+            failures.append((where, artifacts))
         else:  # introspection §8.1.3 is about error answers: elsewhere it is no MUST
-            warnings.append(uncited(f"{where}: {found} (in an answer that is no error: a warning)"))
+            warnings.append(uncited(f"{where}: {artifacts[0]} (in an answer that is no error: a warning)"))
     quoted = _quoted_elsewhere(ctx) if failures else set()
     failed: list[str] = []
-    for where, text, sent in failures:
-        artifacts = list(leaks_outside(text, sent))
+    for where, artifacts in failures:
         own = [artifact for artifact in artifacts if artifact not in quoted]
         if own:
             failed.append(f"{where}: {own[0]}")
