@@ -573,11 +573,16 @@ def _takes_operation(input_schema: Any) -> bool:
 BATCH_ALIASES = ("batch_operations", "batchOperations", "supports_batch", "supportsBatch", "batching", "batches")
 
 
-def protocol_capabilities(operations_list: Any) -> dict[str, Any]:
-    """The ``_protocol.capabilities`` of an operations list answer (introspection §4.1.1); {}."""
+def protocol_of(operations_list: Any) -> dict[str, Any]:
+    """The ``_protocol`` of an operations list answer (introspection §4.1.1); {} without one."""
     data, _ = data_of(operations_list)
     protocol = data.get("_protocol") if isinstance(data, dict) else None
-    capabilities = protocol.get("capabilities") if isinstance(protocol, dict) else None
+    return protocol if isinstance(protocol, dict) else {}
+
+
+def protocol_capabilities(operations_list: Any) -> dict[str, Any]:
+    """The ``_protocol.capabilities`` of an operations list answer (introspection §4.1.1); {}."""
+    capabilities = protocol_of(operations_list).get("capabilities")
     return capabilities if isinstance(capabilities, dict) else {}
 
 

@@ -65,10 +65,19 @@ def rule_dict(rule: Rule) -> dict[str, Any]:
         "summary": rule.summary,
         "subject": rule.subject,
         "tests": list(rule.tests),
-        "notJudged": rule.not_judged or None,
+        "judged": rule.judged,
+        "proof": _proof_dict(rule),
+        "notJudged": rule.why_not_judged or None,
         "reading": rule.reading or None,
         "anchoredBy": rule.anchored_by or None,
     }
+
+
+def _proof_dict(rule: Rule) -> dict[str, str] | None:
+    proof = rule.proof
+    if proof is None:
+        return None
+    return {"breaks": proof.breaks, **({"via": proof.via} if proof.via else {})}
 
 
 def render_rules(rules: list[Rule], fmt: str, everything: list[Rule]) -> str:
@@ -96,7 +105,12 @@ def coverage_table(rows: list[Coverage]) -> str:
 
 
 def _why(rule: Rule) -> str:
-    return f"judged by {', '.join(rule.tests)}" if rule.tests else f"not judged: {rule.not_judged}"
+    """``judged by T (proven: a server that ... fails it)``, or ``not judged: why``."""
+    proof = rule.proof
+    if proof is None:
+        return f"not judged: {rule.why_not_judged}"
+    via = f", as {proof.via} is" if proof.via else ""
+    return f"judged by {', '.join(rule.tests)} (proven: a server that {proof.breaks} is caught{via})"
 
 
 def _text(rules: list[Rule], rows: list[Coverage]) -> str:

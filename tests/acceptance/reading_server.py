@@ -69,6 +69,14 @@ LIMITS = {
 DEFAULT_PAGE, MAX_PAGE = 20, 100
 RECOVERABLE_PREFIXES = ("VALIDATION_", "NOT_FOUND_", "CONFLICT_", "PERMISSION_", "RATE_LIMIT_")
 CURSOR_KEY = secrets.token_bytes(16)  # signs cursors: tamper-resistant within this server's life
+# One rule of the registry broken on purpose ($READING_DEFECT, a rule id): the proof that a test
+# catches a server breaking it (mcpaql_conformance/verdict/rules/proofs.py, test_rule_proofs.py).
+DEFECT = os.environ.get("READING_DEFECT", "")
+
+
+def broken(rule: str) -> bool:
+    """Whether this run breaks ``rule`` on purpose (a defect switch: one per proven rule)."""
+    return rule == DEFECT
 
 
 def param(name: str, kind: str, description: str, required: bool = False, **extra: Any) -> JsonObject:
@@ -278,14 +286,53 @@ for _declared in OPERATIONS:  # the permission flags of core §6.1, from the cat
     read_only, destructive = PERMISSIONS[_declared["semantic_category"]]
     _declared["permissions"] = {"readOnly": read_only, "destructive": destructive}
     _declared["endpoint"] = _declared["semantic_category"].lower()
+if broken("core:4.5:update-input"):  # the changes documented as a string, not an object
+    _update = next(op for op in OPERATIONS if op["name"] == "update_book")
+    _update["parameters"] = [p if p["name"] != "input" else {**p, "type": "string"} for p in _update["parameters"]]
+if broken("introspection:8.1.2:optional-false"):  # get_book's fields documented as required, though optional
+    _get = next(op for op in OPERATIONS if op["name"] == "get_book")
+    _get["parameters"] = [p if p["name"] != "fields" else {**p, "required": True} for p in _get["parameters"]]
+if broken("core:10.1:l2-field-selection"):  # no field selection at all: no `fields`, answers in full
+    for _declared in OPERATIONS:
+        _declared["parameters"] = [p for p in _declared["parameters"] if p["name"] != "fields"]
+        _declared.pop("supports_field_selection", None)
+if broken("core:4.3:snake-case"):  # delete_book takes camelCase bookId (documented and handled)
+    _delete = next(op for op in OPERATIONS if op["name"] == "delete_book")
+    _delete["parameters"] = [{**BOOK_ID, "name": "bookId"}]
+    _delete["examples"] = [
+        {"description": "Delete a book", "request": {"operation": "delete_book", "params": {"bookId": "book_3"}}}
+    ]
 OPERATION_BY_NAME = {op["name"]: op for op in OPERATIONS}
 for _declared in OPERATIONS:  # every returned type, parameter type and item type is introspectable
     assert _declared["returns"]["name"] in TYPE_BY_NAME
 
 
 # --- Errors and validation (error-codes §4, operations §5.4) --------------------------------------
+LEAKS = {  # what a message shows of the implementation, by defect
+    "introspection:8.1.3:no-stack-traces": ' Traceback (most recent call last): File "store", line 88, in lookup',
+    "introspection:8.1.3:no-language-errors": " (KeyError raised in lookup)",
+    "introspection:8.1.3:no-class-names-paths": " (raised at /srv/app/src/store)",
+}
+
+
 def refuse(code: str, message: str, **details: Any) -> JsonObject:
-    return {"success": False, "error": {"code": code, "message": message, "details": details}}
+    error: JsonObject = {"code": code, "message": message, "details": details}
+    if code == "VALIDATION_MISSING_PARAM" and broken("introspection:8.2.3:actionable"):
+        error = {"code": code, "message": "Invalid request.", "details": {}}  # says neither what nor how
+    error["message"] += next((leak for rule, leak in LEAKS.items() if broken(rule)), "")
+    if broken("operations:8.2:code"):
+        del error["code"]
+    if broken("operations:8.2:message"):
+        del error["message"]
+    if broken("operations:8.2:structured-errors"):
+        return {"success": False, "error": f"{code}: {message}"}
+    if broken("operations:3.1:discriminated-union"):
+        return {"ok": False, "error": error}
+    if broken("features/warnings:6.1:success-only"):
+        return {"success": False, "error": error, "warnings": [{"code": "HINT", "message": "See introspect."}]}
+    if broken("operations:3.3:failure-shape"):
+        return {"success": False, "error": error, "data": None}
+    return {"success": False, "error": error}
 
 
 def json_type(value: Any) -> str:
@@ -393,9 +440,11 @@ def validate(op: JsonObject, params: JsonObject) -> JsonObject | None:
     """Unknown parameters (core §4.6), then required ones, then types and constraints (operations §5.4)."""
     specs = {p["name"]: p for p in op["parameters"]}
     unknown = [key for key in params if key not in specs]
+    if unknown and broken("core:4.6:unknown-rejected"):
+        return validate(op, {k: v for k, v in params.items() if k in specs})  # dropped without a word
     if unknown:
         return refuse(
-            "VALIDATION_UNKNOWN_PARAM",
+            "VALIDATION_INVALID_TYPE" if broken("core:4.6:unknown-param-code") else "VALIDATION_UNKNOWN_PARAM",
             f"Unknown parameter(s) for operation '{op['name']}': "
             f"{', '.join(unknown)}. Valid parameters: {', '.join(specs) or 'none'}.",
             operation=op["name"],
@@ -404,14 +453,23 @@ def validate(op: JsonObject, params: JsonObject) -> JsonObject | None:
         )
     for p in op["parameters"]:
         if p["required"] and p["name"] not in params:
+            if op["name"] == "get_book" and p["name"] == "fields" and broken("introspection:8.1.2:optional-false"):
+                continue  # documented required, handled as optional
+            code = "VALIDATION_MISSING_PARAM"
+            if p["name"] == "input" and broken("core:4.5.3:missing-input-rejected"):
+                code = "VALIDATION_INVALID_TYPE"
+            if op["name"] == "get_shelf" and broken("operations:8.3:standard-codes"):
+                code = "MISSING_ARGUMENT"
             return refuse(
-                "VALIDATION_MISSING_PARAM",
+                code,
                 f"Missing required parameter '{p['name']}'. Expected: {expected(p)} ({p['description']})",
                 param_name=p["name"],
                 operation=op["name"],
             )
     for key, value in params.items():
         nullable = NULLABLE if key == "input" else ()
+        if key == "input" and isinstance(value, dict) and broken("core:4.5.3:no-identifier-in-input"):
+            value = {k: v for k, v in value.items() if k not in READ_ONLY}  # identifiers in input ignored
         problem = (
             check_object(key, value, specs[key]["fields"], nullable)
             if key == "input" and isinstance(value, dict)
@@ -619,6 +677,8 @@ class ReadingList:
         crude: dict[str, str | None] = {f"{self.prefix}mcp_aql_{c.lower()}": c.lower() for c in CATEGORIES}
         single: dict[str, str | None] = {f"{self.prefix}mcp_aql": None}
         modes = {"semantic": crude, "single": single, "all": {**crude, **single}}
+        if broken("core:10.1:l2-both-modes"):  # says "all", offers the CRUDE tools only
+            modes["all"] = crude
         return modes[self.mode]
 
     def tool_of(self, op: JsonObject) -> str:
@@ -664,6 +724,8 @@ class ReadingList:
                 actual_type=json_type(operation),
             )
         op = OPERATION_BY_NAME.get(operation)
+        if op is None and broken("endpoint-modes:5.5:unknown-operation-structured"):
+            return self.run(family, "list_shelves", {})  # guessed: the closest thing it has
         if op is None:
             return refuse(
                 "NOT_FOUND_OPERATION",
@@ -672,7 +734,9 @@ class ReadingList:
                 operation=operation[:80],
                 available=list(OPERATION_BY_NAME),
             )
-        if family is not None and op["endpoint"] != family:
+        if family is not None and op["endpoint"] != family and broken("operations:6.3:mismatch-error"):
+            return refuse("VALIDATION_INVALID_TYPE", "Not allowed here.")
+        if family is not None and op["endpoint"] != family and not broken("core:6.2:wrong-endpoint-rejected"):
             actual = f"{self.prefix}mcp_aql_{family}"
             return refuse(
                 "VALIDATION_ENDPOINT_MISMATCH",
@@ -682,6 +746,11 @@ class ReadingList:
                 actual_endpoint=family.upper(),
                 expected_tool=self.tool_of(op),
             )
+        unknown = [key for key in params if key not in {p["name"] for p in op["parameters"]}]
+        if unknown and broken("core:4.6.2:default-rejects"):  # a warning, where strict mode must refuse
+            answer = self.run(family, operation, {k: v for k, v in params.items() if k not in unknown})
+            said = {"code": "UNKNOWN_PARAM", "message": f"Ignored unknown parameter(s): {', '.join(unknown)}."}
+            return answer | {"warnings": [said]} if answer["success"] else answer
         problem = validate(op, params)
         if problem is not None:
             return problem
@@ -701,6 +770,8 @@ class ReadingList:
                 unknown_params=others,
                 valid_params=["operations"],
             )
+        if broken("core:10.1:l2-batch"):
+            return refuse("VALIDATION_INVALID_TYPE", "Batches are not supported: send one operation at a time.")
         if not isinstance(items, list) or not 0 < len(items) <= LIMITS["max_batch_operations"]:
             return refuse(
                 "VALIDATION_INVALID_TYPE",
@@ -727,6 +798,8 @@ class ReadingList:
             results.append({"index": index, "operation": item.get("operation"), "result": result})
         failed = sum(1 for r in results if not r["result"]["success"])
         summary = {"total": len(results), "succeeded": len(results) - failed, "failed": failed}
+        if broken("operations:7.2:batch-results"):
+            return {"success": True, "data": None, "results": [r["result"] for r in results[:1]]}
         return {"success": True, "data": None, "results": results, "summary": summary}
 
     # Introspection (introspection §4-5) ----------------------------------------------------------
@@ -734,21 +807,54 @@ class ReadingList:
         name = params.get("name")
         if params["query"] == "types":
             if name is not None:
-                return {"success": True, "data": {"type": TYPE_BY_NAME.get(name)}}
+                return {"success": True, "data": {"type": self.type_details(name)}}
             return {
                 "success": True,
-                "data": {"types": [{k: t[k] for k in ("name", "kind", "description")} for t in TYPES]},
+                "data": {
+                    "types": [
+                        {k: t[k] for k in ("name", "kind", "description")}
+                        for t in TYPES
+                        if t["name"] not in self.unlisted_types()
+                    ]
+                },
             }
         if name is not None:
             op = OPERATION_BY_NAME.get(name)
-            return {"success": True, "data": {"operation": None if op is None else {**op, "mcpTool": self.tool_of(op)}}}
+            if op is None and broken("introspection:4.3:unknown-operation-null"):
+                return not_found("operation", name, "introspect")
+            return {"success": True, "data": {"operation": None if op is None else self.details(op)}}
         listed = [{k: op[k] for k in ("name", "semantic_category", "endpoint", "description")} for op in OPERATIONS]
+        if broken("introspection:8.2:should-list"):
+            listed = [entry for entry in listed if entry["name"] != "introspect"]
+        if broken("introspection:4.1:endpoint-family-name"):
+            listed = [entry | {"endpoint": self.tool_of(entry)} for entry in listed]
+        if broken("introspection:8.1:protocol-object"):
+            return {"success": True, "data": {"operations": listed}}
         return {"success": True, "data": {"_protocol": self.protocol(), "operations": listed}}
+
+    def details(self, op: JsonObject) -> JsonObject:
+        shown = {**op, "mcpTool": self.tool_of(op)}
+        if broken("introspection:4.1:endpoint-family-name"):
+            shown["endpoint"] = self.tool_of(op)
+        return shown
+
+    @staticmethod
+    def type_details(name: str) -> JsonObject | str | None:
+        found = TYPE_BY_NAME.get(name)
+        if found is not None and broken("introspection:8.1:must-list"):
+            return f"{found['name']}: {found['description']}"  # prose, not TypeDetails
+        return found
+
+    @staticmethod
+    def unlisted_types() -> tuple[str, ...]:
+        if broken("introspection:5.3:protocol-types"):
+            return ("SemanticCategory", "OperationResult", "OperationSuccess", "OperationFailure", "ErrorDetail")
+        return ("BookPage",) if broken("core:9.2:types-discoverable") else ()
 
     def protocol(self) -> JsonObject:
         capabilities = {
             "batch": True,
-            "field_selection": True,
+            "field_selection": not broken("core:10.1:l2-field-selection"),
             "pagination": True,
             "aggregations": False,
             "computed_fields": False,
@@ -758,10 +864,10 @@ class ReadingList:
             "dangerous_operations": False,
             "execution_safety_loop": "disabled",
         }
-        return {
-            "version": SPEC_VERSION,
+        said: JsonObject = {
+            "version": "v1" if broken("introspection:4.1.1:protocol-version") else SPEC_VERSION,
             "conformance": "level-2",
-            "mode": self.mode,
+            "mode": "crude" if broken("introspection:4.1.1:mode-semantic") else self.mode,
             "profile": "crude",
             "capabilities": capabilities,
             "limits": LIMITS,
@@ -772,11 +878,24 @@ class ReadingList:
             "omitted, not null; in update_book input, null removes author, tags or rating.",
             "tools": list(self.tools()),
         }
+        for rule, key in (
+            ("introspection:4.1.1:protocol-conformance", "conformance"),
+            ("introspection:4.1.1:protocol-mode", "mode"),
+        ):
+            if broken(rule):
+                del said[key]
+        return said
 
     # Handlers ------------------------------------------------------------------------------------
     def _shown(self, item: JsonObject, type_name: str, fields: Any) -> JsonObject:
         paths = selection(type_name, fields)
-        return paths if isinstance(paths, dict) else {"success": True, "data": project(item, paths)}
+        if isinstance(paths, dict):
+            return paths
+        if broken("operations:3.2:success-shape"):
+            return {"success": True, "result": project(item, paths)}
+        if broken("operations:3.4:metadata-underscore"):
+            return {"success": True, "data": project(item, paths), "meta": {"type": type_name}}
+        return {"success": True, "data": project(item, paths)}
 
     def list_shelves(self, params: JsonObject) -> JsonObject:
         paths = selection("Shelf", params.get("fields", "standard"))
@@ -842,6 +961,10 @@ class ReadingList:
         changes: JsonObject = params["input"]
         if "shelf_id" in changes and changes["shelf_id"] not in self.shelves:
             return not_found("shelf", changes["shelf_id"], "list_shelves")
+        if broken("core:4.5.1:deep-merge"):  # the input replaces the book: fields not given are lost
+            kept = ("book_id", "shelf_id", "title", "status", "added_at")
+            book = {k: v for k, v in book.items() if k in kept}
+            self.books[params["book_id"]] = book
         for key, value in changes.items():  # flat fields: top-level replace, arrays replace, null removes
             if value is None:
                 book.pop(key, None)
@@ -851,9 +974,10 @@ class ReadingList:
         return {"success": True, "data": json.loads(json.dumps(book))}
 
     def delete_book(self, params: JsonObject) -> JsonObject:
-        if self.books.pop(params["book_id"], None) is None:
-            return not_found("book", params["book_id"], "list_books")
-        return {"success": True, "data": {"book_id": params["book_id"], "deleted": True}}
+        book_id = params["bookId" if broken("core:4.3:snake-case") else "book_id"]
+        if self.books.pop(book_id, None) is None:
+            return not_found("book", book_id, "list_books")
+        return {"success": True, "data": {"book_id": book_id, "deleted": True}}
 
 
 # --- MCP (mcp-integration §2-4) --------------------------------------------------------------------
@@ -946,8 +1070,8 @@ def main() -> None:
             answer = store.answer(tool, arguments)
         except Exception:  # never a stack trace (introspection §8.1.3)
             answer = refuse("INTERNAL_ERROR", "Internal error: 'the request could not be completed'")
-        error = answer.get("error") or {}
-        recoverable = answer["success"] or str(error.get("code", "")).startswith(RECOVERABLE_PREFIXES)
+        error = answer.get("error") if isinstance(answer.get("error"), dict) else {}
+        recoverable = answer.get("success") is True or str(error.get("code", "")).startswith(RECOVERABLE_PREFIXES)
         if not isinstance(arguments.get("params", {}), dict) or not isinstance(
             arguments.get("operation", arguments.get("operations", "")), str | list
         ):  # the input schema broken before dispatch: unrecoverable (mcp-integration §4.1.2)
@@ -959,6 +1083,10 @@ def main() -> None:
                 available=list(store.tools()),
             )
             recoverable = False
+        if str(error.get("code", "")).startswith("VALIDATION_") and broken("mcp:4.2:domain-errors-as-results"):
+            return {"content": [{"type": "text", "text": str(error.get("message"))}], "isError": True}
+        if str(error.get("code", "")).startswith("VALIDATION_") and broken("mcp:4.2:no-jsonrpc-codes"):
+            return {"rpc_error": {"code": -32602, "message": str(error.get("message"))}}
         return {**text_result(answer), "isError": not recoverable}
 
     def reply(message: JsonObject) -> JsonObject | None:
@@ -971,7 +1099,10 @@ def main() -> None:
             arguments = params.get("arguments") or {}
             with open(log, "a", encoding="utf-8") as sink:
                 sink.write(json.dumps({"tool": tool, **arguments}) + "\n")
-        return rpc_reply(message, "reading-list", lambda arguments: call(tool, arguments), tools)
+        answer = rpc_reply(message, "reading-list", lambda arguments: call(tool, arguments), tools)
+        if answer is not None and "rpc_error" in (answer.get("result") or {}):  # a domain error as JSON-RPC's
+            answer = {"jsonrpc": "2.0", "id": answer["id"], "error": answer["result"]["rpc_error"]}
+        return answer
 
     serve_stdio(reply)
 

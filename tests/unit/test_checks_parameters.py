@@ -564,7 +564,7 @@ def test_an_optional_parameter_refused_when_absent_fails(bundle: Bundle) -> None
         "create_widget.color: documented optional, but refused when absent (VALIDATION_MISSING_PARAM: Missing"
         " required parameter 'color'.)"
     )
-    assert report(bundle).categories[1].tests[0].cited == ("introspection:8.1.2:optional-false",)
+    assert report(bundle).categories[1].tests[0].cited == ("introspection:8.1.2:required-true",)
 
 
 def test_optional_parameters_left_out_without_a_refusal_pass(bundle: Bundle) -> None:

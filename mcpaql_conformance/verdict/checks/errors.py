@@ -13,7 +13,7 @@ from mcpaql_conformance.evidence.where import answer_label, error_case_label
 from mcpaql_conformance.files.schemas import CompiledSchema, operation_result_schema
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.blame import case_blame, refusal_said
-from mcpaql_conformance.verdict.checks.base import CONFORMANCE, CORE, Category, Outcome, judge, told, uncited
+from mcpaql_conformance.verdict.checks.base import CONFORMANCE, CORE, Category, Outcome, cite, judge, told, uncited
 from mcpaql_conformance.verdict.model import Requirement, Result
 from mcpaql_conformance.verdict.textmatch import find_leaks, leak_artifacts, leaks_outside, mentions_all
 
@@ -50,7 +50,7 @@ def discriminated_union(ctx: Context) -> Outcome:
             for index, response in enumerate(group):
                 if not schema.is_valid(response):
                     where = _where(ctx, template, cases, index)
-                    failures.append(f"{where}: {_union_failure(schema, response)}")
+                    failures.append(cite(union_rule(response), f"{where}: {_union_failure(schema, response)}"))
     data = ctx.bundle.data
     return judge(
         MUST,
@@ -143,6 +143,40 @@ def _union_failure(schema: CompiledSchema, response: Any) -> str:
     return "; ".join(schema.explain(response, limit=2))
 
 
+def union_rule(response: Any) -> str:
+    """The most specific rule an answer outside the union breaks: a JSON-RPC error or a plain-text
+    MCP error for a domain failure (mcp-integration §4.2), no boolean ``success``, a success
+    without ``data``, an error that is no object or lacks its code or message, warnings on a
+    failure; any other deviation from a failure's shape."""
+    kind = classify(response).kind
+    if kind is Kind.JSONRPC_ERROR:
+        return "mcp:4.2:no-jsonrpc-codes"
+    if kind is Kind.MCP_ERROR:
+        return "mcp:4.2:domain-errors-as-results"
+    if kind in (Kind.TEXT, Kind.NO_ANSWER) or not isinstance(response, dict):
+        return "core:10.1:l1-formats"
+    success = response.get("success")
+    if not isinstance(success, bool):
+        return "operations:3.1:discriminated-union"
+    extra = [key for key in response if key not in _SUCCESS_KEYS and not str(key).startswith("_")]
+    if success and "data" in response and extra and "error" not in extra:  # metadata without its underscore
+        return "operations:3.4:metadata-underscore"
+    if success:
+        return "operations:3.2:success-shape"
+    error = response.get("error")
+    if not isinstance(error, dict):
+        return "operations:8.2:structured-errors"
+    if "warnings" in response:
+        return "features/warnings:6.1:success-only"
+    if not isinstance(error.get("code"), str):
+        return "operations:8.2:code"
+    if not isinstance(error.get("message"), str):
+        return "operations:8.2:message"
+    return "operations:3.3:failure-shape"
+
+
+_SUCCESS_KEYS = frozenset({"success", "data", "warnings", "results", "summary", "halted_at", "pending_operations"})
+
 # Objects the server sent are explained by the schema; these are described as what they are.
 _NOT_A_RESULT = frozenset({Kind.STRING_ERROR, Kind.MCP_ERROR, Kind.JSONRPC_ERROR, Kind.TEXT, Kind.NO_ANSWER})
 
@@ -202,12 +236,30 @@ def no_leakage(ctx: Context) -> Outcome:
     for where, artifacts in failures:
         own = [artifact for artifact in artifacts if artifact not in quoted]
         if own:
-            failed.append(f"{where}: {own[0]}")
+            failed.append(cite(leak_rule(own[0]), f"{where}: {own[0]}"))
         else:  # every artifact is also in what the run sent elsewhere or the server stores
             warnings.append(uncited(f"{where}: {artifacts[0]} ({_MAYBE_QUOTED})"))
     return _leak_outcome(len(entries), failed, len(ctx.bundle.responses), echoes, warnings, missing=_no_text(ctx))
 
 
+# The rule of introspection §8.1.3 each kind of artifact (textmatch.LEAK_RULES' labels) breaks.
+_LEAK_RULES = {
+    "exception class name": "introspection:8.1.3:no-language-errors",
+    "stack trace header": "introspection:8.1.3:no-stack-traces",
+    "stack frame": "introspection:8.1.3:no-stack-traces",
+    "python frame": "introspection:8.1.3:no-stack-traces",
+    "internal path": "introspection:8.1.3:no-class-names-paths",
+    "source line reference": "introspection:8.1.3:no-class-names-paths",
+    "object dump": "introspection:8.1.3:no-class-names-paths",
+}
+
+
+def leak_rule(artifact: str) -> str:
+    """The rule an artifact (as textmatch names it: its kind, then the text) breaks."""
+    return next((rule for kind, rule in _LEAK_RULES.items() if artifact.startswith(kind)), _NO_INTERNALS)
+
+
+_NO_INTERNALS = "introspection:8.1.3:no-internals"
 _MAYBE_QUOTED = (
     "the same text is in a request of this run or in data the server returned: it may quote it, so a warning"
 )

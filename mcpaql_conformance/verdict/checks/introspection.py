@@ -231,6 +231,7 @@ def _tool_name_failures(ctx: Context) -> list[str]:
 
 
 TOOL_NAMES = "mcp:2.2.1:standard-names"
+WRONG_ENDPOINT = "core:6.2:wrong-endpoint-rejected"
 
 
 def _detail_query_failures(ctx: Context) -> list[str]:
@@ -315,12 +316,12 @@ _PARAMETER_CODES = ("VALIDATION_MISSING_PARAM", "VALIDATION_UNKNOWN_PARAM", "VAL
 
 def _routing_evidence_failures(ctx: Context) -> list[str]:
     """An operation sent to a wrong endpoint must be rejected for that, not executed or validated."""
-    failures = []
+    failures: list[str] = []
     for case in ctx.bundle.cases("routing_tests"):
         label = f"{case['operation']} via {case['tool']}"
         answer = classify(case["response"])
         if answer.succeeded:
-            failures.append(f"{label}: executed although sent to the wrong endpoint")
+            failures.append(cite(WRONG_ENDPOINT, f"{label}: executed although sent to the wrong endpoint"))
         elif not answer.refused:
             failures.append(f"{label}: not refused although sent to the wrong endpoint ({answer.describe()})")
         elif answer.code in _PARAMETER_CODES:  # refused all the same: the error's form is a SHOULD

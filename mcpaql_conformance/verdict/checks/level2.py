@@ -6,13 +6,14 @@ from typing import Any
 
 from mcpaql_conformance.evidence.answers import classify
 from mcpaql_conformance.evidence.index import Context
-from mcpaql_conformance.evidence.reading import BATCH_ALIASES, declares, protocol_capabilities
+from mcpaql_conformance.evidence.reading import BATCH_ALIASES, declares, protocol_capabilities, protocol_of
 from mcpaql_conformance.files.values import json_equal
 from mcpaql_conformance.verdict.checks.base import (
     CONFORMANCE,
     CORE,
     Category,
     Outcome,
+    cite,
     judge,
     no_evidence,
     single,
@@ -23,6 +24,10 @@ from mcpaql_conformance.verdict.model import LEVEL2_FEATURES, Requirement, Resul
 
 LEVEL2 = Category(LEVEL2_FEATURES, required=False, level=2)
 SHOULD = Requirement.SHOULD
+BOTH_MODES = "core:10.1:l2-both-modes"
+BATCH_RESULTS = "operations:7.2:batch-results"
+# `_protocol.mode` values that claim both endpoint modes in one configuration (introspection §4.1.1)
+BOTH_AT_ONCE = ("all", "both")
 
 
 _FEATURES_ENDPOINT_MODES_RULES = (
@@ -46,6 +51,11 @@ def endpoint_modes(ctx: Context) -> Outcome:
     failures = []
     semantic = sorted(modes - {"single"})
     if ctx.captured and (not semantic or "single" not in modes):
+        claimed = protocol_of(ctx.bundle.operations_list).get("mode")
+        if claimed in BOTH_AT_ONCE:  # this configuration says it offers both: its tools show one
+            seen = f"semantic mode ({', '.join(semantic)}) only" if semantic else "single mode (`mcp_aql`) only"
+            text = f"`_protocol.mode` says {claimed!r} (both endpoint modes at once); the server's tools show {seen}"
+            return judge(SHOULD, judged=1, failures=[cite(BOTH_MODES, text)], passed="", no_evidence="")
         return Outcome(Result.WARN, _one_mode_seen(semantic))
     if "single" not in modes:
         failures.append("single mode (`mcp_aql`) is not supported")
@@ -131,11 +141,11 @@ def batch(ctx: Context) -> Outcome:
     warnings = _declared_batch(ctx, example)
     answer = classify(example)
     if not ctx.is_valid_result(example):
-        failures.append(f"batch_example is not a valid operation result ({answer.describe()})")
+        failures.append(cite(BATCH_RESULTS, f"batch_example is not a valid operation result ({answer.describe()})"))
     elif answer.refused:
         failures.append(f"batch_example is a failure, not a batch result ({answer.describe()})")
     else:
-        failures += _batch_shape(example)
+        failures += [cite(BATCH_RESULTS, text) for text in _batch_shape(example)]
     results = example.get("results")
     count = len(results) if isinstance(results, list) else 0
     passed = f"The batch answered {count} individual result(s) with a matching summary."

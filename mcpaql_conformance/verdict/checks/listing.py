@@ -88,10 +88,10 @@ def protocol_findings(ctx: Context) -> list[str]:
     label = "introspect {query: operations}"
     if protocol is None:
         return [cite(PROTOCOL_OBJECT, f"{label} carries no `_protocol` (with at least its spec version)")]
+    findings = _missing_protocol_fields(protocol, label)
     schema = introspection_schema("ProtocolMetadata")
     if schema.is_valid(protocol):
-        return []
-    findings: list[str] = []
+        return findings
     for reason in schema.explain(protocol, limit=8):
         path, _, said = reason.partition(": ")
         field = path.removeprefix("$.").split(".", 1)[0].split("[", 1)[0]
@@ -104,6 +104,24 @@ def protocol_findings(ctx: Context) -> list[str]:
             text += "; CRUDE is a profile of the semantic endpoint mode: `_protocol.mode` is 'semantic'"
         findings.append(cite(rule, text))
     return findings
+
+
+# `_protocol` fields a SHOULD asks for, and the rule that asks (introspection §4.1.1)
+_ADVISED_FIELDS = {
+    "conformance": "introspection:4.1.1:protocol-conformance",
+    "mode": "introspection:4.1.1:protocol-mode",
+}
+
+
+def _missing_protocol_fields(protocol: Any, label: str) -> list[str]:
+    """A finding for each field a SHOULD asks `_protocol` to carry and it leaves out."""
+    if not isinstance(protocol, dict):
+        return []
+    return [
+        cite(rule, f"{label}: _protocol has no `{field}`")
+        for field, rule in _ADVISED_FIELDS.items()
+        if field not in protocol
+    ]
 
 
 def _introspect_home(ctx: Context) -> list[str]:

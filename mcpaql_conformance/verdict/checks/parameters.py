@@ -41,6 +41,7 @@ UNKNOWN_PARAM_CODE = "VALIDATION_UNKNOWN_PARAM"
 UNKNOWN_CODE = "core:4.6:unknown-param-code"
 DEFAULT_REJECTS = "core:4.6.2:default-rejects"
 OPTIONAL_FALSE = "introspection:8.1.2:optional-false"
+REQUIRED_TRUE = "introspection:8.1.2:required-true"
 ACTIONABLE = "introspection:8.2.3:actionable"
 STANDARD_CODES = "operations:8.3:standard-codes"  # an informative MUST no test makes binding: a warning
 
@@ -49,7 +50,8 @@ _PARAMS_REQUIRED_ENFORCED_RULES = (
     "core:4.5:identifiers-in-params", "core:4.5.3:validate-input", "core:4.5.3:missing-input-rejected",
     "core:4.5.3:no-identifier-in-input", "core:10.1:l2-passes-suite", "conformance:2.1:parameter-handling",
     "conformance:4.1:level1-categories", "introspection:8.1.1:accurate", "introspection:8.1.1:required-match",
-    "introspection:8.1.2:optional-false", "operations:5.1:validate-first", "operations:5.4:validation-steps",
+    "introspection:8.1.2:required-true", "introspection:8.1.2:optional-false",
+    "operations:5.1:validate-first", "operations:5.4:validation-steps",
     "operations:5.4:validation-errors", "operations:8.1:structured-codes", "operations:8.2:code",
     "operations:8.3:standard-codes", "error-codes:7.1:must-list", "endpoint-modes:6.4:common-enforcement",
 )  # fmt: skip
@@ -127,7 +129,7 @@ def _optional_findings(ctx: Context) -> tuple[list[str], int]:
         judged += 1
         if named:
             text = f"{case['operation']}.{named[0]}: documented optional, but refused when absent ({answer.describe()})"
-            failures.append(cite(OPTIONAL_FALSE, text))
+            failures.append(cite(REQUIRED_TRUE, text))
     return failures, judged
 
 
@@ -169,7 +171,7 @@ def _judge_missing(
     label = f"{operation}.{parameter}"
     answer = classify(response)
     if answer.succeeded:
-        return [f"{label}: the call succeeded without the required parameter"], []
+        return [cite(OPTIONAL_FALSE, f"{label}: the call succeeded without the required parameter")], []
     if not answer.refused:
         return [f"{label}: the answer is not a refusal ({answer.describe()})"], []
     if not refusal_names(answer.message, answer.details, parameter):

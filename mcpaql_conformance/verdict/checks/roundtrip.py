@@ -145,7 +145,7 @@ _ROUNDTRIP_UPDATE_PRESERVATION_RULES = (
     "Updates preserve non-targeted fields",
     f"{CONFORMANCE} §3.4 (Update Preservation)",
     rules=_ROUNDTRIP_UPDATE_PRESERVATION_RULES,
-    primary="conformance:2.1:round-trip-integrity",
+    primary="core:4.5.1:deep-merge",
 )
 def update_preservation(ctx: Context) -> Outcome:
     return _judge_cycles(ctx, "update_preservation_tests", "preserved_fields", "UPDATE", "update-read")

@@ -247,7 +247,7 @@ RULES: tuple[Rule, ...] = (
         "8.1.2",
         "appear with required: true",
         "A parameter the handler needs is flagged required.",
-        tests=(COMPLETENESS,),
+        tests=(COMPLETENESS, REQUIRED_ENFORCED),
         anchored_by=COMPLETENESS,
     ),
     Rule(

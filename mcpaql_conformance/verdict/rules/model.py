@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mcpaql_conformance.verdict.model import Requirement
+from mcpaql_conformance.verdict.rules.proofs import PROOFS, Proof
 
 # The keywords of RFC 2119, as a sentence says them.
 MUST, MUST_NOT, SHALL, SHALL_NOT, REQUIRED = "MUST", "MUST NOT", "SHALL", "SHALL NOT", "REQUIRED"
@@ -28,6 +29,8 @@ UNRECORDED = "needs evidence no bundle records yet: "
 A_MAY = "a MAY: allowed either way"
 ABOUT_CLIENT = "about the client"
 NOT_A_REQUIREMENT = "a definition, not a requirement"
+# A rule a test names but no defect proof shows caught (verdict/rules/proofs.py): not judged yet.
+UNPROVEN = "no proof yet that a server breaking it alone is caught by "
 
 # The tests rules name (the ids the checks declare).
 OPS_QUERY = "L1.introspection.operations-query"
@@ -128,5 +131,18 @@ class Rule:
         return self.keyword in ABSOLUTE and self.strength is Requirement.SHOULD
 
     @property
+    def proof(self) -> Proof | None:
+        """The defect shown to be caught by a test this rule names (verdict/rules/proofs.py)."""
+        return PROOFS.get(self.id) if self.tests else None
+
+    @property
     def judged(self) -> bool:
-        return bool(self.tests)
+        """A test names it and a server breaking it alone was shown to be caught."""
+        return self.proof is not None
+
+    @property
+    def why_not_judged(self) -> str:
+        """Why it is not judged ("" when it is): its own reason, or that its test has no proof."""
+        if self.judged:
+            return ""
+        return self.not_judged or UNPROVEN + ", ".join(self.tests)

@@ -1,0 +1,91 @@
+"""A rule counts as judged only when a server breaking it is caught (issue 36, part 3).
+
+Each proof of mcpaql_conformance/verdict/rules/proofs.py is a defect switch of the spec-written
+reading server (``READING_DEFECT=<rule id>``): checked with it on (Level 2, every endpoint mode,
+--allow-destructive, no plan), a test the rule names must FAIL where the rule is a MUST and WARN
+or FAIL where it is a SHOULD, with a finding citing the rule (or, for a rule proven ``via``
+another, citing that one), where the unbroken server passes that test and no finding of it cites
+the rule. The registry's proofs and the server's switches are the same set."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcpaql_conformance.verdict.model import Requirement
+from mcpaql_conformance.verdict.rules import BY_ID
+from mcpaql_conformance.verdict.rules.proofs import OWN, PROOFS, VIA
+from tests.acceptance.conftest import run_cli, warm
+
+SERVER = Path(__file__).with_name("reading_server.py")
+FAILING = {Requirement.MUST: {"FAIL"}, Requirement.SHOULD: {"WARN", "FAIL"}}
+CLEAN = ""
+
+
+@cache
+def checked(defect: str, folder: Path) -> dict[str, dict[str, Any]]:
+    """Each test of the JSON report of a check of the reading server with ``defect`` switched on
+    ("" for none), by id."""
+    capture = folder / (re.sub(r"\W+", "-", defect) or "clean")
+    args = ["check", "--level", "2", "--allow-destructive", "-f", "json", "--capture-dir", str(capture)]
+    result = run_cli(*args, "--", *warm(sys.executable, str(SERVER), "--mode", "all"), env={"READING_DEFECT": defect})
+    assert result.returncode in (0, 1, 2), result.stderr
+    report = json.loads(result.stdout)
+    return {test["id"]: test for category in report["categories"] for test in category["tests"]}
+
+
+def cites(test: dict[str, Any], rule: str) -> list[str]:
+    """The findings of ``test`` that cite ``rule``."""
+    rules = test.get("findingRules") or []
+    return [finding for finding, cited in zip(test.get("findings") or [], rules, strict=False) if cited == rule]
+
+
+def named_tests(rule_id: str, tests: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tests of a report the rule names (``L2.semantic`` names every semantic test)."""
+    return [test for test_id, test in tests.items() if any(test_id == n or test_id.startswith(n + ".") for n in
+            BY_ID[rule_id].tests)]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("proofs")
+
+
+def test_each_proof_is_a_switch_of_the_reading_server_and_each_switch_a_proof() -> None:
+    # every rule id the server's text names is a switch (``broken("...")``, or a table of them)
+    switches = set(re.findall(r'"([a-z/-]+:[\w.-]+:[a-z0-9-]+)"', SERVER.read_text(encoding="utf-8")))
+    assert switches == set(OWN)
+    assert set(VIA) <= set(BY_ID) and set(OWN) <= set(BY_ID)
+    assert all(by in OWN for by in VIA.values())  # a rule is proven via one with its own defect
+    assert all(BY_ID[rule].tests for rule in PROOFS)  # a proof shows a named test catching it
+
+
+def test_the_unbroken_server_passes_every_test_a_proven_rule_names(folder: Path) -> None:
+    clean = checked(CLEAN, folder)
+    for rule_id in PROOFS:
+        for test in named_tests(rule_id, clean):
+            assert test["result"] in ("PASS", "SKIP") or test["id"].startswith(("L2.constraints", "L2.semantic")), test
+            assert cites(test, rule_id) == [], (rule_id, test)
+
+
+@pytest.mark.parametrize("defect", sorted(OWN))
+def test_a_server_breaking_one_rule_is_caught_by_the_test_the_rule_names(defect: str, folder: Path) -> None:
+    clean, broken = checked(CLEAN, folder), checked(defect, folder)
+    for rule_id in (defect, *(rule for rule, by in VIA.items() if by == defect)):
+        rule = BY_ID[rule_id]
+        assert rule.strength is not None
+        caught = [
+            test["id"]
+            for test in named_tests(rule_id, broken)
+            if test["result"] in FAILING[rule.strength]
+            and clean[test["id"]]["result"] not in FAILING[rule.strength]
+            and cites(test, defect)
+        ]
+        said = {test["id"]: (test["result"], test.get("findings")) for test in named_tests(rule_id, broken)}
+        assert caught, f"{rule_id} ({rule.strength}) broken by the {defect} defect is not caught: {said}"
