@@ -377,12 +377,15 @@ def _interpret(live: Live, sent: Sent, findings: Findings) -> None:
     refusal = ""
     for index, (probe, response) in enumerate(zip(sent.probes, sent.answers, strict=True)):
         context = case_context(live, sent, index)
-        if probe.kind == "accepted_parameters" and not findings.valid_requests and _no_result(response):
-            # the answer is read for the parameters only: one that is no MCP-AQL result is kept, to be judged
-            description = f"{probe.description}, kept as its answer is no valid MCP-AQL result"
-            findings.valid_requests.append(
-                {"operation": op.name, "_description": description, "params": context["request"], "response": response}
-            )
+        if probe.kind == "accepted_parameters" and not findings.valid_requests:
+            # the answer is read for the parameters only: one that is no MCP-AQL result, or that calls a
+            # documented parameter unknown or asks for one introspection does not show, is kept, to be judged
+            why = _kept_because(probe, response)
+            if why:
+                findings.valid_requests.append(
+                    {"operation": op.name, "_description": f"{probe.description}, kept as {why}",
+                     "params": context["request"], "response": response}
+                )  # fmt: skip
         if probe.kind == "missing_required" and probe.parameter is not None:
             _missing(findings, op.name, probe.parameter, response, context)
             if probe.parameter == "input" and op.category == "UPDATE":  # core §4.5.3 item 1
@@ -515,6 +518,21 @@ def _named_parameters(message: str) -> list[str]:
 
 
 # --- reading the answers ---------------------------------------------------------------------------
+
+
+def _kept_because(probe: Probe, response: Any) -> str:
+    """Why the answer to a request of documented parameters is evidence against introspection
+    ("" when it is not): no MCP-AQL result at all, a documented parameter refused as unknown, or a
+    refusal asking for a parameter though every required one was sent. A refusal of a value
+    (a type, a pattern) may be of a value of ours, and is not kept."""
+    if _no_result(response):
+        return "its answer is no valid MCP-AQL result"
+    if probe.parameter is not None:
+        return ""
+    code = classify(response).code
+    if code == "VALIDATION_UNKNOWN_PARAM" and any(_rejects_as_unknown(response, p, probe.params) for p in probe.params):
+        return "it refused a documented parameter as unknown"
+    return "it asked for a parameter introspection does not require" if code == "VALIDATION_MISSING_PARAM" else ""
 
 
 def _no_result(response: Any) -> bool:

@@ -43,7 +43,7 @@ def _parameter(name: str, kind: str = "string", required: bool = False, **extra:
 READ = {"readOnly": True, "destructive": False}
 ADDS = {"readOnly": False, "destructive": False}
 RETURNS = {"name": "File", "kind": "object", "description": "The file, or the list of files."}
-PROTOCOL = {"version": "1.0.0-draft"}
+PROTOCOL = {"version": "1.0.0-draft", "conformance": "level-1", "mode": "semantic"}  # every kind serves CRUDE tools
 TYPES = [
     {"name": "File", "kind": "object", "description": "A file.",
      "fields": [_parameter("path"), _parameter("content"), _parameter("tags", "string[]")]},

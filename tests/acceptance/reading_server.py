@@ -74,6 +74,14 @@ CURSOR_KEY = secrets.token_bytes(16)  # signs cursors: tamper-resistant within t
 DEFECT = os.environ.get("READING_DEFECT", "")
 
 
+DETAIL_LEFT_OUT = {  # what get_shelf's details leave out, by defect
+    "operations:5.1:description": "description",
+    "operations:5.1:endpoint": "endpoint",
+    "mcp:2.2.1:names-introspected": "mcpTool",
+}
+PARAMETER_LEFT_OUT = {"operations:5.2:type": "type", "operations:4.3:required-or-optional": "required"}
+
+
 def broken(rule: str) -> bool:
     """Whether this run breaks ``rule`` on purpose (a defect switch: one per proven rule)."""
     return rule == DEFECT
@@ -85,7 +93,14 @@ def param(name: str, kind: str, description: str, required: bool = False, **extr
 
 
 def now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return stamp(datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+
+
+def stamp(iso: str) -> str:
+    """An ISO 8601 UTC timestamp as this run writes it (a defect writes it otherwise)."""
+    if broken("core:4.7.2:iso-8601"):
+        return f"{iso[8:10]}/{iso[5:7]}/{iso[:4]} {iso[11:16]}"
+    return iso.replace("Z", "+01:00") if broken("core:4.7.2:utc") else iso
 
 
 # fmt: off
@@ -292,6 +307,20 @@ if broken("core:4.5:update-input"):  # the changes documented as a string, not a
 if broken("introspection:8.1.2:optional-false"):  # get_book's fields documented as required, though optional
     _get = next(op for op in OPERATIONS if op["name"] == "get_book")
     _get["parameters"] = [p if p["name"] != "fields" else {**p, "required": True} for p in _get["parameters"]]
+if broken("core:8.5.2:snake-case-names"):  # list_shelves named listShelves
+    next(op for op in OPERATIONS if op["name"] == "list_shelves")["name"] = "listShelves"
+if broken("core:8.5.4:no-custom-reserved"):  # a reserved name taken by an adapter's own READ operation
+    OPERATIONS.append(
+        _op(
+            "confirm_operation",
+            "READ",
+            "Check that a shelf exists.",
+            [SHELF_ID],
+            _returns("Shelf", "The shelf."),
+            ("Check the main shelf", {"shelf_id": "shelf_main"}),
+        )
+        | {"endpoint": "read", "permissions": {"readOnly": True, "destructive": False}}
+    )
 if broken("core:10.1:l2-field-selection"):  # no field selection at all: no `fields`, answers in full
     for _declared in OPERATIONS:
         _declared["parameters"] = [p for p in _declared["parameters"] if p["name"] != "fields"]
@@ -633,6 +662,8 @@ def paginate(rows: list[JsonObject], id_field: str, params: JsonObject, paths: l
         size = min(params.get("first", DEFAULT_PAGE), MAX_PAGE)
         page, more_before, more_after = window[:size], start > 0, len(window) > size
     info: JsonObject = {"hasNextPage": more_after, "hasPreviousPage": more_before, "totalCount": len(ordered)}
+    if broken("features/pagination:3.1:page-info"):
+        del info["hasPreviousPage"]
     if page:
         info |= {"startCursor": encode_cursor(key(page[0]), sort), "endCursor": encode_cursor(key(page[-1]), sort)}
     applied = {"fields": paths, "sort": sort, "last" if "last" in params else "first": size}
@@ -646,10 +677,10 @@ class ReadingList:
 
     def __init__(self, mode: str, prefix: str) -> None:
         self.mode, self.prefix, self.session = mode, prefix, secrets.token_hex(8)
-        stamp = "2026-01-05T09:00:00Z"
+        created = stamp("2026-01-05T09:00:00Z")
         self.shelves: dict[str, JsonObject] = {
-            "shelf_main": {"shelf_id": "shelf_main", "name": "Main shelf", "created_at": stamp},
-            "shelf_later": {"shelf_id": "shelf_later", "name": "Read later", "created_at": stamp},
+            "shelf_main": {"shelf_id": "shelf_main", "name": "Main shelf", "created_at": created},
+            "shelf_later": {"shelf_id": "shelf_later", "name": "Read later", "created_at": created},
         }
         seed: list[tuple[str, str, str, list[str], int | None, str]] = [
             ("shelf_main", "The Left Hand of Darkness", "Ursula K. Le Guin", ["sf"], 5, "done"),
@@ -665,7 +696,7 @@ class ReadingList:
                 "author": author,
                 "tags": tags,
                 "status": status,
-                "added_at": f"2026-01-0{5 + index}T10:00:00Z",
+                "added_at": stamp(f"2026-01-0{5 + index}T10:00:00Z"),
             }
             book |= {"rating": rating} if rating is not None else {}
             self.books[book["book_id"]] = book | {"updated_at": book["added_at"]}
@@ -746,6 +777,17 @@ class ReadingList:
                 actual_endpoint=family.upper(),
                 expected_tool=self.tool_of(op),
             )
+        if operation == "list_books" and broken("introspection:8.1.2:accepted-documented"):
+            params = {k: v for k, v in params.items() if k != "limit"}  # takes `limit`, documents none
+        if operation == "get_shelf" and broken("introspection:8.1.1:names-match"):  # takes `shelf`, not shelf_id
+            if "shelf_id" in params:
+                return refuse(
+                    "VALIDATION_UNKNOWN_PARAM",
+                    "Unknown parameter(s) for operation 'get_shelf': shelf_id. Valid parameters: shelf, fields.",
+                    operation="get_shelf",
+                    unknown_params=["shelf_id"],
+                )
+            params = {("shelf_id" if k == "shelf" else k): v for k, v in params.items()}
         unknown = [key for key in params if key not in {p["name"] for p in op["parameters"]}]
         if unknown and broken("core:4.6.2:default-rejects"):  # a warning, where strict mode must refuse
             answer = self.run(family, operation, {k: v for k, v in params.items() if k not in unknown})
@@ -805,6 +847,10 @@ class ReadingList:
     # Introspection (introspection §4-5) ----------------------------------------------------------
     def introspect(self, params: JsonObject) -> JsonObject:
         name = params.get("name")
+        if params["query"] == "types" and broken("core:7.2:introspect"):
+            return refuse("NOT_FOUND_OPERATION", "Unknown operation: 'introspect'.")
+        if params["query"] == "types" and name is None and broken("introspection:3.1:discriminated-union"):
+            return {"types": [{k: t[k] for k in ("name", "kind", "description")} for t in TYPES]}
         if params["query"] == "types":
             if name is not None:
                 return {"success": True, "data": {"type": self.type_details(name)}}
@@ -834,6 +880,15 @@ class ReadingList:
 
     def details(self, op: JsonObject) -> JsonObject:
         shown = {**op, "mcpTool": self.tool_of(op)}
+        if op["name"] == "get_shelf":  # one operation's details, broken field by field
+            for rule, key in DETAIL_LEFT_OUT.items():
+                if broken(rule):
+                    shown.pop(key)
+            if broken("operations:5.1:semantic-category"):
+                shown["semantic_category"] = "QUERY"
+            for rule, key in PARAMETER_LEFT_OUT.items():
+                if broken(rule):
+                    shown["parameters"] = [{k: v for k, v in p.items() if k != key} for p in shown["parameters"]]
         if broken("introspection:4.1:endpoint-family-name"):
             shown["endpoint"] = self.tool_of(op)
         return shown
@@ -902,6 +957,12 @@ class ReadingList:
         if isinstance(paths, dict):
             return paths
         return paginate(list(self.shelves.values()), "shelf_id", {"sort": {"field": "shelf_id"}, **params}, paths)
+
+    def listShelves(self, params: JsonObject) -> JsonObject:
+        return self.list_shelves(params)
+
+    def confirm_operation(self, params: JsonObject) -> JsonObject:
+        return self.get_shelf(params)
 
     def get_shelf(self, params: JsonObject) -> JsonObject:
         shelf = self.shelves.get(params["shelf_id"])
@@ -1071,7 +1132,7 @@ def main() -> None:
         except Exception:  # never a stack trace (introspection §8.1.3)
             answer = refuse("INTERNAL_ERROR", "Internal error: 'the request could not be completed'")
         error = answer.get("error") if isinstance(answer.get("error"), dict) else {}
-        recoverable = answer.get("success") is True or str(error.get("code", "")).startswith(RECOVERABLE_PREFIXES)
+        recoverable = answer.get("success", True) is True or str(error.get("code", "")).startswith(RECOVERABLE_PREFIXES)
         if not isinstance(arguments.get("params", {}), dict) or not isinstance(
             arguments.get("operation", arguments.get("operations", "")), str | list
         ):  # the input schema broken before dispatch: unrecoverable (mcp-integration §4.1.2)

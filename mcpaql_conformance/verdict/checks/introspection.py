@@ -13,10 +13,8 @@ from mcpaql_conformance.evidence.reading import (
     Readings,
     detail_of,
 )
-from mcpaql_conformance.files.jsonio import dumps
 from mcpaql_conformance.files.schemas import introspection_schema
 from mcpaql_conformance.files.values import json_equal
-from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.blame import case_blame
 from mcpaql_conformance.verdict.checks.base import (
     CONFORMANCE,
@@ -36,6 +34,7 @@ from mcpaql_conformance.verdict.checks.encoding import encoding_findings
 from mcpaql_conformance.verdict.checks.listing import discovery_failures, introspect_answer, protocol_findings
 from mcpaql_conformance.verdict.checks.parameters import unknown_parameter_problem
 from mcpaql_conformance.verdict.checks.returns import return_shape_warnings
+from mcpaql_conformance.verdict.checks.routing import routing_evidence_failures, unknown_operation_findings
 from mcpaql_conformance.verdict.checks.typeinfo import (
     type_detail_failures,
     undiscoverable,
@@ -190,12 +189,12 @@ _INTROSPECTION_OPERATION_DETAILS_RULES = (
 def operation_details(ctx: Context) -> Outcome:
     details = ctx.details
     failures = _tool_name_failures(ctx) + _detail_query_failures(ctx)
-    failures += [f"operation details deviate from the spec: {line}" for line in ctx.detail_readings.lines("operation")]
+    failures += [_deviation(line) for line in ctx.detail_readings.lines("operation")]
     schema_failures, valid = _schema_failures(ctx, details)
     failures += schema_failures
     failures += _naming_failures(_names(details, ctx.details_by_name), "documented")
     failures += _listing_failures(ctx, valid)
-    failures += _reserved_failures(valid) + _routing_evidence_failures(ctx) + _unknown_operation_findings(ctx)
+    failures += _reserved_failures(valid) + routing_evidence_failures(ctx) + unknown_operation_findings(ctx)
     shape_failures, warnings = _shape_failures(ctx, valid)
     input_failures, input_warnings = update_input_documentation(valid, ctx.named_types)
     failures += shape_failures + input_failures
@@ -224,6 +223,13 @@ def operation_details(ctx: Context) -> Outcome:
     )
 
 
+def _deviation(reading: str) -> str:
+    """A lenient reading of the details as a finding: one read around a missing or unknown
+    semantic category is about operations §5.1's category; any other about the test's rule."""
+    text = f"operation details deviate from the spec: {reading}"
+    return cite("operations:5.1:semantic-category", text) if "semantic_category" in reading else text
+
+
 def _tool_name_failures(ctx: Context) -> list[str]:
     """MCP-AQL tools carry the names the spec gives them (a prefix is allowed): mcp-integration
     §2.2.1 says SHOULD (the core's §3.3 names them without a keyword), so another name warns."""
@@ -231,7 +237,6 @@ def _tool_name_failures(ctx: Context) -> list[str]:
 
 
 TOOL_NAMES = "mcp:2.2.1:standard-names"
-WRONG_ENDPOINT = "core:6.2:wrong-endpoint-rejected"
 
 
 def _detail_query_failures(ctx: Context) -> list[str]:
@@ -263,8 +268,31 @@ def _schema_failures(ctx: Context, details: list[JsonObject]) -> tuple[list[str]
         else:
             name = detail.get("name") if isinstance(detail, dict) else None
             where = name if isinstance(name, str) else f"$.introspection.operation_details[{index}]"
-            failures.append(f"{where}: {'; '.join(schema.explain(detail))}")
+            reasons = schema.explain(detail)
+            text, rule = f"{where}: {'; '.join(reasons)}", _detail_rule(reasons)
+            failures.append(cite(rule, text) if rule else text)  # else: the test's own rule
     return failures, valid
+
+
+# What a reason of OperationDetails' schema names, and the rule that asks for it (most specific first).
+_DETAIL_FIELD_RULES = (
+    ("semantic_category", "operations:5.1:semantic-category"),
+    ("'endpoint'", "operations:5.1:endpoint"),
+    ("'description'", "operations:5.1:description"),
+    ("'mcpTool'", "mcp:2.2.1:names-introspected"),
+)
+_PARAMETER_FIELD_RULES = (("'type'", "operations:5.2:type"), ("'required'", "operations:4.3:required-or-optional"))
+
+
+def _detail_rule(reasons: list[str]) -> str:
+    """The rule the first reason that names a field the spec asks for is about ("": the test's own)."""
+    for reason in reasons:
+        path = reason.partition(": ")[0]
+        table = _PARAMETER_FIELD_RULES if path.startswith("$.parameters[") else _DETAIL_FIELD_RULES
+        for field, rule in table:
+            if field in reason:
+                return rule
+    return ""
 
 
 def _names(entries: list[JsonObject], index: dict[str, JsonObject]) -> list[str]:
@@ -278,7 +306,11 @@ def _naming_failures(names: list[str], how: str) -> list[str]:
     """Operation names must be snake_case and unique (``how``: "listed" or "documented")."""
     failures: list[str] = []
     if not all_snake_case(names):
-        failures += [f"{name}: operation name is not snake_case" for name in names if not is_snake_case(name)]
+        failures += [
+            cite("core:8.5.2:snake-case-names", f"{name}: operation name is not snake_case")
+            for name in names
+            if not is_snake_case(name)
+        ]
     if len(set(names)) != len(names):
         failures += [f"{name}: operation {how} {n} times" for name, n in Counter(names).items() if n > 1]
     return failures
@@ -311,64 +343,13 @@ def _listing_failures(ctx: Context, valid: list[JsonObject]) -> list[str]:
     return failures
 
 
-_PARAMETER_CODES = ("VALIDATION_MISSING_PARAM", "VALIDATION_UNKNOWN_PARAM", "VALIDATION_INVALID_TYPE")
-
-
-def _routing_evidence_failures(ctx: Context) -> list[str]:
-    """An operation sent to a wrong endpoint must be rejected for that, not executed or validated."""
-    failures: list[str] = []
-    for case in ctx.bundle.cases("routing_tests"):
-        label = f"{case['operation']} via {case['tool']}"
-        answer = classify(case["response"])
-        if answer.succeeded:
-            failures.append(cite(WRONG_ENDPOINT, f"{label}: executed although sent to the wrong endpoint"))
-        elif not answer.refused:
-            failures.append(f"{label}: not refused although sent to the wrong endpoint ({answer.describe()})")
-        elif answer.code in _PARAMETER_CODES:  # refused all the same: the error's form is a SHOULD
-            failures.append(
-                cite(
-                    "operations:6.3:mismatch-error",
-                    f"{label}: refused, but for its parameters rather than for the endpoint ({answer.describe()})",
-                )
-            )
-    return failures
-
-
-UNKNOWN_OPERATION_CASE = "unknown-operation"  # error_tests' case of capture's unknown-operation probe
-
-
-def _unknown_operation_findings(ctx: Context) -> list[str]:
-    """An operation name the server does not list is refused with a structured error, never
-    routed by guesswork (endpoint-modes §5.5, a SHOULD: a success warns). The refusal's shape,
-    leakage and message are the Error Quality tests'."""
-    findings: list[str] = []
-    for case in ctx.bundle.cases("error_tests"):
-        operation = case.get("operation")
-        if case.get("name") != UNKNOWN_OPERATION_CASE or not isinstance(operation, str):
-            continue
-        answer = classify(case["response"])
-        if answer.succeeded:
-            via = f" via {plain(str(case.get('tool')), max_len=80)}" if case.get("tool") else ""
-            findings.append(
-                cite(
-                    "endpoint-modes:5.5:unknown-operation-structured",
-                    f"{plain(operation, max_len=80)}{via}: an operation name the server does not list was answered "
-                    f"with success, not refused (data: {_excerpt(case['response'].get('data'))})",
-                )
-            )
-    return findings
-
-
-def _excerpt(value: Any) -> str:
-    """The start of a value as JSON, for a finding (at most 80 characters, control characters shown)."""
-    text = dumps(value, indent=False).strip() if value is not None else "none"
-    return plain(text if len(text) <= 80 else text[:77] + "...", max_len=80)
-
-
 def _reserved_failures(entries: list[JsonObject]) -> list[str]:
     """Reserved operations keep their documented category (and, via routing, its endpoint)."""
     return [
-        f"{e['name']}: reserved operation must be {RESERVED_OPERATIONS[e['name']]}, not {e['semantic_category']}"
+        cite(
+            "core:8.5.4:no-custom-reserved",
+            f"{e['name']}: reserved operation must be {RESERVED_OPERATIONS[e['name']]}, not {e['semantic_category']}",
+        )
         for e in entries
         if e["name"] in RESERVED_OPERATIONS and e["semantic_category"] != RESERVED_OPERATIONS[e["name"]]
     ]
@@ -503,13 +484,23 @@ def _inconclusive_acceptance(ctx: Context) -> dict[str, str]:
 
 def _refused_valid_requests(ctx: Context) -> list[str]:
     """Requests built only from introspection must not be refused as invalid (Parameter Accuracy)."""
-    failures = []
+    failures: list[str] = []
     for case in ctx.bundle.cases("valid_requests"):
         answer = classify(case["response"])
         if answer.refused and answer.validation:
             refusal = answer.describe()
-            failures.append(f"{case['operation']}: a request built from introspection was refused ({refusal})")
+            text = f"{case['operation']}: a request built from introspection was refused ({refusal})"
+            rule = _REFUSED_VALID.get(str(answer.code))
+            failures.append(cite(rule, text) if rule else text)  # else: the test's own rule
     return failures
+
+
+# A request built from introspection refused with this code: what introspection got wrong.
+_REFUSED_VALID = {
+    "VALIDATION_UNKNOWN_PARAM": "introspection:8.1.1:names-match",
+    "VALIDATION_INVALID_TYPE": "introspection:8.1.1:types-match",
+    "VALIDATION_MISSING_PARAM": "introspection:8.1.2:required-true",
+}
 
 
 _INTROSPECTION_COMPLETENESS_RULES = (
@@ -552,12 +543,14 @@ def completeness(ctx: Context) -> Outcome:
                     f"{operation}: {inconclusive[operation]}, so accepting {', '.join(undocumented)} shows nothing"
                 )
             elif not known:
-                failures.append(
-                    f"{operation}: accepts {', '.join(parameters) or 'calls'} but has no introspection detail"
-                )
+                text = f"{operation}: accepts {', '.join(parameters) or 'calls'} but has no introspection detail"
+                failures.append(cite("introspection:8.1.2:complete", text))
                 continue
             else:
-                failures += [f"{operation}.{p}: accepted but not documented" for p in undocumented]
+                failures += [
+                    cite("introspection:8.1.2:accepted-documented", f"{operation}.{p}: accepted but not documented")
+                    for p in undocumented
+                ]
             warnings += [
                 f"{operation}.{p}: documented but not accepted"
                 for p in documented

@@ -40,7 +40,7 @@ def introspect_answer(ctx: Context, query: str) -> tuple[list[str], list[JsonObj
     definition = "OperationsListData" if query == "operations" else "TypesListData"
     verdict = classify(answer)
     if verdict.refused:
-        return [f"{label} failed: {verdict.describe()}"], None
+        return [cite("core:7.2:introspect", f"{label} failed: {verdict.describe()}")], None
     if isinstance(answer, dict) and ctx.is_valid_result(answer):
         data = answer.get("data")
         if isinstance(data, dict) and introspection_schema(definition).is_valid(_without_protocol(data)):
@@ -57,7 +57,8 @@ def _lenient_list(answer: Any, label: str, definition: str, query: str) -> tuple
     failures: list[str] = []
     if not operation_result_schema().is_valid(answer):
         reasons = operation_result_schema().explain(answer)
-        failures.append(f"{label} answer is not a valid operation result ({'; '.join(reasons)})")
+        text = f"{label} answer is not a valid operation result ({'; '.join(reasons)})"
+        failures.append(cite("introspection:3.1:discriminated-union", text))
     data, _ = data_of(answer)
     found, readings = operations_of(answer) if query == "operations" else types_of(answer)
     if found is None:
@@ -155,8 +156,11 @@ def discovery_failures(ctx: Context, query: str) -> list[str]:
         if attempt.get("query") == query:  # json: our query word (a string)
             params = ", ".join(f"{k}: {v}" for k, v in attempt["params"].items()) if attempt["params"] else ""
             answer = classify(attempt["response"])
-            outcome = (
-                f"refused ({answer.describe()})" if answer.refused else f"gave no {query} list ({answer.describe()})"
-            )
-            failures.append(f"introspect {{{params}}} via {attempt['tool']}: {outcome}")
+            if answer.refused:
+                said = f"introspect {{{params}}} via {attempt['tool']}: refused ({answer.describe()})"
+                failures.append(cite("core:7.2:introspect", said))
+            else:
+                failures.append(
+                    f"introspect {{{params}}} via {attempt['tool']}: gave no {query} list ({answer.describe()})"
+                )
     return failures

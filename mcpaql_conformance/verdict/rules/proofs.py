@@ -65,12 +65,86 @@ OWN: dict[str, Proof] = {
     "core:10.1:l2-both-modes": Proof("reports mode 'all' with the CRUDE tools only"),
     "mcp:4.2:domain-errors-as-results": Proof("answers a validation failure as a plain-text MCP error"),
     "mcp:4.2:no-jsonrpc-codes": Proof("answers a validation failure as a JSON-RPC error (-32602)"),
+    "operations:5.1:description": Proof("gives an operation's details without a description"),
+    "operations:5.1:endpoint": Proof("gives an operation's details without its endpoint"),
+    "mcp:2.2.1:names-introspected": Proof("gives an operation's details without its mcpTool"),
+    "operations:5.1:semantic-category": Proof("gives an operation the category QUERY in its details"),
+    "operations:5.2:type": Proof("documents an operation's parameters without their types"),
+    "operations:4.3:required-or-optional": Proof("documents parameters without saying whether they are required"),
+    "core:8.5.2:snake-case-names": Proof("names an operation listShelves"),
+    "core:8.5.4:no-custom-reserved": Proof("gives the reserved name confirm_operation to a READ operation of its own"),
+    "introspection:8.1.2:accepted-documented": Proof("takes a `limit` parameter it does not document"),
+    "introspection:8.1.1:names-match": Proof("documents shelf_id where its handler takes `shelf`"),
+    "core:4.7.2:iso-8601": Proof("writes its timestamps as 05/01/2026 09:00"),
+    "core:4.7.2:utc": Proof("writes its timestamps with a +01:00 offset"),
+    "features/pagination:3.1:page-info": Proof("leaves hasPreviousPage out of pageInfo"),
+    "core:7.2:introspect": Proof("refuses introspect's types query as an unknown operation"),
+    "introspection:3.1:discriminated-union": Proof("answers introspect's type list without `success` and `data`"),
 }
 
 # rule -> the rule whose defect breaks it too (a rule that restates or gathers that one)
+_UNKNOWN = "core:4.6:unknown-rejected"
+_WRONG_ENDPOINT = "core:6.2:wrong-endpoint-rejected"
+_BOTH_MODES = "core:10.1:l2-both-modes"
 VIA: dict[str, str] = {
-    "introspection:8.2.1:explicit-unknown": "core:4.6:unknown-rejected",
-    "introspection:8.2.1:not-silent": "core:4.6:unknown-rejected",
+    # an unknown parameter taken without a word breaks the validation these ask for
+    "introspection:8.2.1:explicit-unknown": _UNKNOWN,
+    "introspection:8.2.1:not-silent": _UNKNOWN,
+    "operations:5.1:validate-first": _UNKNOWN,
+    "operations:5.4:validation-steps": _UNKNOWN,
+    "endpoint-modes:6.4:common-enforcement": _UNKNOWN,
+    "conformance:2.1:parameter-handling": _UNKNOWN,
+    "conformance:4.1:level1-categories": _UNKNOWN,
+    "core:10.1:l2-passes-suite": _UNKNOWN,
+    # an operation run from another family's endpoint: every routing rule
+    "core:10.1:l1-wrong-endpoint": _WRONG_ENDPOINT,
+    "operations:6.3:validate-endpoint": _WRONG_ENDPOINT,
+    "operations:6.3:no-cross-execution": _WRONG_ENDPOINT,
+    "endpoint-modes:4.2:wrong-tool-rejected": _WRONG_ENDPOINT,
+    "endpoint-modes:4.5:wrong-family-rejected": _WRONG_ENDPOINT,
+    "endpoint-modes:4.6:route-validated": _WRONG_ENDPOINT,
+    "endpoint-modes:8.1:conformance-musts": _WRONG_ENDPOINT,
+    "crude:5.1:reject-wrong-endpoint": _WRONG_ENDPOINT,
+    "crude:7.1:profile-musts": _WRONG_ENDPOINT,
+    # one endpoint mode where Level 2 asks both
+    "core:3.3:both-modes": _BOTH_MODES,
+    "crude:4.3:both-modes": _BOTH_MODES,
+    "crude:7.2:profile-shoulds": _BOTH_MODES,
+    "endpoint-modes:8.2:conformance-shoulds": _BOTH_MODES,
+    "conformance:2.2:level2-features": _BOTH_MODES,
+    "conformance:4.2:level2-categories": _BOTH_MODES,
+    # errors: the shape and the text
+    "core:10.1:l1-formats": "operations:3.1:discriminated-union",
+    "error-codes:1.4:structured-error-objects": "operations:8.2:structured-errors",
+    "operations:5.4:validation-errors": "operations:8.2:structured-errors",
+    "operations:8.1:structured-codes": "operations:8.2:code",
+    "error-codes:7.1:must-list": "operations:8.2:code",
+    "mcp:7.1:conformance-musts": "mcp:4.2:domain-errors-as-results",
+    "conformance:2.1:error-quality": "introspection:8.1.3:no-stack-traces",
+    "introspection:8.1.3:no-internals": "introspection:8.1.3:no-class-names-paths",
+    "operations:8.4:message-guidelines": "introspection:8.2.3:actionable",
+    # what introspection says against what the handler does
+    "introspection:8.1.1:required-match": "introspection:8.1.2:optional-false",
+    "introspection:8.1.1:accurate": "introspection:8.1.2:optional-false",
+    "core:4.5.3:validate-input": "core:4.5.3:no-identifier-in-input",
+    "operations:4.1:snake-case": "core:4.3:snake-case",
+    "operations:4.1:canonical-snake-case": "core:4.3:snake-case",
+    "conformance:2.1:round-trip-integrity": "core:4.5.1:deep-merge",
+    "conformance:2.1:introspection-fidelity": "introspection:8.1:must-list",
+    "core:10.1:l2-meets-l1": "introspection:8.1:must-list",
+    "introspection:8.1.2:complete": "introspection:8.1.2:accepted-documented",
+    # what operation details must say
+    "operations:5.2:parameter-fields": "operations:5.2:type",
+    "operations:5.1:operation-schema": "operations:5.1:endpoint",
+    "crude:6.6:endpoint-discoverable": "operations:5.1:endpoint",
+    "core:10.1:l1-document-routing": "operations:5.1:endpoint",
+    "core:6.2:one-category": "operations:5.1:semantic-category",
+    "core:10.1:l1-classify": "operations:5.1:semantic-category",
+    "endpoint-modes:4.4:one-category-each": "operations:5.1:semantic-category",
+    "crude:6.6:document-classification": "operations:5.1:semantic-category",
+    "operations:2.4:snake-case": "core:8.5.2:snake-case-names",
+    "core:8.5.4:reserved-names": "core:8.5.4:no-custom-reserved",
+    "core:10.1:l1-introspect": "core:7.2:introspect",
 }
 # fmt: on
 
