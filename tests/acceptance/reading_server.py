@@ -207,6 +207,8 @@ TYPE_BY_NAME = {t["name"]: t for t in TYPES}
 
 # --- Operations (core §7-8, introspection §3.3, operations §5) ------------------------------------
 def fields_param(type_name: str, default: str) -> JsonObject:
+    if broken("features/field-selection:5.3:discoverable"):  # takes presets and paths, says neither
+        return param("fields", "string | string[]", "Which fields to return.")
     names = ", ".join(FIELD_OF[type_name])
     return param("fields", "string | string[]", f"Field selection: a preset ('minimal', 'standard', 'full') or an "
                  f"array of {type_name} field names ({names}); dot notation reaches nested values. Default: "
@@ -331,6 +333,13 @@ if broken("core:4.3:snake-case"):  # delete_book takes camelCase bookId (documen
     _delete["examples"] = [
         {"description": "Delete a book", "request": {"operation": "delete_book", "params": {"bookId": "book_3"}}}
     ]
+if broken("operations:6.1:by-semantics"):  # get_shelf, a READ, served by the create endpoint
+    next(op for op in OPERATIONS if op["name"] == "get_shelf")["endpoint"] = "create"
+if broken("features/field-selection:2.2:prefer-fields"):  # field selection through `select`, not `fields`
+    for _declared in OPERATIONS:
+        _declared["parameters"] = [
+            {**p, "name": "select"} if p["name"] == "fields" else p for p in _declared["parameters"]
+        ]
 OPERATION_BY_NAME = {op["name"]: op for op in OPERATIONS}
 for _declared in OPERATIONS:  # every returned type, parameter type and item type is introspectable
     assert _declared["returns"]["name"] in TYPE_BY_NAME
@@ -705,15 +714,24 @@ class ReadingList:
     # Tools and routing ------------------------------------------------------------------------
     def tools(self) -> dict[str, str | None]:
         """Each MCP tool this mode registers and the endpoint family it serves (None: every one)."""
-        crude: dict[str, str | None] = {f"{self.prefix}mcp_aql_{c.lower()}": c.lower() for c in CATEGORIES}
-        single: dict[str, str | None] = {f"{self.prefix}mcp_aql": None}
+        crude: dict[str, str | None] = {self.tool_name(f"mcp_aql_{c.lower()}"): c.lower() for c in CATEGORIES}
+        single: dict[str, str | None] = {self.tool_name("mcp_aql"): None}
         modes = {"semantic": crude, "single": single, "all": {**crude, **single}}
         if broken("core:10.1:l2-both-modes"):  # says "all", offers the CRUDE tools only
             modes["all"] = crude
         return modes[self.mode]
 
     def tool_of(self, op: JsonObject) -> str:
-        return f"{self.prefix}mcp_aql" + ("" if self.mode == "single" else f"_{op['endpoint']}")
+        return self.tool_name("mcp_aql" + ("" if self.mode == "single" else f"_{op['endpoint']}"))
+
+    def tool_name(self, standard: str) -> str:
+        """The name a tool of the standard name ``standard`` goes by (a defect names it otherwise)."""
+        if broken("core:3.3:one-mode"):  # no MCP-AQL tool: other names, no `operation` to send
+            return standard.replace("mcp_aql", "reading_list")
+        if broken("mcp:2.2.1:standard-names"):
+            return standard.replace("_", "-")
+        prefix = {"mcp:6.4:prefix-charset": "Reading-", "mcp:6.4:prefix-underscore": "reading"}
+        return next((p for rule, p in prefix.items() if broken(rule)), self.prefix) + standard
 
     def answer(self, tool: str, arguments: JsonObject) -> JsonObject:
         """The MCP-AQL result of one tools/call."""
@@ -796,6 +814,8 @@ class ReadingList:
         problem = validate(op, params)
         if problem is not None:
             return problem
+        if broken("features/field-selection:2.2:prefer-fields"):  # the handler's own name for it
+            params = {("fields" if k == "select" else k): v for k, v in params.items()}
         handler: Callable[[JsonObject], JsonObject] = getattr(self, operation)
         return handler(params)
 
@@ -880,6 +900,13 @@ class ReadingList:
 
     def details(self, op: JsonObject) -> JsonObject:
         shown = {**op, "mcpTool": self.tool_of(op)}
+        if op["name"] == "get_book" and broken("introspection:8.1.2:feature-parameters"):  # `fields` untyped
+            shown["parameters"] = [{k: v for k, v in p.items() if k != "type" or p["name"] != "fields"}
+                                   for p in shown["parameters"]]  # fmt: skip
+        if op["name"] == "list_books" and broken("operations:4.4.5:expand-inline"):  # sort by reference
+            shown["parameters"] = [
+                p if p["name"] != "sort" else {"$ref": "#/types/SortOrder"} for p in shown["parameters"]
+            ]
         if op["name"] == "get_shelf":  # one operation's details, broken field by field
             for rule, key in DETAIL_LEFT_OUT.items():
                 if broken(rule):
@@ -904,6 +931,8 @@ class ReadingList:
     def unlisted_types() -> tuple[str, ...]:
         if broken("introspection:5.3:protocol-types"):
             return ("SemanticCategory", "OperationResult", "OperationSuccess", "OperationFailure", "ErrorDetail")
+        if broken("features/field-selection:5.3:discoverable"):
+            return ("FieldSelection",)
         return ("BookPage",) if broken("core:9.2:types-discoverable") else ()
 
     def protocol(self) -> JsonObject:
@@ -1063,6 +1092,14 @@ SCHEMA = {"type": "object", "properties": {
 # fmt: on
 
 
+def input_schema() -> JsonObject:
+    """The tools' input schema (mcp-integration §3.1); a server with no MCP-AQL tool takes `action`."""
+    if not broken("core:3.3:one-mode"):
+        return SCHEMA
+    properties = {("action" if k == "operation" else k): v for k, v in SCHEMA["properties"].items()}
+    return {**SCHEMA, "properties": properties, "required": ["action"]}
+
+
 def tool_entry(name: str, family: str | None) -> JsonObject:
     """One MCP tool: the description templates of mcp-integration §2.1 and the annotations of §2.3."""
     if family is None:
@@ -1080,7 +1117,7 @@ def tool_entry(name: str, family: str | None) -> JsonObject:
         return {
             "name": name,
             "description": text,
-            "inputSchema": SCHEMA,
+            "inputSchema": input_schema(),
             "annotations": {"readOnlyHint": False, "destructiveHint": True},
         }
     ops = [op for op in OPERATIONS if op["endpoint"] == family]
@@ -1096,7 +1133,7 @@ def tool_entry(name: str, family: str | None) -> JsonObject:
     return {
         "name": name,
         "description": text,
-        "inputSchema": SCHEMA,
+        "inputSchema": input_schema(),
         "annotations": {"readOnlyHint": read_only, "destructiveHint": destructive},
     }
 

@@ -18,7 +18,8 @@ def level2(bundle: dict[str, Any]) -> dict[str, Any]:
     data["endpoint_modes"] = ["crude", "single"]
     data["capabilities"] = {"field_selection": True, "batch_operations": True}
     get = next(d for d in data["introspection"]["operation_details"] if d["name"] == "get_bookmark")
-    get["parameters"].append({"name": "fields", "type": "array", "required": False})
+    fields = {"name": "fields", "type": "array", "required": False, "description": "A preset (minimal, full) or names."}
+    get["parameters"].append(fields)
     data["accepted_parameters"]["get_bookmark"].append("fields")
     data["batch_example"] = {
         "success": True,

@@ -75,7 +75,18 @@ def conformant_bundle() -> JsonObject:
     details = [
         detail("introspect", "READ", [param("query", required=True), param("name")]),
         detail("create_widget", "CREATE", [param("widget_name", required=True), param("color", default="blue")]),
-        detail("get_widget", "READ", [param("id", required=True), param("fields", type="array")]),
+        detail(
+            "get_widget",
+            "READ",
+            [
+                param("id", required=True),
+                param(
+                    "fields",
+                    type="array",
+                    description="Field selection: a preset (minimal, standard, full) or field names.",
+                ),
+            ],
+        ),
         detail("update_widget", "UPDATE", [param("id", required=True), param("input", required=True, type="object")]),
         detail("delete_widget", "DELETE", [param("id", required=True)]),
     ]

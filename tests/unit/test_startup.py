@@ -43,6 +43,7 @@ TEST_MODULES = {
     "mcpaql_conformance.report.escape", "mcpaql_conformance.report.text", "mcpaql_conformance.sanitize",
     "mcpaql_conformance.secrecy", "mcpaql_conformance.verdict", "mcpaql_conformance.verdict.blame",
     "mcpaql_conformance.verdict.checks", "mcpaql_conformance.verdict.checks.base",
+    "mcpaql_conformance.verdict.checks.details",
     "mcpaql_conformance.verdict.checks.constraints", "mcpaql_conformance.verdict.checks.encoding",
     "mcpaql_conformance.verdict.checks.errors", "mcpaql_conformance.verdict.checks.introspection",
     "mcpaql_conformance.verdict.checks.level2", "mcpaql_conformance.verdict.checks.listing",

@@ -13,7 +13,6 @@ from mcpaql_conformance.evidence.reading import (
     Readings,
     detail_of,
 )
-from mcpaql_conformance.files.schemas import introspection_schema
 from mcpaql_conformance.files.values import json_equal
 from mcpaql_conformance.verdict.blame import case_blame
 from mcpaql_conformance.verdict.checks.base import (
@@ -30,6 +29,7 @@ from mcpaql_conformance.verdict.checks.base import (
     told,
     uncited,
 )
+from mcpaql_conformance.verdict.checks.details import detail_schema_failures, tool_name_failures
 from mcpaql_conformance.verdict.checks.encoding import encoding_findings
 from mcpaql_conformance.verdict.checks.listing import discovery_failures, introspect_answer, protocol_findings
 from mcpaql_conformance.verdict.checks.parameters import unknown_parameter_problem
@@ -188,9 +188,9 @@ _INTROSPECTION_OPERATION_DETAILS_RULES = (
 )
 def operation_details(ctx: Context) -> Outcome:
     details = ctx.details
-    failures = _tool_name_failures(ctx) + _detail_query_failures(ctx)
+    failures = tool_name_failures(ctx) + _detail_query_failures(ctx)
     failures += [_deviation(line) for line in ctx.detail_readings.lines("operation")]
-    schema_failures, valid = _schema_failures(ctx, details)
+    schema_failures, valid = detail_schema_failures(ctx, details)
     failures += schema_failures
     failures += _naming_failures(_names(details, ctx.details_by_name), "documented")
     failures += _listing_failures(ctx, valid)
@@ -230,15 +230,6 @@ def _deviation(reading: str) -> str:
     return cite("operations:5.1:semantic-category", text) if "semantic_category" in reading else text
 
 
-def _tool_name_failures(ctx: Context) -> list[str]:
-    """MCP-AQL tools carry the names the spec gives them (a prefix is allowed): mcp-integration
-    §2.2.1 says SHOULD (the core's §3.3 names them without a keyword), so another name warns."""
-    return [cite(TOOL_NAMES, reading.deviation) for reading in ctx.aql_tools if reading.deviation is not None]
-
-
-TOOL_NAMES = "mcp:2.2.1:standard-names"
-
-
 def _detail_query_failures(ctx: Context) -> list[str]:
     """Detail queries of listed operations that gave no usable detail, or one in another shape."""
     failures = []
@@ -253,46 +244,6 @@ def _detail_query_failures(ctx: Context) -> list[str]:
         readings.merge(found.readings)
     label = "introspect {query: operations, name} deviates from the spec"
     return failures + [f"{label}: {line}" for line in readings.lines("operation")]
-
-
-def _schema_failures(ctx: Context, details: list[JsonObject]) -> tuple[list[str], list[JsonObject]]:
-    """Failures of the details that do not match OperationDetails, and the valid details."""
-    if ctx.all_details_valid:
-        return [], details
-    schema = introspection_schema("OperationDetails")
-    failures: list[str] = []
-    valid: list[JsonObject] = []
-    for index, detail in enumerate(details):
-        if schema.is_valid(detail):
-            valid.append(detail)
-        else:
-            name = detail.get("name") if isinstance(detail, dict) else None
-            where = name if isinstance(name, str) else f"$.introspection.operation_details[{index}]"
-            reasons = schema.explain(detail)
-            text, rule = f"{where}: {'; '.join(reasons)}", _detail_rule(reasons)
-            failures.append(cite(rule, text) if rule else text)  # else: the test's own rule
-    return failures, valid
-
-
-# What a reason of OperationDetails' schema names, and the rule that asks for it (most specific first).
-_DETAIL_FIELD_RULES = (
-    ("semantic_category", "operations:5.1:semantic-category"),
-    ("'endpoint'", "operations:5.1:endpoint"),
-    ("'description'", "operations:5.1:description"),
-    ("'mcpTool'", "mcp:2.2.1:names-introspected"),
-)
-_PARAMETER_FIELD_RULES = (("'type'", "operations:5.2:type"), ("'required'", "operations:4.3:required-or-optional"))
-
-
-def _detail_rule(reasons: list[str]) -> str:
-    """The rule the first reason that names a field the spec asks for is about ("": the test's own)."""
-    for reason in reasons:
-        path = reason.partition(": ")[0]
-        table = _PARAMETER_FIELD_RULES if path.startswith("$.parameters[") else _DETAIL_FIELD_RULES
-        for field, rule in table:
-            if field in reason:
-                return rule
-    return ""
 
 
 def _names(entries: list[JsonObject], index: dict[str, JsonObject]) -> list[str]:
@@ -411,7 +362,8 @@ def _routing_failures(ctx: Context, category: str, endpoint: str, tool: str) -> 
         text = f"endpoint {endpoint!r} is not the lowercase family name {expected_endpoint!r}"
         failures.append(cite(FAMILY_NAME, text))  # introspection §4.1: a SHOULD
     elif endpoint != expected_endpoint:
-        failures.append(f"{category} operation routed to endpoint {endpoint!r}, expected {expected_endpoint!r}")
+        text = f"{category} operation routed to endpoint {endpoint!r}, expected {expected_endpoint!r}"
+        failures.append(cite("operations:6.1:by-semantics", text))
     allowed = ctx.allowed_tools[expected_endpoint]
     if tool not in allowed:  # json: a tool among tool names (strings)
         failures.append(f"mcpTool {tool!r} is not the tool of a {category} operation (expected {' or '.join(allowed)})")

@@ -6,7 +6,7 @@ from typing import Any
 
 from mcpaql_conformance.evidence.answers import classify
 from mcpaql_conformance.evidence.index import Context
-from mcpaql_conformance.evidence.reading import BATCH_ALIASES, declares, protocol_capabilities, protocol_of
+from mcpaql_conformance.evidence.reading import BATCH_ALIASES, declares, protocol_capabilities, protocol_of, types_of
 from mcpaql_conformance.files.values import json_equal
 from mcpaql_conformance.verdict.checks.base import (
     CONFORMANCE,
@@ -25,6 +25,11 @@ from mcpaql_conformance.verdict.model import LEVEL2_FEATURES, Requirement, Resul
 LEVEL2 = Category(LEVEL2_FEATURES, required=False, level=2)
 SHOULD = Requirement.SHOULD
 BOTH_MODES = "core:10.1:l2-both-modes"
+DISCOVERABLE = "features/field-selection:5.3:discoverable"
+PREFER_FIELDS = "features/field-selection:2.2:prefer-fields"
+SELECTION_TYPE = "FieldSelection"  # the type features/field-selection §5.3 shows the options in
+# What servers call a field-selection control that features/field-selection §2.2 asks to be `fields`.
+SELECTION_NAMES = frozenset({"select", "projection", "include", "columns", "attributes", "field_mask", "only"})
 BATCH_RESULTS = "operations:7.2:batch-results"
 # `_protocol.mode` values that claim both endpoint modes in one configuration (introspection §4.1.1)
 BOTH_AT_ONCE = ("all", "both")
@@ -95,14 +100,49 @@ _FEATURES_FIELD_SELECTION_RULES = (
 def field_selection(ctx: Context) -> Outcome:
     reads = ctx.operations_in("READ")
     with_fields = [op for op in reads if any(p["name"] == "fields" for p in ctx.parameters_of(op))]
-    failures = []
+    failures: list[str] = []
     if not _capability(ctx, "field_selection", "field_selection"):
         failures.append(
             "neither the bundle's capabilities.field_selection nor _protocol.capabilities.field_selection is true"
         )
+    failures += _selection_options_findings(ctx, reads, with_fields)
     if not with_fields:
-        failures.append("no READ operation documents a `fields` parameter")
+        own = sorted({p["name"] for op in reads for p in ctx.parameters_of(op) if p["name"] in SELECTION_NAMES})
+        if own:  # a selection control under its own name
+            text = f"no READ operation documents a `fields` parameter (field selection goes by {', '.join(own)})"
+            failures.append(cite(PREFER_FIELDS, text))
+        else:
+            failures.append("no READ operation documents a `fields` parameter")
     return single(SHOULD, failures, f"Field selection is advertised and documented on {', '.join(with_fields[:5])}.")
+
+
+def _selection_options_findings(ctx: Context, reads: list[str], with_fields: list[str]) -> list[str]:
+    """features/field-selection §5.3: a server with field selection lets introspection show its
+    options. Its example is the type `FieldSelection`; a `fields` parameter whose documentation
+    names the presets (or lists its values) shows them too. Judged where the type list was read."""
+    listed = types_of(ctx.bundle.types_list)[0]
+    if not with_fields or listed is None:
+        return []
+    if SELECTION_TYPE in {entry.get("name") for entry in listed if isinstance(entry, dict)}:
+        return []
+    shown = [
+        p for op in reads for p in ctx.parameters_of(op) if p["name"] == "fields" and _shows_options(p)
+    ]  # fmt: skip
+    if shown:
+        return []
+    text = (
+        f"READ operations take `fields`, but introspection shows no selection options (no {SELECTION_TYPE} type, "
+        "no preset named in a `fields` parameter)"
+    )
+    return [cite(DISCOVERABLE, text)]
+
+
+def _shows_options(parameter: dict[str, Any]) -> bool:
+    """A `fields` parameter whose documentation lists its values or names a preset."""
+    if any(key in parameter for key in ("enum", "presets", "examples", "items")):
+        return True
+    description = str(parameter.get("description", "")).lower()
+    return any(preset in description for preset in ("minimal", "standard", "full"))
 
 
 _FEATURES_BATCH_RULES = (

@@ -145,11 +145,12 @@ def _introspect_home(ctx: Context) -> list[str]:
 
 def discovery_failures(ctx: Context, query: str) -> list[str]:
     """Failures of finding introspection at all: no MCP-AQL tool, introspect calls that failed."""
-    failures = []
+    failures: list[str] = []
     tools = ctx.bundle.mcp_tools
     if query == "operations" and tools is not None and not ctx.aql_tools:
         names = ", ".join(str(t.get("name")) for t in tools[:10] if isinstance(t, dict)) or "none"
-        failures.append(f"the server exposes no MCP-AQL tool (mcp_aql, mcp_aql_<family>); its tools: {names}")
+        text = f"the server exposes no MCP-AQL tool (mcp_aql, mcp_aql_<family>); its tools: {names}"
+        failures.append(cite("core:3.3:one-mode", text))
     if query == "operations":
         failures += _introspect_home(ctx)
     for attempt in ctx.bundle.query_attempts:

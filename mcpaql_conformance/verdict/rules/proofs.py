@@ -80,6 +80,15 @@ OWN: dict[str, Proof] = {
     "features/pagination:3.1:page-info": Proof("leaves hasPreviousPage out of pageInfo"),
     "core:7.2:introspect": Proof("refuses introspect's types query as an unknown operation"),
     "introspection:3.1:discriminated-union": Proof("answers introspect's type list without `success` and `data`"),
+    "core:3.3:one-mode": Proof("serves no MCP-AQL tool (its tools take an `action`, named reading_list_*)"),
+    "operations:6.1:by-semantics": Proof("serves a READ operation on the create endpoint"),
+    "introspection:8.1.2:feature-parameters": Proof("documents `fields` without its type"),
+    "operations:4.4.5:expand-inline": Proof("documents a parameter as a $ref to a type"),
+    "mcp:2.2.1:standard-names": Proof("names its tools mcp-aql-read and so on"),
+    "mcp:6.4:prefix-charset": Proof("prefixes its tools with 'Reading-'"),
+    "mcp:6.4:prefix-underscore": Proof("prefixes its tools with 'reading' and no underscore"),
+    "features/field-selection:2.2:prefer-fields": Proof("takes field selection as `select`, not `fields`"),
+    "features/field-selection:5.3:discoverable": Proof("takes `fields` but lists no FieldSelection type"),
 }
 
 # rule -> the rule whose defect breaks it too (a rule that restates or gathers that one)
@@ -145,6 +154,16 @@ VIA: dict[str, str] = {
     "operations:2.4:snake-case": "core:8.5.2:snake-case-names",
     "core:8.5.4:reserved-names": "core:8.5.4:no-custom-reserved",
     "core:10.1:l1-introspect": "core:7.2:introspect",
+    "core:10.1:l1-one-mode": "core:3.3:one-mode",
+    "crude:4.3:one-mode": "core:3.3:one-mode",
+    "core:6.2:one-family": _WRONG_ENDPOINT,  # served by every family's endpoint
+    "crude:5.1:one-endpoint": _WRONG_ENDPOINT,
+    "core:10.2:claiming": "operations:5.1:description",  # its operations not all documented
+    "core:10.3:extensions-documented": "introspection:8.1.2:accepted-documented",  # a parameter of its own
+    "mcp:7.2:conformance-shoulds": "mcp:2.2.1:standard-names",
+    "features/field-selection:5.1:must-list": "features/field-selection:2.2:prefer-fields",
+    "operations:4.2:common-patterns": "features/field-selection:2.2:prefer-fields",
+    "features/collection-querying:6:expose-list": "features/field-selection:5.3:discoverable",
 }
 # fmt: on
 
