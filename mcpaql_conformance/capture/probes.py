@@ -23,10 +23,10 @@ from mcpaql_conformance.capture.candidates import (
 )
 from mcpaql_conformance.capture.candidates import PLAN as PLAN_SOURCE
 from mcpaql_conformance.capture.exclusions import combinable
+from mcpaql_conformance.capture.refusals import kept_because, rejects_as_unknown
 from mcpaql_conformance.capture.values import fresh, made_up, matches_type, numbered, sensitive_value
 from mcpaql_conformance.evidence.answers import Kind, classify
 from mcpaql_conformance.evidence.identifiers import identifier_like
-from mcpaql_conformance.files.schemas import operation_result_schema
 from mcpaql_conformance.files.values import MISSING, json_equal
 from mcpaql_conformance.files.vocabulary import (
     IDENTIFIER_IN_INPUT,
@@ -40,7 +40,6 @@ from mcpaql_conformance.live.redact import MASK
 from mcpaql_conformance.live.safety import SAFE_ON, safety_switch
 from mcpaql_conformance.live.session import PHASE_PROBES, Findings, Live, gather, note
 from mcpaql_conformance.regex import lazy
-from mcpaql_conformance.verdict.blame import MAX_SAID, quoted_value, quotes_whole
 from mcpaql_conformance.verdict.textmatch import mentions_identifier
 
 JsonObject = dict[str, Any]
@@ -380,7 +379,7 @@ def _interpret(live: Live, sent: Sent, findings: Findings) -> None:
         if probe.kind == "accepted_parameters" and not findings.valid_requests:
             # the answer is read for the parameters only: one that is no MCP-AQL result, or that calls a
             # documented parameter unknown or asks for one introspection does not show, is kept, to be judged
-            why = _kept_because(probe, response)
+            why = kept_because(op, probe.params, probe.parameter is not None, response)
             if why:
                 findings.valid_requests.append(
                     {"operation": op.name, "_description": f"{probe.description}, kept as {why}",
@@ -398,7 +397,7 @@ def _interpret(live: Live, sent: Sent, findings: Findings) -> None:
                           "response": response}  # fmt: skip
             findings.error_tests.append({**error_test, **context})
         elif probe.kind == "accepted_parameters" and probe.parameter is None:
-            accepted += [p for p in probe.params if not _rejects_as_unknown(response, p, probe.params)]
+            accepted += [p for p in probe.params if not rejects_as_unknown(response, p, probe.params)]
         elif probe.kind == "accepted_parameters" and probe.parameter is not None:
             taken = _accepted(response, probe.parameter)
             if taken:
@@ -520,46 +519,6 @@ def _named_parameters(message: str) -> list[str]:
 # --- reading the answers ---------------------------------------------------------------------------
 
 
-def _kept_because(probe: Probe, response: Any) -> str:
-    """Why the answer to a request of documented parameters is evidence against introspection
-    ("" when it is not): no MCP-AQL result at all, a documented parameter refused as unknown, or a
-    refusal asking for a parameter though every required one was sent. A refusal of a value
-    (a type, a pattern) may be of a value of ours, and is not kept."""
-    if _no_result(response):
-        return "its answer is no valid MCP-AQL result"
-    if probe.parameter is not None:
-        return ""
-    code = classify(response).code
-    if code == "VALIDATION_UNKNOWN_PARAM" and any(_rejects_as_unknown(response, p, probe.params) for p in probe.params):
-        return "it refused a documented parameter as unknown"
-    return "it asked for a parameter introspection does not require" if code == "VALIDATION_MISSING_PARAM" else ""
-
-
-def _no_result(response: Any) -> bool:
-    """An answer that is no valid MCP-AQL result (text, an MCP error flag on a success, a bare
-    object), and no validation refusal (which may be about a value of ours)."""
-    answer = classify(response)
-    return not operation_result_schema().is_valid(response) and not (answer.refused and answer.validation)
-
-
-def _rejects_as_unknown(response: Any, parameter: str, params: JsonObject | None = None) -> bool:
-    """The answer refuses ``parameter`` as unknown (a code or text says UNKNOWN and names it),
-    not the value we gave it ("Unknown query type: probe" took ``query`` and refused "probe")."""
-    answer = classify(response)
-    if not answer.refused:
-        return False
-    said = f"{answer.code or ''} {answer.message} {answer.details}"
-    if "UNKNOWN" not in said.upper() or parameter not in said:
-        return False
-    if _NAMED_UNKNOWN.search(answer.message) and mentions_identifier(answer.message, parameter):
-        return True  # "Unknown parameter: tag", whatever else it quotes
-    quoted = quoted_value(params.get(parameter)) if params is not None else None
-    return quoted is None or not quotes_whole(answer.message[:MAX_SAID], quoted)
-
-
-_NAMED_UNKNOWN = lazy(r"unknown (?:parameters?|params?|fields?|arguments?|keys?|propert(?:y|ies))", re.IGNORECASE)
-
-
 def _accepted(response: Any, parameter: str) -> bool | None:
     """Whether the server took an undocumented parameter: True when the call went through; False
     when it refused the parameter as unknown, or answered with no structured result (which says
@@ -569,7 +528,7 @@ def _accepted(response: Any, parameter: str) -> bool | None:
     answer = classify(response)
     if answer.succeeded:
         return True
-    if answer.kind is not Kind.ERROR or _rejects_as_unknown(response, parameter):
+    if answer.kind is not Kind.ERROR or rejects_as_unknown(response, parameter):
         return False
     return None
 

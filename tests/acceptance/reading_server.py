@@ -306,6 +306,12 @@ for _declared in OPERATIONS:  # the permission flags of core §6.1, from the cat
 if broken("core:4.5:update-input"):  # the changes documented as a string, not an object
     _update = next(op for op in OPERATIONS if op["name"] == "update_book")
     _update["parameters"] = [p if p["name"] != "input" else {**p, "type": "string"} for p in _update["parameters"]]
+if broken("core:4.5:identifiers-in-params"):  # update_book finds the book by input.book_id
+    _update = next(op for op in OPERATIONS if op["name"] == "update_book")
+    _input = next(p for p in _update["parameters"] if p["name"] == "input")
+    _update["parameters"] = [{**_input, "fields": [{**BOOK_ID, "description": "The book to change."}, *BOOK_INPUT]}]
+    _update["examples"] = [{"description": "Mark a book read", "request": {"operation": "update_book",
+                            "params": {"input": {"book_id": "book_1", "status": "done"}}}}]  # fmt: skip
 if broken("introspection:8.1.2:optional-false"):  # get_book's fields documented as required, though optional
     _get = next(op for op in OPERATIONS if op["name"] == "get_book")
     _get["parameters"] = [p if p["name"] != "fields" else {**p, "required": True} for p in _get["parameters"]]
@@ -333,6 +339,9 @@ if broken("core:4.3:snake-case"):  # delete_book takes camelCase bookId (documen
     _delete["examples"] = [
         {"description": "Delete a book", "request": {"operation": "delete_book", "params": {"bookId": "book_3"}}}
     ]
+if broken("operations:9.1:introspect"):  # introspect and every READ served by the execute endpoint
+    for _declared in OPERATIONS:
+        _declared["endpoint"] = "execute" if _declared["endpoint"] == "read" else _declared["endpoint"]
 if broken("operations:6.1:by-semantics"):  # get_shelf, a READ, served by the create endpoint
     next(op for op in OPERATIONS if op["name"] == "get_shelf")["endpoint"] = "create"
 if broken("features/field-selection:2.2:prefer-fields"):  # field selection through `select`, not `fields`
@@ -719,6 +728,8 @@ class ReadingList:
         modes = {"semantic": crude, "single": single, "all": {**crude, **single}}
         if broken("core:10.1:l2-both-modes"):  # says "all", offers the CRUDE tools only
             modes["all"] = crude
+        if broken("operations:9.1:introspect"):  # no read endpoint and no single tool: READs on execute
+            modes["all"] = {name: family for name, family in crude.items() if family != "read"}
         return modes[self.mode]
 
     def tool_of(self, op: JsonObject) -> str:
@@ -795,8 +806,18 @@ class ReadingList:
                 actual_endpoint=family.upper(),
                 expected_tool=self.tool_of(op),
             )
-        if operation == "list_books" and broken("introspection:8.1.2:accepted-documented"):
-            params = {k: v for k, v in params.items() if k != "limit"}  # takes `limit`, documents none
+        taken = {"introspection:8.1.2:accepted-documented": "include_deleted",
+                 "features/collection-querying:2.6:style-documented": "offset"}  # fmt: skip
+        if operation == "list_books" and any(broken(rule) and name in params for rule, name in taken.items()):
+            params = {k: v for k, v in params.items() if k not in taken.values()}  # taken, documented nowhere
+        if operation == "list_books" and broken("introspection:8.1.2:required-true") and "shelf_id" not in params:
+            return refuse("VALIDATION_MISSING_PARAM", "Missing required parameter 'shelf_id'.", param_name="shelf_id")
+        if operation == "list_books" and broken("introspection:8.1.1:types-match") and "first" in params:
+            if not isinstance(params["first"], str):  # documented an integer, takes a string of digits
+                return refuse("VALIDATION_INVALID_TYPE", f"Parameter 'first' expected 'string', got "
+                              f"{json.dumps(params['first'])}.", param_name="first", expected_type="string",
+                              actual_type=json_type(params["first"]))  # fmt: skip
+            params = {**params, "first": int(params["first"]) if params["first"].isdigit() else DEFAULT_PAGE}
         if operation == "get_shelf" and broken("introspection:8.1.1:names-match"):  # takes `shelf`, not shelf_id
             if "shelf_id" in params:
                 return refuse(
@@ -1045,6 +1066,9 @@ class ReadingList:
         return {"success": True, "data": json.loads(json.dumps(book))}
 
     def update_book(self, params: JsonObject) -> JsonObject:
+        if broken("core:4.5:identifiers-in-params"):  # the locator inside input
+            changes = dict(params["input"])
+            params = {"book_id": changes.pop("book_id"), "input": changes}
         book = self.books.get(params["book_id"])
         if book is None:
             return not_found("book", params["book_id"], "list_books")

@@ -9,7 +9,8 @@ from typing import Any
 import anyio
 import pytest
 
-from mcpaql_conformance.capture.probes import _accepted, _named_parameters, _rejects_as_unknown
+from mcpaql_conformance.capture.probes import _accepted, _named_parameters
+from mcpaql_conformance.capture.refusals import rejects_as_unknown
 from mcpaql_conformance.capture.values import changed_value, distinct_value
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.live.connection import CaptureError, telling_lines
@@ -236,9 +237,9 @@ def test_parameter_names_are_read_from_refusals(message: str, names: list[str]) 
 
 def test_an_unknown_parameter_refusal_and_acceptance_are_told_apart() -> None:
     unknown = {"success": False, "error": {"code": "VALIDATION_UNKNOWN_PARAM", "message": "Unknown parameter 'sort'"}}
-    assert _rejects_as_unknown(unknown, "sort") and _accepted(unknown, "sort") is False
+    assert rejects_as_unknown(unknown, "sort") and _accepted(unknown, "sort") is False
     as_string = {"success": False, "error": "unknown parameter: sort"}
-    assert _rejects_as_unknown(as_string, "sort")
+    assert rejects_as_unknown(as_string, "sort")
     # refused for a value of ours (or no credentials, a conflict): it shows nothing either way
     not_found = {"success": False, "error": {"code": "NOT_FOUND_RESOURCE", "message": "No note 'probe'."}}
     assert _accepted(not_found, "sort") is None
@@ -538,3 +539,33 @@ def test_an_identifier_the_plan_gives_one_read_is_reused_by_the_others_that_take
     assert _borrowed(live, "list_comments", {"name": "note_id"}) == "n-7"  # type: ignore[arg-type]
     assert _borrowed(live, "delete_note", {"name": "note_id"}) is MISSING  # type: ignore[arg-type]
     assert _borrowed(live, "list_comments", {"name": "title"}) is MISSING  # type: ignore[arg-type]
+
+
+def _refusal(code: str, **details: Any) -> dict[str, Any]:
+    return {"success": False, "error": {"code": code, "message": "Refused.", "details": details}}
+
+
+@pytest.mark.parametrize(
+    ("documented", "response", "kept"),
+    [
+        # a documented parameter called unknown, or one asked for that introspection does not require
+        ("integer", _refusal("VALIDATION_UNKNOWN_PARAM", unknown_params=["first"]), True),
+        ("integer", _refusal("VALIDATION_MISSING_PARAM", param_name="shelf"), True),
+        # another kind of value than the documented type: the server contradicts its introspection
+        ("integer", _refusal("VALIDATION_INVALID_TYPE", param_name="first", expected_type="string"), True),
+        # the same kind in other words, or a value refused for a constraint: maybe a value of ours
+        ("integer", _refusal("VALIDATION_INVALID_TYPE", param_name="first", expected_type="number from 1"), False),
+        ("string", _refusal("VALIDATION_INVALID_TYPE", param_name="first", expected_type="preset"), False),
+        ("integer", _refusal("VALIDATION_INVALID_TYPE", expected_type="string"), False),  # no parameter named
+        ("integer", {"success": True, "data": {}}, False),
+    ],
+)
+def test_a_refused_request_of_documented_parameters_is_kept_only_when_it_contradicts_introspection(
+    documented: str, response: dict[str, Any], kept: bool
+) -> None:
+    from mcpaql_conformance.capture.refusals import kept_because
+    from mcpaql_conformance.live.discovery import Operation
+
+    op = Operation("list_books", 0, "READ", "mcp_aql_read", [{"name": "first", "type": documented}])
+    assert bool(kept_because(op, {"first": 5}, False, response)) is kept
+    assert kept_because(op, {"first": 5}, True, response) == ""  # a probe of one undocumented parameter

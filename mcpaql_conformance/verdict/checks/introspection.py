@@ -157,7 +157,8 @@ def types_query(ctx: Context) -> Outcome:
 
 
 _INTROSPECTION_OPERATION_DETAILS_RULES = (
-    "core:3.3:one-mode", "core:4.5:update-input", "core:6.2:one-category", "core:6.2:one-family",
+    "core:3.3:one-mode", "core:4.5:update-input", "core:4.5:identifiers-in-params", "core:6.2:one-category",
+    "core:6.2:one-family",
     "core:6.2:wrong-endpoint-rejected", "core:10.1:l1-one-mode", "core:10.1:l1-classify",
     "core:10.1:l1-document-routing", "core:10.1:l1-wrong-endpoint", "core:10.1:l2-meets-l1",
     "core:10.1:l2-passes-suite", "core:10.2:claiming", "core:8.5.2:snake-case-names", "core:8.5.4:reserved-names",
@@ -434,6 +435,18 @@ def _inconclusive_acceptance(ctx: Context) -> dict[str, str]:
     return found
 
 
+# Offset- and page-style pagination parameters: features/collection-querying §2.6 asks that a server
+# taking them say so in introspection.
+_OFFSET_STYLE = frozenset({"limit", "offset", "page", "page_size", "per_page", "skip", "take"})
+
+
+def _undocumented_rule(parameter: str) -> str:
+    """An undocumented pagination style is collection-querying §2.6's; any other parameter §8.1.2's."""
+    if parameter.lower() in _OFFSET_STYLE:
+        return "features/collection-querying:2.6:style-documented"
+    return "introspection:8.1.2:accepted-documented"
+
+
 def _refused_valid_requests(ctx: Context) -> list[str]:
     """Requests built only from introspection must not be refused as invalid (Parameter Accuracy)."""
     failures: list[str] = []
@@ -500,8 +513,7 @@ def completeness(ctx: Context) -> Outcome:
                 continue
             else:
                 failures += [
-                    cite("introspection:8.1.2:accepted-documented", f"{operation}.{p}: accepted but not documented")
-                    for p in undocumented
+                    cite(_undocumented_rule(p), f"{operation}.{p}: accepted but not documented") for p in undocumented
                 ]
             warnings += [
                 f"{operation}.{p}: documented but not accepted"

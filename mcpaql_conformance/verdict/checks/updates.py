@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from mcpaql_conformance.evidence.answers import classify
 from mcpaql_conformance.evidence.bundle import JsonObject
+from mcpaql_conformance.evidence.identifiers import named_identifier
 from mcpaql_conformance.evidence.index import Context
 from mcpaql_conformance.evidence.named import NamedTypes
 from mcpaql_conformance.files import vocabulary
@@ -19,6 +20,7 @@ from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.checks.base import cite
 
 UPDATE_INPUT = "core:4.5:update-input"
+IDENTIFIERS_IN_PARAMS = "core:4.5:identifiers-in-params"
 MISSING_INPUT = "core:4.5.3:missing-input-rejected"
 IDENTIFIER_IN_INPUT = "core:4.5.3:no-identifier-in-input"
 MISSING_PARAM_CODE = "VALIDATION_MISSING_PARAM"
@@ -36,6 +38,8 @@ def update_input_documentation(details: list[JsonObject], named: NamedTypes) -> 
             continue
         name = plain(detail["name"])
         parameter = next((p for p in detail["parameters"] if p.get("name") == "input"), None)
+        if parameter is not None and len(detail["parameters"]) == 1:
+            failures += _locator_inside(name, parameter)
         if parameter is None:
             changed = [plain(p["name"]) for p in detail["parameters"] if p.get("required") is not True][:4]
             said = f" (its fields are flat in params: {', '.join(changed)})" if changed else ""
@@ -51,6 +55,18 @@ def update_input_documentation(details: list[JsonObject], named: NamedTypes) -> 
                 said = f"{written!r}, a type of kind {kind}" if kind else repr(written)
                 failures.append(cite(UPDATE_INPUT, f"{name}: `input` is documented as {said}, not an object"))
     return failures, warnings
+
+
+def _locator_inside(name: str, parameter: JsonObject) -> list[str]:
+    """core §4.5: what locates the resource stays in params. An UPDATE whose only parameter is
+    `input`, documenting an identifier among its fields, locates the resource from inside it."""
+    fields = parameter.get("fields")
+    names = [f.get("name") for f in fields if isinstance(f, dict)] if isinstance(fields, list) else []
+    inside = [plain(field) for field in names if isinstance(field, str) and named_identifier(field)]
+    if not inside:
+        return []
+    text = f"{name}: the resource is located by {', '.join(inside[:3])} inside `input`, not by a parameter in params"
+    return [cite(IDENTIFIERS_IN_PARAMS, text)]
 
 
 def update_input_findings(ctx: Context) -> tuple[list[str], list[str], int]:

@@ -132,7 +132,7 @@ RULES: tuple[Rule, ...] = (
          tests=(DETAILS,), reading=INPUT_READING),
     Rule("core:4.5:identifiers-in-params", MUST, "4.5", "MUST remain at the params level",
          "The parameters that locate the resource of an UPDATE stay directly in params.",
-         tests=(REQUIRED_ENFORCED,)),
+         tests=(DETAILS,)),
     Rule("core:4.5.1:deep-merge", MUST, "4.5.1", "MUST apply deep-merge semantics",
          "An UPDATE merges `input` into the resource: fields named replace, nested objects merge, arrays replace, "
          "null removes, the rest stays.",
