@@ -10,12 +10,23 @@ from typing import Any
 
 import anyio
 from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
 
 from mcpaql_conformance import __version__
 from mcpaql_conformance.demo_adapter.adapter import CRUDE, NotesAdapter
 from mcpaql_conformance.demo_adapter.dialects import Dialect, Wire, dialect, speak
 
 MODES = ("crude", "single", "both")
+# MCP annotations of each endpoint's tool (mcp-integration §2.3), "" for the single tool: the
+# riskiest operation each can reach decides (readOnlyHint, destructiveHint).
+HINTS = {
+    "create": (False, False),
+    "read": (True, False),
+    "update": (False, True),
+    "delete": (False, True),
+    "execute": (False, True),
+    "": (False, True),
+}
 ENDPOINT_PURPOSE = {
     "create": "CREATE operations: add new notes.",
     "read": "READ operations: introspect, read and list notes (no side effects).",
@@ -37,13 +48,26 @@ def build_server(
     if mode in ("crude", "both"):
         for family in CRUDE:
             description = f"{ENDPOINT_PURPOSE[family]} Use introspect (on mcp_aql_read) to discover operations."
-            server.tool(name=speech.tool_name(family), description=description, structured_output=False)(
-                endpoint.crude(family)
-            )
+            server.tool(
+                name=speech.tool_name(family),
+                description=description,
+                annotations=_hints(family),
+                structured_output=False,
+            )(endpoint.crude(family))
     if mode in ("single", "both"):
-        description = "All MCP-AQL operations through one tool; send {operations: [...]} for a batch."
-        server.tool(name=speech.tool_name(""), description=description, structured_output=False)(endpoint.single())
+        description = (
+            "All MCP-AQL operations through one tool; start with introspect (query operations) to discover them, "
+            "and send {operations: [...]} for a batch."
+        )
+        server.tool(
+            name=speech.tool_name(""), description=description, annotations=_hints(""), structured_output=False
+        )(endpoint.single())
     return server
+
+
+def _hints(family: str) -> ToolAnnotations:
+    read_only, destructive = HINTS[family]
+    return ToolAnnotations(read_only_hint=read_only, destructive_hint=destructive)
 
 
 class _Endpoint:

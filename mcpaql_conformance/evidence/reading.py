@@ -523,6 +523,7 @@ def _parameter_readings(detail: JsonObject) -> list[str]:
 
 SINGLE = ""  # the family of the single-mode tool `mcp_aql`
 _STANDARD_TOOL = lazy(r"(?P<prefix>(?:[a-z0-9]+_)*?)mcp_aql(?:_(?P<family>[a-z][a-z0-9_]*))?")
+STANDARD_TAIL = lazy(r"mcp_aql(?:_[a-z][a-z0-9_]*)?$")  # a standard tool name, after whatever prefix
 _SEPARATORS = lazy(r"[^a-z0-9]+")
 MAX_TOOL_NAME = 128  # MCP's own limit; longer names are read by their schema only
 

@@ -86,7 +86,8 @@ class Connection:
         self.deviations = McpDeviations()  # MCP answers in shapes MCP does not define, as read
 
     async def list_tools(self) -> list[dict[str, Any]]:
-        """Every tool as tools/list gives it: {name, description, inputSchema}."""
+        """Every tool as tools/list gives it: {name, description, inputSchema, annotations} (None:
+        it gave no annotations)."""
         from mcp import types
 
         tools: list[dict[str, Any]] = []
@@ -97,7 +98,16 @@ class Connection:
                 result = await self.session.list_tools(params=params)
             for tool in result.tools:
                 schema = tool.input_schema if isinstance(getattr(tool, "input_schema", None), dict) else {}
-                tools.append({"name": tool.name, "description": tool.description, "inputSchema": schema})
+                hints = getattr(tool, "annotations", None)
+                annotations = hints.model_dump(by_alias=True, exclude_none=True, mode="json") if hints else None
+                tools.append(
+                    {
+                        "name": tool.name,
+                        "description": tool.description,
+                        "inputSchema": schema,
+                        "annotations": annotations,
+                    }
+                )
             cursor = getattr(result, "next_cursor", None)
             if not cursor:
                 break

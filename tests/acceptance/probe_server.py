@@ -369,8 +369,20 @@ def main() -> None:
     from servers import rpc_reply, serve_stdio, text_result
 
     store = KINDS[sys.argv[1]]()
-    schema = {"type": "object", "properties": {"operation": {"type": "string"}, "params": {"type": "object"}}}
-    tools = [{"name": name, "description": "MCP-AQL operations.", "inputSchema": schema} for name in store.tools]
+    schema = {
+        "type": "object",
+        "properties": {"operation": {"type": "string"}, "params": {"type": "object"}},
+        "required": ["operation"],
+    }
+    tools = [
+        {
+            "name": name,
+            "description": "MCP-AQL operations; introspect (query operations) lists them.",
+            "inputSchema": schema,
+            "annotations": {"readOnlyHint": name == "mcp_aql_read", "destructiveHint": name != "mcp_aql_read"},
+        }
+        for name in store.tools
+    ]
 
     def call(tool: str, arguments: JsonObject) -> JsonObject:
         params = arguments.get("params")

@@ -741,7 +741,8 @@ class ReadingList:
             return standard.replace("mcp_aql", "reading_list")
         if broken("mcp:2.2.1:standard-names"):
             return standard.replace("_", "-")
-        prefix = {"mcp:6.4:prefix-charset": "Reading-", "mcp:6.4:prefix-underscore": "reading"}
+        prefix = {"mcp:6.4:prefix-charset": "Reading-", "mcp:6.4:prefix-underscore": "reading",
+                  "mcp:6.4:prefix-short": "reading_list_adapter_v2_"}  # fmt: skip
         return next((p for rule, p in prefix.items() if broken(rule)), self.prefix) + standard
 
     def answer(self, tool: str, arguments: JsonObject) -> JsonObject:
@@ -1118,6 +1119,11 @@ SCHEMA = {"type": "object", "properties": {
 
 def input_schema() -> JsonObject:
     """The tools' input schema (mcp-integration §3.1); a server with no MCP-AQL tool takes `action`."""
+    if broken("mcp:3.1:base-input-schema"):  # params as a JSON string
+        return {**SCHEMA, "properties": {**SCHEMA["properties"], "params": {"type": "string"}}}
+    if broken("mcp:3.1:operation-required"):  # operation optional, and no batch to excuse it
+        properties = {k: v for k, v in SCHEMA["properties"].items() if k != "operations"}
+        return {"type": "object", "properties": properties}
     if not broken("core:3.3:one-mode"):
         return SCHEMA
     properties = {("action" if k == "operation" else k): v for k, v in SCHEMA["properties"].items()}
@@ -1153,13 +1159,15 @@ def tool_entry(name: str, family: str | None) -> JsonObject:
         '{ operation: "introspect", params: { query: "operations" } }\n{ operation: "introspect", '
         'params: { query: "operations", name: "<operation>" } }'
     )
+    if family == "create" and broken("mcp:2.1:introspect-in-descriptions"):
+        text = text.split("\n\nDiscover all operations")[0]  # says nothing of introspect
     read_only, destructive = PERMISSIONS[family.upper()]
-    return {
-        "name": name,
-        "description": text,
-        "inputSchema": input_schema(),
-        "annotations": {"readOnlyHint": read_only, "destructiveHint": destructive},
-    }
+    if family == "delete" and broken("mcp:2.3:conservative-annotations"):
+        destructive = False
+    entry = {"name": name, "description": text, "inputSchema": input_schema()}
+    if broken("mcp:2.3:tool-annotations"):
+        return entry
+    return entry | {"annotations": {"readOnlyHint": read_only, "destructiveHint": destructive}}
 
 
 def configuration(argv: list[str]) -> tuple[str, str]:

@@ -50,7 +50,7 @@ TEST_MODULES = {
     "mcpaql_conformance.verdict.checks.level2", "mcpaql_conformance.verdict.checks.listing",
     "mcpaql_conformance.verdict.checks.parameters", "mcpaql_conformance.verdict.checks.returns",
     "mcpaql_conformance.verdict.checks.roundtrip", "mcpaql_conformance.verdict.checks.routing",
-    "mcpaql_conformance.verdict.checks.semantic",
+    "mcpaql_conformance.verdict.checks.semantic", "mcpaql_conformance.verdict.checks.tools",
     "mcpaql_conformance.verdict.checks.typeinfo", "mcpaql_conformance.verdict.checks.updates",
     "mcpaql_conformance.verdict.metrics", "mcpaql_conformance.verdict.model", "mcpaql_conformance.verdict.runner",
     "mcpaql_conformance.verdict.textmatch",

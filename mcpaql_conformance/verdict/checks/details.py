@@ -8,6 +8,7 @@ from typing import Any
 
 from mcpaql_conformance.evidence.bundle import JsonObject
 from mcpaql_conformance.evidence.index import Context
+from mcpaql_conformance.evidence.reading import STANDARD_TAIL
 from mcpaql_conformance.files.schemas import introspection_schema
 from mcpaql_conformance.regex import lazy
 from mcpaql_conformance.verdict.checks.base import cite
@@ -26,14 +27,13 @@ def tool_name_failures(ctx: Context) -> list[str]:
 def _tool_name_rule(name: str) -> str:
     """A standard tool name behind a prefix of other characters than lowercase letters, digits and
     underscores, or without its closing underscore, is mcp-integration §6.4's; else §2.2.1's."""
-    standard = _STANDARD_TAIL.search(name)
+    standard = STANDARD_TAIL.search(name)
     prefix = name[: standard.start()] if standard is not None else ""
     if prefix and not _PREFIX_CHARACTERS.fullmatch(prefix):
         return "mcp:6.4:prefix-charset"
     return "mcp:6.4:prefix-underscore" if prefix and not prefix.endswith("_") else TOOL_NAMES
 
 
-_STANDARD_TAIL = lazy(r"mcp_aql(?:_[a-z][a-z0-9_]*)?$")
 _PREFIX_CHARACTERS = lazy(r"[a-z0-9_]+")
 
 

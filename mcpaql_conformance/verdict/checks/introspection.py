@@ -35,6 +35,7 @@ from mcpaql_conformance.verdict.checks.listing import discovery_failures, intros
 from mcpaql_conformance.verdict.checks.parameters import unknown_parameter_problem
 from mcpaql_conformance.verdict.checks.returns import return_shape_warnings
 from mcpaql_conformance.verdict.checks.routing import routing_evidence_failures, unknown_operation_findings
+from mcpaql_conformance.verdict.checks.tools import mcp_tool_findings
 from mcpaql_conformance.verdict.checks.typeinfo import (
     type_detail_failures,
     undiscoverable,
@@ -175,7 +176,11 @@ _INTROSPECTION_OPERATION_DETAILS_RULES = (
     "endpoint-modes:8.1:conformance-musts", "endpoint-modes:8.2:conformance-shoulds", "crude:5.1:one-endpoint",
     "crude:5.1:reject-wrong-endpoint", "crude:6.6:document-classification", "crude:6.6:endpoint-discoverable",
     "crude:7.1:profile-musts", "mcp:2.2.1:standard-names", "mcp:2.2.1:names-introspected", "mcp:6.4:prefix-charset",
-    "mcp:6.4:prefix-underscore", "mcp:7.2:conformance-shoulds",
+    "mcp:6.4:prefix-underscore", "mcp:7.2:conformance-shoulds", "mcp:2.1:introspect-in-descriptions",
+    "mcp:2.3:tool-annotations", "mcp:2.3:conservative-annotations", "mcp:3.1:base-input-schema",
+    "mcp:3.1:operation-required",
+    "mcp:6.4:prefix-short", "endpoint-modes:7.1:tool-annotations", "endpoint-modes:7.1:conservative-annotations",
+    "crude:3.3:tool-annotations",
     "features/collection-querying:4.2:input-type-introspected",
 )  # fmt: skip
 
@@ -189,7 +194,7 @@ _INTROSPECTION_OPERATION_DETAILS_RULES = (
 )
 def operation_details(ctx: Context) -> Outcome:
     details = ctx.details
-    failures = tool_name_failures(ctx) + _detail_query_failures(ctx)
+    failures = tool_name_failures(ctx) + mcp_tool_findings(ctx, details) + _detail_query_failures(ctx)
     failures += [_deviation(line) for line in ctx.detail_readings.lines("operation")]
     schema_failures, valid = detail_schema_failures(ctx, details)
     failures += schema_failures

@@ -21,8 +21,7 @@ RULES: tuple[Rule, ...] = (
          "DELETE operations may ask for confirmation first.", not_judged=f"{A_MAY}: confirmation of deletes"),
     Rule("crude:3.3:tool-annotations", SHOULD, "3.3", "SHOULD include permission hints",
          "The MCP tools are registered with read-only and destructive hints.",
-         not_judged="needs evidence no bundle records yet: the MCP tools' annotations (mcp_tools keeps name, "
-         "description and inputSchema only)"),
+         tests=(DETAILS,)),
     Rule("crude:3.4:confirmation", MAY, "3.4", "MAY require explicit confirmation for",
          "Deletes, externally visible executes and critical updates may ask for confirmation.",
          not_judged=f"{A_MAY}: confirmation"),

@@ -225,7 +225,7 @@ RULES: tuple[Rule, ...] = (
         "7.1",
         "include MCP tool annotations",
         "Each endpoint tool carries MCP annotations hinting at how safe its operations are.",
-        not_judged=NO_ANNOTATIONS,
+        tests=(DETAILS,),
     ),
     Rule(
         "endpoint-modes:7.1:conservative-annotations",
@@ -233,7 +233,7 @@ RULES: tuple[Rule, ...] = (
         "7.1",
         "set annotations conservatively",
         "A family's annotations match the riskiest operation it exposes.",
-        not_judged=NO_ANNOTATIONS,
+        tests=(DETAILS,),
     ),
     Rule(
         "endpoint-modes:7.2:extend-input-schema",

@@ -61,10 +61,7 @@ RULES: tuple[Rule, ...] = (
         "2.1",
         "include the introspect operation",
         "The server's MCP tool descriptions mention the introspect operation, so agents can start discovering.",
-        not_judged=(
-            "no check reads it yet: each tool description, for a reference to `introspect` (capture keeps the "
-            "descriptions in mcp_tools)"
-        ),
+        tests=(DETAILS,),
     ),
     Rule(
         "mcp:2.1.1:follow-a-pattern",
@@ -161,7 +158,7 @@ RULES: tuple[Rule, ...] = (
         "2.3",
         "include MCP tool annotations",
         "Each endpoint tool carries MCP annotations (readOnlyHint, destructiveHint) as permission hints.",
-        not_judged=NO_ANNOTATIONS,
+        tests=(DETAILS,),
     ),
     Rule(
         "mcp:2.3:conservative-annotations",
@@ -169,22 +166,36 @@ RULES: tuple[Rule, ...] = (
         "2.3",
         "set annotations conservatively",
         "A family's annotations match the riskiest operation it exposes.",
-        not_judged=NO_ANNOTATIONS,
+        tests=(DETAILS,),
     ),
     # 3 Input schema composition
+    Rule(
+        "mcp:3.1:operation-required",
+        MUST,
+        "3.1",
+        "use this base input schema",
+        "Every MCP-AQL tool's input schema lists `operation` as required.",
+        tests=(DETAILS,),
+        reading=(
+            "An informative MUST no normative text repeats: a schema that leaves `operation` optional still takes "
+            "every standard request, so it warns (one that refuses them, mcp:3.1:base-input-schema, fails). "
+            "Operations §7.1's batch carries `operations` and no `operation`: a tool whose schema also takes "
+            "`operations` may leave `operation` optional."
+        ),
+    ),
     Rule(
         "mcp:3.1:base-input-schema",
         MUST,
         "3.1",
         "use this base input schema",
-        "Every MCP-AQL tool's input schema is an object with a required string `operation` and an object `params`.",
-        not_judged=(
-            "no check reads it yet: each tool's inputSchema against the base schema (capture keeps the schemas "
-            "in mcp_tools)"
-        ),
+        "Every MCP-AQL tool's input schema takes the standard request: a string `operation`, an object `params`.",
+        tests=(DETAILS,),
         reading=(
             "Restates core §4.1 and its normative operation-input schema (Appendix D), which core §10.1 makes a "
-            "Level 1 MUST (standard request formats); the core wins where they differ."
+            "Level 1 MUST (standard request formats); the core wins where they differ. A schema that refuses "
+            "standard requests fails; one that takes them but leaves `operation` optional is "
+            "mcp:3.1:operation-required's. Types are read leniently: a type list or anyOf that includes string "
+            "(for `operation`) or object (for `params`) matches."
         ),
         anchored_by="core:10.1:l1-formats",
     ),
@@ -345,9 +356,7 @@ RULES: tuple[Rule, ...] = (
         "6.4",
         "SHOULD be short",
         "A tool name prefix is shorter than 20 characters.",
-        not_judged=(
-            "no check reads it yet: the length of the prefix the tools share (capture keeps their names in mcp_tools)"
-        ),
+        tests=(DETAILS,),
     ),
     Rule(
         "mcp:6.4:prefix-descriptive",

@@ -77,6 +77,12 @@ OWN: dict[str, Proof] = {
     "features/collection-querying:2.6:style-documented": Proof("takes an `offset` parameter it does not document"),
     "introspection:8.1.2:required-true": Proof("refuses a list without shelf_id, documented as optional"),
     "core:4.5:identifiers-in-params": Proof("takes an UPDATE's book_id inside `input`, with no parameter beside it"),
+    "mcp:2.1:introspect-in-descriptions": Proof("describes its create tool without a word of introspect"),
+    "mcp:3.1:base-input-schema": Proof("takes `params` as a string in its tools' input schema"),
+    "mcp:3.1:operation-required": Proof("leaves `operation` optional in its tools' input schema, batch or not"),
+    "mcp:2.3:tool-annotations": Proof("registers its tools without annotations"),
+    "mcp:2.3:conservative-annotations": Proof("annotates its delete tool destructiveHint false"),
+    "mcp:6.4:prefix-short": Proof("prefixes its tools with the 24 characters reading_list_adapter_v2_"),
     "operations:9.1:introspect": Proof("has no read endpoint and no single tool, serving introspect on execute"),
     "introspection:8.1.1:types-match": Proof("documents an integer (first) its handler refuses, wanting a string"),
     "introspection:8.1.1:names-match": Proof("documents shelf_id where its handler takes `shelf`"),
@@ -169,6 +175,9 @@ VIA: dict[str, str] = {
     "features/field-selection:5.1:must-list": "features/field-selection:2.2:prefer-fields",
     "operations:4.2:common-patterns": "features/field-selection:2.2:prefer-fields",
     "features/collection-querying:6:expose-list": "features/field-selection:5.3:discoverable",
+    "endpoint-modes:7.1:tool-annotations": "mcp:2.3:tool-annotations",
+    "crude:3.3:tool-annotations": "mcp:2.3:tool-annotations",
+    "endpoint-modes:7.1:conservative-annotations": "mcp:2.3:conservative-annotations",
 }
 # fmt: on
 
