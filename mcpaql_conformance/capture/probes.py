@@ -30,6 +30,9 @@ from mcpaql_conformance.evidence.identifiers import identifier_like
 from mcpaql_conformance.files.values import MISSING, json_equal
 from mcpaql_conformance.files.vocabulary import (
     IDENTIFIER_IN_INPUT,
+    INPUT_NOT_OBJECT,
+    INPUT_UNKNOWN_FIELD,
+    INPUT_WRONG_TYPE,
     MISSING_INPUT,
     NOT_APPLICABLE,
     UNKNOWN_PARAMETERS,
@@ -60,6 +63,7 @@ class Probe:
     params: JsonObject
     parameter: str | None = None
     tool: str | None = None  # another tool than the operation's own (routing)
+    variant: str = ""  # which break of `input` an update_input probe sends (vocabulary.UpdateInputKind)
 
 
 def choices(
@@ -165,9 +169,10 @@ def optional_names(op: Operation) -> list[str]:
 
 
 def update_input_probes(op: Operation, base: JsonObject) -> list[Probe]:
-    """An UPDATE with an identifier copied into `input` (core §4.5.3 item 5: it must be refused);
-    the call without `input` is the missing-parameter probe (or, `input` documented optional,
-    the call without optional parameters)."""
+    """UPDATEs whose `input` breaks core §4.5.3, each to be refused: an identifier copied into it
+    (item 5), `input` as a string (item 2), a documented field of the wrong type (item 3), a field
+    the resource lacks (item 4, VALIDATION_UNKNOWN_FIELD). The call without `input` is the
+    missing-parameter probe (or, `input` documented optional, the call without optional ones)."""
     if op.category != "UPDATE" or "input" not in {p["name"] for p in op.parameters or []}:
         return []
     identifiers = [p["name"] for p in op.required if p["name"] != "input"]
@@ -176,8 +181,36 @@ def update_input_probes(op: Operation, base: JsonObject) -> list[Probe]:
     chosen = base.get("input")
     given: JsonObject = chosen if isinstance(chosen, dict) else {}
     name = identifiers[0]
-    params = {**base, "input": {**given, name: base.get(name)}}  # (counting withheld probes: no values)
-    return [Probe("update_input", f"copy the identifier {name} into input", params, name)]
+    copied = {**base, "input": {**given, name: base.get(name)}}
+    made_up = {**base, "input": {**given, UNKNOWN_FIELD: UNKNOWN_VALUE}}
+    probes = [
+        Probe("update_input", f"copy the identifier {name} into input", copied, name, variant=IDENTIFIER_IN_INPUT),
+        Probe("update_input", "input as a string", {**base, "input": NOT_AN_OBJECT}, "input", variant=INPUT_NOT_OBJECT),
+        Probe("update_input", f"input with the made-up field {UNKNOWN_FIELD}", made_up, UNKNOWN_FIELD,
+              variant=INPUT_UNKNOWN_FIELD),
+    ]  # fmt: skip
+    wrong = _wrongly_typed(op.parameter("input"))
+    if wrong is not None:
+        field, value = wrong
+        params = {**base, "input": {**given, field: value}}
+        probes.append(Probe("update_input", f"input.{field} of another type", params, field, variant=INPUT_WRONG_TYPE))
+    return probes
+
+
+NOT_AN_OBJECT = "mcpaql-conformance-not-an-object"
+UNKNOWN_FIELD = "zz_conformance_field"
+# A value of another JSON type than a documented scalar type (core §4.5.3 item 3).
+_OTHER_TYPE: dict[str, Any] = {"string": 12345, "integer": "not-a-number", "number": "not-a-number", "boolean": "yes"}
+
+
+def _wrongly_typed(input_parameter: JsonObject) -> tuple[str, Any] | None:
+    """The first documented field of `input` with a scalar type, and a value of another type."""
+    fields = input_parameter.get("fields")
+    for entry in fields if isinstance(fields, list) else []:
+        kind = entry.get("type") if isinstance(entry, dict) else None
+        if isinstance(kind, str) and kind in _OTHER_TYPE and isinstance(entry.get("name"), str):
+            return entry["name"], _OTHER_TYPE[kind]
+    return None
 
 
 def unsafe_to_omit(op: Operation) -> list[str]:
@@ -412,7 +445,8 @@ def _interpret(live: Live, sent: Sent, findings: Findings) -> None:
         elif probe.kind == "optional_omitted":
             _omitted(findings, op, response, context)
         elif probe.kind == "update_input" and probe.parameter is not None:
-            case = {"operation": op.name, "kind": IDENTIFIER_IN_INPUT, "parameter": probe.parameter}
+            case = {"operation": op.name, "kind": probe.variant or IDENTIFIER_IN_INPUT}
+            case |= {"parameter": probe.parameter} if probe.variant != INPUT_NOT_OBJECT else {}
             findings.update_input_tests.append({**case, "request": context["request"], "response": response})
         elif probe.kind == "routing" and probe.tool is not None:
             findings.routing_tests.append({"operation": op.name, "tool": probe.tool, "response": response})

@@ -396,7 +396,10 @@ def _duplicate(adapter: NotesAdapter, params: JsonObject) -> JsonObject:
 
 def _tag(adapter: NotesAdapter, params: JsonObject) -> JsonObject:
     tags = params["input"].get("tags")
-    if set(params["input"]) != {"tags"} or not isinstance(tags, list):
+    others = sorted(set(params["input"]) - {"tags"})
+    if others:  # core §4.5.3: a field the input does not define
+        return failure("VALIDATION_UNKNOWN_FIELD", f"Unknown field '{others[0]}' in input. tag_note takes only tags.")
+    if not isinstance(tags, list):
         return failure("VALIDATION_INVALID_VALUE", "Field 'input' must be {tags: [...]} for tag_note.")
     return _update(adapter, params)
 

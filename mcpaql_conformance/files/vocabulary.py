@@ -54,9 +54,14 @@ IntrospectQuery = Literal["operations", "types"]
 OPERATIONS: IntrospectQuery = "operations"
 TYPES: IntrospectQuery = "types"
 # The kinds of UPDATE `input` probes (update_input_tests[].kind).
-UpdateInputKind = Literal["missing_input", "identifier_in_input"]
+UpdateInputKind = Literal[
+    "missing_input", "identifier_in_input", "input_not_object", "input_wrong_type", "input_unknown_field"
+]
 MISSING_INPUT: UpdateInputKind = "missing_input"
 IDENTIFIER_IN_INPUT: UpdateInputKind = "identifier_in_input"
+INPUT_NOT_OBJECT: UpdateInputKind = "input_not_object"
+INPUT_WRONG_TYPE: UpdateInputKind = "input_wrong_type"
+INPUT_UNKNOWN_FIELD: UpdateInputKind = "input_unknown_field"
 
 # -- agent runs ------------------------------------------------------------------------------
 

@@ -205,7 +205,7 @@ def test_a_dry_run_sends_only_introspect_and_lists_what_it_would_send_and_withho
     assert "create_item via mcp_aql_create: omit required title {}" in out
     assert "inferred create-read: create (then a READ by the identifier it returns: get_item)" in out
     assert (
-        "update_item (missing_required 2, unknown_parameter 1, accepted_parameters 10, update_input 1): declared"
+        "update_item (missing_required 2, unknown_parameter 1, accepted_parameters 10, update_input 3): declared"
         " UPDATE: not called in a run with --allow-writes (pass --allow-destructive, against a disposable instance"
         " only)"
     ) in out

@@ -198,3 +198,24 @@ def test_the_overall_limit_grows_with_the_operations_listed_and_says_how_far_it_
     assert (
         given.seconds == 5 and "5 s (--overall-timeout: 5 s, + 0 s for each of the 3 operation(s))" in given.message()
     )
+
+
+def test_an_update_is_probed_with_each_break_of_its_input() -> None:
+    from mcpaql_conformance.capture.probes import NOT_AN_OBJECT, UNKNOWN_FIELD, update_input_probes
+    from mcpaql_conformance.live.discovery import Operation
+
+    fields = [{"name": "title", "type": "string"}, {"name": "rating", "type": "integer"}]
+    parameters = [{"name": "book_id", "type": "string", "required": True},
+                  {"name": "input", "type": "object", "required": True, "fields": fields}]  # fmt: skip
+    op = Operation("update_book", 0, "UPDATE", "mcp_aql_update", parameters)
+    base = {"book_id": "book_1", "input": {"title": "Dune"}}
+    probes = {probe.variant: probe for probe in update_input_probes(op, base)}
+    assert probes["identifier_in_input"].params["input"] == {"title": "Dune", "book_id": "book_1"}
+    assert probes["input_not_object"].params == {"book_id": "book_1", "input": NOT_AN_OBJECT}
+    assert probes["input_unknown_field"].params["input"][UNKNOWN_FIELD] and probes["input_unknown_field"].parameter
+    assert probes["input_wrong_type"].params["input"] == {"title": 12345}  # a number where a string is documented
+    untyped = Operation(
+        "update_book", 0, "UPDATE", "mcp_aql_update", [parameters[0], {"name": "input", "type": "object"}]
+    )
+    assert "input_wrong_type" not in {probe.variant for probe in update_input_probes(untyped, base)}
+    assert update_input_probes(Operation("get_book", 0, "READ", "mcp_aql_read", parameters), base) == []

@@ -618,6 +618,18 @@ def update_case(kind: str, response: Bundle) -> Bundle:
             Result.WARN,
             "update_widget with its identifier id inside `input`: not shown: refused for another reason",
         ),
+        # core §4.5.3 items 2-4: input no object, a field of another type (any refusal), a made-up field
+        (update_case("input_not_object", fail("VALIDATION_INVALID_TYPE", "input must be an object.")), Result.PASS, ""),
+        (update_case("input_not_object", ok({"id": "w1"})), Result.FAIL,
+         "update_widget with `input` that is no object: the update succeeded"),
+        ({**update_case("input_wrong_type", ok({"id": "w1"})), "parameter": "color"}, Result.FAIL,
+         "update_widget with `input.color` of another type than documented: the update succeeded"),
+        ({**update_case("input_unknown_field", fail("VALIDATION_UNKNOWN_FIELD", "Unknown field zz.")),
+          "parameter": "zz"}, Result.PASS, ""),
+        ({**update_case("input_unknown_field", fail("VALIDATION_INVALID_VALUE", "Bad input.")), "parameter": "zz"},
+         Result.WARN,  # a SHOULD: VALIDATION_UNKNOWN_FIELD
+         "update_widget with the made-up field zz inside `input`: refused with error code VALIDATION_INVALID_VALUE,"
+         " not VALIDATION_UNKNOWN_FIELD"),
     ],
 )  # fmt: skip
 def test_update_calls_without_a_proper_input_are_refused(

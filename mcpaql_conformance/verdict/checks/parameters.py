@@ -47,7 +47,8 @@ STANDARD_CODES = "operations:8.3:standard-codes"  # an informative MUST no test 
 
 
 _PARAMS_REQUIRED_ENFORCED_RULES = (
-    "core:4.5.3:validate-input", "core:4.5.3:missing-input-rejected",
+    "core:4.5.3:validate-input", "core:4.5.3:input-object", "core:4.5.3:input-fields-validated",
+    "core:4.5.3:unknown-field", "core:4.5.3:missing-input-rejected",
     "core:4.5.3:no-identifier-in-input", "core:10.1:l2-passes-suite", "conformance:2.1:parameter-handling",
     "conformance:4.1:level1-categories", "introspection:8.1.1:accurate", "introspection:8.1.1:required-match",
     "introspection:8.1.2:required-true", "introspection:8.1.2:optional-false",

@@ -76,17 +76,16 @@ def update_input_findings(ctx: Context) -> tuple[list[str], list[str], int]:
     warnings: list[str] = []
     cases = ctx.bundle.cases("update_input_tests")
     for case in cases:
-        missing = case.get("kind") == vocabulary.MISSING_INPUT
-        rule = MISSING_INPUT if missing else IDENTIFIER_IN_INPUT
+        rule, code = _EXPECTED.get(str(case.get("kind")), _EXPECTED[vocabulary.IDENTIFIER_IN_INPUT])
         label = f"{plain(str(case.get('operation')))} {_what(case)}"
         answer = classify(case.get("response"))
-        if answer.refused and (answer.code == MISSING_PARAM_CODE or not missing) and not answer.unrelated:
+        if answer.refused and (code is None or answer.code == code) and not answer.unrelated:
             continue
         if answer.refused and answer.unrelated:
             warnings.append(cite(rule, f"{label}: not shown: refused for another reason ({answer.describe()})"))
         elif answer.refused:
             found = f"error code {answer.code}" if answer.code else f"no error code ({answer.describe()})"
-            failures.append(cite(rule, f"{label}: refused with {found}, not {MISSING_PARAM_CODE}"))
+            failures.append(cite(rule, f"{label}: refused with {found}, not {code}"))
         elif answer.succeeded:
             failures.append(cite(rule, f"{label}: the update succeeded"))
         else:
@@ -94,9 +93,27 @@ def update_input_findings(ctx: Context) -> tuple[list[str], list[str], int]:
     return failures, warnings, len(cases)
 
 
+# Per kind of update_input_tests case: the rule of core §4.5.3 it shows, and the code the refusal
+# must carry (None: any refusal).
+_EXPECTED: dict[str, tuple[str, str | None]] = {
+    vocabulary.MISSING_INPUT: (MISSING_INPUT, MISSING_PARAM_CODE),
+    vocabulary.IDENTIFIER_IN_INPUT: (IDENTIFIER_IN_INPUT, None),
+    vocabulary.INPUT_NOT_OBJECT: ("core:4.5.3:input-object", None),
+    vocabulary.INPUT_WRONG_TYPE: ("core:4.5.3:input-fields-validated", None),
+    vocabulary.INPUT_UNKNOWN_FIELD: ("core:4.5.3:unknown-field", "VALIDATION_UNKNOWN_FIELD"),
+}
+
+
 def _what(case: JsonObject) -> str:
-    if case.get("kind") == vocabulary.MISSING_INPUT:
+    kind = case.get("kind")
+    if kind == vocabulary.MISSING_INPUT:
         return "without `input`"
+    if kind == vocabulary.INPUT_NOT_OBJECT:
+        return "with `input` that is no object"
+    if kind == vocabulary.INPUT_WRONG_TYPE:
+        return f"with `input.{plain(str(case.get('parameter')))}` of another type than documented"
+    if kind == vocabulary.INPUT_UNKNOWN_FIELD:
+        return f"with the made-up field {plain(str(case.get('parameter')))} inside `input`"
     identifier = case.get("parameter")
     named = f"its identifier {plain(str(identifier))}" if identifier else "an identifier"
     return f"with {named} inside `input`"
