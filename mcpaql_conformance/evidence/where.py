@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mcpaql_conformance.evidence.bundle import JsonObject, response_path
-from mcpaql_conformance.files.vocabulary import MISSING_INPUT
+from mcpaql_conformance.files.vocabulary import INPUT_NOT_OBJECT, INPUT_UNKNOWN_FIELD, INPUT_WRONG_TYPE, MISSING_INPUT
 from mcpaql_conformance.sanitize import plain
 
 
@@ -103,10 +103,28 @@ _SECTIONS: dict[str, Callable[[JsonObject], str]] = {
     ),
     "round_trip_tests": lambda case: _read_back(case),
     "update_preservation_tests": lambda case: _read_back(case),
-    "update_input_tests": lambda case: (
-        f"{_name(case['operation'])} without `input`" if case.get("kind") == MISSING_INPUT
-        else f"{_name(case['operation'])} with an identifier inside `input`"
-    ),
+    "update_input_tests": lambda case: update_input_label(case),
     "constraint_tests": lambda case: f"constraint {_name(case['name'])}",
     "batch_example": lambda case: "the batch",
 }  # fmt: skip
+
+
+def update_input_label(case: JsonObject) -> str:
+    """An update_input_tests case in the server's terms: ``update_book with `input` that is no object``."""
+    return f"{plain(str(case.get('operation')), max_len=80)} {_what(case)}"
+
+
+def _what(case: JsonObject) -> str:
+    """What an UPDATE probe did to `input` (update_input_tests[].kind), in words."""
+    kind = case.get("kind")
+    if kind == MISSING_INPUT:
+        return "without `input`"
+    if kind == INPUT_NOT_OBJECT:
+        return "with `input` that is no object"
+    if kind == INPUT_WRONG_TYPE:
+        return f"with `input.{plain(str(case.get('parameter')))}` of another type than documented"
+    if kind == INPUT_UNKNOWN_FIELD:
+        return f"with the made-up field {plain(str(case.get('parameter')))} inside `input`"
+    identifier = case.get("parameter")
+    named = f"its identifier {plain(str(identifier))}" if identifier else "an identifier"
+    return f"with {named} inside `input`"

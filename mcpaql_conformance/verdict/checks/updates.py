@@ -15,6 +15,7 @@ from mcpaql_conformance.evidence.bundle import JsonObject
 from mcpaql_conformance.evidence.identifiers import named_identifier
 from mcpaql_conformance.evidence.index import Context
 from mcpaql_conformance.evidence.named import NamedTypes
+from mcpaql_conformance.evidence.where import update_input_label
 from mcpaql_conformance.files import vocabulary
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.checks.base import cite
@@ -77,7 +78,7 @@ def update_input_findings(ctx: Context) -> tuple[list[str], list[str], int]:
     cases = ctx.bundle.cases("update_input_tests")
     for case in cases:
         rule, code = _EXPECTED.get(str(case.get("kind")), _EXPECTED[vocabulary.IDENTIFIER_IN_INPUT])
-        label = f"{plain(str(case.get('operation')))} {_what(case)}"
+        label = update_input_label(case)
         answer = classify(case.get("response"))
         if answer.refused and (code is None or answer.code == code) and not answer.unrelated:
             continue
@@ -102,18 +103,3 @@ _EXPECTED: dict[str, tuple[str, str | None]] = {
     vocabulary.INPUT_WRONG_TYPE: ("core:4.5.3:input-fields-validated", None),
     vocabulary.INPUT_UNKNOWN_FIELD: ("core:4.5.3:unknown-field", "VALIDATION_UNKNOWN_FIELD"),
 }
-
-
-def _what(case: JsonObject) -> str:
-    kind = case.get("kind")
-    if kind == vocabulary.MISSING_INPUT:
-        return "without `input`"
-    if kind == vocabulary.INPUT_NOT_OBJECT:
-        return "with `input` that is no object"
-    if kind == vocabulary.INPUT_WRONG_TYPE:
-        return f"with `input.{plain(str(case.get('parameter')))}` of another type than documented"
-    if kind == vocabulary.INPUT_UNKNOWN_FIELD:
-        return f"with the made-up field {plain(str(case.get('parameter')))} inside `input`"
-    identifier = case.get("parameter")
-    named = f"its identifier {plain(str(identifier))}" if identifier else "an identifier"
-    return f"with {named} inside `input`"
