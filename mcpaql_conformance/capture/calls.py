@@ -1,16 +1,38 @@
 """Calls of the whole server rather than of one operation: the plan's example requests, the
-batch, and one call of an operation no server lists."""
+batch, one call of an operation no server lists, and the calls that show how it reads a request."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from mcpaql_conformance.capture.probes import UNKNOWN_VALUE
 from mcpaql_conformance.capture.values import matches_type
 from mcpaql_conformance.evidence.reading import BATCH_ALIASES, SINGLE, declares, protocol_capabilities
-from mcpaql_conformance.files.vocabulary import DESTRUCTIVE, NOT_APPLICABLE, PLAN_STEP
+from mcpaql_conformance.files.vocabulary import (
+    DESTRUCTIVE,
+    EMPTY_OPERATION,
+    NO_OPERATION,
+    NOT_APPLICABLE,
+    NULL_BYTE,
+    OPERATION_CASE,
+    OPERATIONS,
+    PARAMS_PRECEDENCE,
+    PLAN_STEP,
+    TWO_UNKNOWN_PARAMETERS,
+    TYPES,
+    RequestTestName,
+)
 from mcpaql_conformance.live.discovery import Operation
 from mcpaql_conformance.live.safety import UNKNOWN_OPERATION
-from mcpaql_conformance.live.session import PHASE_BATCH, PHASE_EXAMPLES, PHASE_UNKNOWN, Live, gather, note
+from mcpaql_conformance.live.session import (
+    PHASE_BATCH,
+    PHASE_EXAMPLES,
+    PHASE_REQUESTS,
+    PHASE_UNKNOWN,
+    Live,
+    gather,
+    note,
+)
 
 JsonObject = dict[str, Any]
 
@@ -104,6 +126,63 @@ async def probe_unknown_operation(live: Live) -> None:
         {"name": "unknown-operation", "operation": UNKNOWN_OPERATION, "tool": tool, "must_mention": [UNKNOWN_OPERATION],
          "request": {}, "response": response}
     )  # fmt: skip
+
+
+def request_probes() -> list[tuple[RequestTestName, str, JsonObject]]:
+    """(name, description, tool arguments) of each call showing how the server reads a request
+    itself: every one is introspect, or no operation at all (read-only whatever it is taken for)."""
+    listing = {"query": OPERATIONS}
+    return [
+        (NO_OPERATION, "a request without `operation`", {"params": listing}),
+        (EMPTY_OPERATION, "a request whose operation is empty", {"operation": "", "params": listing}),
+        (OPERATION_CASE, "INTROSPECT, a known name in upper case", {"operation": "INTROSPECT", "params": listing}),
+        (PARAMS_PRECEDENCE, "query types at the top level, operations in params",
+         {"operation": "introspect", "query": TYPES, "params": listing}),
+        (TWO_UNKNOWN_PARAMETERS, "introspect with two unknown parameters",
+         {"operation": "introspect", "params": {**listing, **dict.fromkeys(TWO_UNKNOWN, UNKNOWN_VALUE)}}),
+        (NULL_BYTE, "introspect with a name holding U+0000",
+         {"operation": "introspect", "params": {**listing, "name": "intro\u0000spect"}}),
+    ]  # fmt: skip
+
+
+TWO_UNKNOWN = ("zz_conformance_first", "zz_conformance_second")
+
+
+def request_probes_for(live: Live, tool: str) -> list[tuple[RequestTestName, str, JsonObject]]:
+    """``request_probes`` as they go to ``tool``: the request without `operation` only where the
+    tool's input schema leaves it optional (where it requires it, MCP itself refuses such a call
+    before the server sees it: nothing of the server to judge)."""
+    listed = next((t for t in live.evidence.mcp_tools or [] if isinstance(t, dict) and t.get("name") == tool), {})
+    schema = listed.get("inputSchema")
+    required = schema.get("required") if isinstance(schema, dict) else None
+    demanded = isinstance(required, list) and "operation" in required
+    return [probe for probe in request_probes() if not (demanded and probe[0] == NO_OPERATION)]
+
+
+async def probe_requests(live: Live) -> None:
+    """The calls of ``request_probes``, to the tool the unknown-operation call goes to (an operation
+    name the server may not know is sent only where that one may go)."""
+    tool, _ = unknown_operation_tool(live)
+    if tool is None:
+        return  # the unknown-operation call's note says why
+    probes = []
+    for name, description, arguments in request_probes_for(live, tool):
+        need = live.guard.call_need(tool, arguments)
+        if live.allows(need):
+            probes.append((name, description, arguments))
+        else:  # a request naming no operation is unknown ground for the guard
+            live.evidence.notes.append(live.withheld(None, f"request {name}", need, what=f"{description}: not sent"))
+    answers = await gather(
+        [_request(live, tool, index, description, arguments) for index, (_, description, arguments) in
+         enumerate(probes)]
+    )  # fmt: skip
+    for (name, _, arguments), response in zip(probes, answers, strict=True):
+        live.evidence.request_tests.append({"name": name, "tool": tool, "arguments": arguments, "response": response})
+
+
+def _request(live: Live, tool: str, index: int, description: str, arguments: JsonObject) -> Any:
+    operation = str(arguments.get("operation", ""))
+    return lambda: live.send((PHASE_REQUESTS, index), tool, arguments, operation, "request", description)
 
 
 async def probe_batch(live: Live) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 import anyio
 
 from mcpaql_conformance import SPEC_VERSION, __version__
-from mcpaql_conformance.capture.calls import probe_batch, probe_unknown_operation, run_examples
+from mcpaql_conformance.capture.calls import probe_batch, probe_requests, probe_unknown_operation, run_examples
 from mcpaql_conformance.capture.candidates import SeenValues, documented_identifiers, names_existing
 from mcpaql_conformance.capture.cleanup import clean_up
 from mcpaql_conformance.capture.cycles import Inferred, infer_cycles, run_plan_cycles
@@ -395,6 +395,7 @@ async def run_probes(live: Live, limit: OverallLimit | None = None, probed: list
     _merge(live, probed)
     await probe_batch(live)
     await probe_unknown_operation(live)
+    await probe_requests(live)
     return inferred
 
 
@@ -505,6 +506,7 @@ def assemble(
         "round_trip_tests": evidence.round_trip_tests,
         "update_preservation_tests": evidence.update_preservation_tests,
         "update_input_tests": evidence.update_input_tests,
+        "request_tests": evidence.request_tests,
         "constraint_tests": evidence.constraint_tests,
         "capture_readings": live.readings.lines(""),
         "capture_notes": evidence.notes,

@@ -227,13 +227,21 @@ class NotesAdapter:
         if unknown and self.fault == "warn-unknown":
             return None  # answered with a warning (``handle``)
         if unknown and self.fault != "silent-unknown":
+            named = f"parameter '{unknown[0]}'" if len(unknown) == 1 else f"parameters {', '.join(map(repr, unknown))}"
             return failure(
                 "VALIDATION_UNKNOWN_PARAM",
-                f"Unknown parameter '{unknown[0]}' for operation '{spec.name}'. "
+                f"Unknown {named} for operation '{spec.name}'. "
                 f"Valid parameters: {', '.join(p.name for p in spec.params)}.",
                 operation=spec.name,
                 unknown_params=unknown,
                 valid_params=[p.name for p in spec.params],
+            )
+        held = next((name for name, value in params.items() if _holds_null(value)), None)
+        if held is not None:  # core §4.7.1: no parameter here takes U+0000
+            return failure(
+                "VALIDATION_INVALID_ENCODING",
+                f"Invalid character encoding in request: parameter '{held}' holds a null byte (U+0000).",
+                param_name=held,
             )
         for param in spec.params:
             if param.required and param.name not in params:
@@ -529,3 +537,14 @@ OPERATIONS = (
         "Job",
     ),
 )
+
+
+def _holds_null(value: Any, depth: int = 0) -> bool:
+    """Whether a parameter's value holds U+0000 in any string, its keys included (bounded depth)."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if depth > 32:
+        return False
+    if isinstance(value, dict):
+        return any(_holds_null(key, depth + 1) or _holds_null(item, depth + 1) for key, item in value.items())
+    return isinstance(value, list) and any(_holds_null(item, depth + 1) for item in value)

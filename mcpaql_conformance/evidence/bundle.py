@@ -155,6 +155,7 @@ class Bundle:
             ("round_trip_tests", "read_response"),
             ("update_preservation_tests", "read_response"),
             ("update_input_tests", "response"),
+            ("request_tests", "response"),
             ("constraint_tests", "response"),
         ):
             cases = self.cases(key)

@@ -104,6 +104,7 @@ _SECTIONS: dict[str, Callable[[JsonObject], str]] = {
     "round_trip_tests": lambda case: _read_back(case),
     "update_preservation_tests": lambda case: _read_back(case),
     "update_input_tests": lambda case: update_input_label(case),
+    "request_tests": lambda case: f"capture's request {_name(case['name'])}",
     "constraint_tests": lambda case: f"constraint {_name(case['name'])}",
     "batch_example": lambda case: "the batch",
 }  # fmt: skip

@@ -63,6 +63,19 @@ INPUT_NOT_OBJECT: UpdateInputKind = "input_not_object"
 INPUT_WRONG_TYPE: UpdateInputKind = "input_wrong_type"
 INPUT_UNKNOWN_FIELD: UpdateInputKind = "input_unknown_field"
 
+# The calls capture sends to see how the server reads a request itself (request_tests[].name):
+# one without `operation`, one with an empty name, a known name in upper case, a parameter both
+# at the top level and in params, two unknown parameters at once, a string holding U+0000.
+RequestTestName = Literal[
+    "no_operation", "empty_operation", "operation_case", "params_precedence", "two_unknown_parameters", "null_byte"
+]
+NO_OPERATION: RequestTestName = "no_operation"
+EMPTY_OPERATION: RequestTestName = "empty_operation"
+OPERATION_CASE: RequestTestName = "operation_case"
+PARAMS_PRECEDENCE: RequestTestName = "params_precedence"
+TWO_UNKNOWN_PARAMETERS: RequestTestName = "two_unknown_parameters"
+NULL_BYTE: RequestTestName = "null_byte"
+
 # -- agent runs ------------------------------------------------------------------------------
 
 # The kinds of agent tests (agent_tests[].kind): the spec's semantic tests, a user's, a scenario.

@@ -31,8 +31,8 @@ JsonObject = dict[str, Any]
 # Phases of a capture, the first part of every record's sort key.
 (
     PHASE_INTROSPECT, PHASE_TYPES, PHASE_TYPE_DETAILS, PHASE_DETAILS, PHASE_PROBES, PHASE_EXAMPLES, PHASE_CYCLES,
-    PHASE_BATCH, PHASE_UNKNOWN, PHASE_CLEANUP,
-) = range(10)  # fmt: skip
+    PHASE_BATCH, PHASE_UNKNOWN, PHASE_REQUESTS, PHASE_CLEANUP,
+) = range(11)  # fmt: skip
 
 # Why a probe was not sent (the bundle's capture_notes[].cause): withheld for safety, the
 # run's level too low (WRITES: --allow-writes would send it; DESTRUCTIVE: --allow-destructive);
@@ -83,6 +83,7 @@ class Evidence:
     update_preservation_tests: list[JsonObject] = field(default_factory=list)
     constraint_tests: list[JsonObject] = field(default_factory=list)
     batch_example: Any = None
+    request_tests: list[JsonObject] = field(default_factory=list)
     notes: list[JsonObject] = field(default_factory=list)
 
     def merge(self, operation: str, findings: Findings) -> None:

@@ -153,7 +153,9 @@ def _validate(declared: JsonObject, params: JsonObject) -> JsonObject | None:
 def _introspect(operations: list[JsonObject], params: JsonObject) -> JsonObject:
     unknown = [name for name in params if name not in ("query", "name")]
     if unknown:
-        return _refuse("VALIDATION_UNKNOWN_PARAM", f"Unknown parameter: '{unknown[0]}'")
+        return _refuse("VALIDATION_UNKNOWN_PARAM", f"Unknown parameter(s): {', '.join(map(repr, unknown))}")
+    if "\x00" in str(params.get("name", "")):  # core §4.7.1
+        return _refuse("VALIDATION_INVALID_ENCODING", "Parameter 'name' holds a null byte (U+0000).")
     query = params.get("query")
     if query == "types":
         if "name" in params:

@@ -490,6 +490,8 @@ def validate(op: JsonObject, params: JsonObject) -> JsonObject | None:
     if unknown and broken("core:4.6:unknown-rejected"):
         return validate(op, {k: v for k, v in params.items() if k in specs})  # dropped without a word
     if unknown:
+        if broken("error-codes:4.5:several-unknown-parameters"):
+            unknown = unknown[:1]  # names the first, says nothing of the rest
         return refuse(
             "VALIDATION_INVALID_TYPE" if broken("core:4.6:unknown-param-code") else "VALIDATION_UNKNOWN_PARAM",
             f"Unknown parameter(s) for operation '{op['name']}': "
@@ -539,7 +541,7 @@ def scan(value: Any, where: str = "params", depth: int = 1) -> JsonObject | None
     if isinstance(value, str):
         if any("\ud800" <= c <= "\udfff" for c in value):
             return refuse("VALIDATION_INVALID_ENCODING", "Invalid character encoding in request", location=where)
-        if "\x00" in value:
+        if "\x00" in value and not broken("core:4.7.1:null-bytes"):
             return refuse(
                 "VALIDATION_INVALID_ENCODING",
                 f"Invalid character encoding in request: '{where}' holds "
@@ -772,9 +774,17 @@ class ReadingList:
                 actual_type=json_type(params),
             )
         extra = {k: v for k, v in arguments.items() if k not in ("operation", "params") and not k.startswith("_")}
+        if broken("operations:2.3:resolution-order"):
+            return self.run(family, operation, {**params, **extra})  # the top level wins
         return self.run(family, operation, {**extra, **params})  # params win over top-level (core §4.2)
 
     def run(self, family: str | None, operation: Any, params: JsonObject) -> JsonObject:
+        if operation is None and broken("operations:2.2:operation-field"):
+            operation = "introspect"  # a request naming no operation taken for introspect
+        if operation == "" and broken("operations:2.2:operation-defined"):
+            operation = "introspect"
+        if isinstance(operation, str) and broken("operations:2.4:case-sensitive"):
+            operation = operation.lower()
         if operation is None or operation == "":
             return refuse(
                 "VALIDATION_MISSING_PARAM",
@@ -1127,6 +1137,8 @@ def input_schema() -> JsonObject:
     """The tools' input schema (mcp-integration §3.1); a server with no MCP-AQL tool takes `action`."""
     if broken("mcp:3.1:base-input-schema"):  # params as a JSON string
         return {**SCHEMA, "properties": {**SCHEMA["properties"], "params": {"type": "string"}}}
+    if broken("operations:2.2:operation-field"):  # operation optional: a call without it is taken
+        return {**SCHEMA, "required": []}
     if broken("mcp:3.1:operation-required"):  # operation optional, and no batch to excuse it
         properties = {k: v for k, v in SCHEMA["properties"].items() if k != "operations"}
         return {"type": "object", "properties": properties}

@@ -54,11 +54,16 @@ def levels() -> tuple[str, ...]:
     return warm(*LEVELS)
 
 
+# capture's request calls that name no operation the server defines: none, an empty name, upper case
+REQUESTS = {None, "", "INTROSPECT"}
+
+
 def operations(calls: list[dict[str, Any]]) -> set[str]:
-    """The operations the calls named, but for capture's unknown-operation probe, which only ever
-    reaches the READ endpoint (the guard holds it read-only there and nowhere else)."""
-    assert {call["tool"] for call in calls if call.get("operation") == UNKNOWN_OPERATION} <= {"mcp_aql_read"}
-    return {str(call.get("operation")) for call in calls} - {UNKNOWN_OPERATION}
+    """The operations the calls named, but for capture's unknown-operation probe and its request
+    calls, which only ever reach the READ endpoint (the guard holds them there and nowhere else)."""
+    probes = [call for call in calls if call.get("operation") == UNKNOWN_OPERATION or call.get("operation") in REQUESTS]
+    assert {call["tool"] for call in probes} <= {"mcp_aql_read"}
+    return {str(call.get("operation")) for call in calls if call not in probes}
 
 
 def capture_levels(tmp_path: Path, *flags: str, command: str = "capture") -> tuple[Any, list[dict[str, Any]], Path]:
@@ -219,7 +224,8 @@ def test_a_dry_run_as_json(tmp_path: Path) -> None:
     planned = json.loads(result.stdout)
     assert planned["dry_run"] is True and planned["permission"] == "read-only"
     would = {call["operation"] for call in planned["would_send"]}
-    assert would == READ_ONLY - {"introspect"} | {"batch", UNKNOWN_OPERATION}
+    # introspect itself: capture's request calls (the listing queries are sent, not planned)
+    assert would == READ_ONLY | {"batch", UNKNOWN_OPERATION}
     withheld = {entry["operation"]: entry["needs"] for entry in planned["would_withhold"]}
     assert withheld == {
         name: "--allow-writes" if name in WRITES else "--allow-destructive" for name in EVERY - READ_ONLY

@@ -31,9 +31,10 @@ MODES = {"reading": ("all", "semantic", "single"), "strict-demo": ("both", "crud
 # semantic evaluation without a model), and for one configuration, which mode it showed.
 UNAVOIDABLE = {"L2.constraints.enforced", "L2.constraints.documented", "L2.semantic.evidence"}
 # Probes that ask for a refusal: a parameter left out or unknown, the wrong endpoint, an unknown
-# operation, an identifier inside `input`, an undocumented parameter. Any other refusal would be
-# of a value capture chose.
-ASKED_FOR = ("missing_required", "unknown_parameter", "routing", "update_input", "unknown_operation")
+# operation, an UPDATE's `input` broken, an undocumented parameter, capture's request calls (no,
+# an empty or an upper-case operation, unknown parameters, a null byte). Any other refusal would
+# be of a value capture chose.
+ASKED_FOR = ("missing_required", "unknown_parameter", "routing", "update_input", "unknown_operation", "request")
 
 
 @pytest.fixture(scope="module")

@@ -33,6 +33,7 @@ from mcpaql_conformance.verdict.checks.details import detail_schema_failures, to
 from mcpaql_conformance.verdict.checks.encoding import encoding_findings
 from mcpaql_conformance.verdict.checks.listing import discovery_failures, introspect_answer, protocol_findings
 from mcpaql_conformance.verdict.checks.parameters import unknown_parameter_problem
+from mcpaql_conformance.verdict.checks.requests import null_byte_findings, request_shape_findings
 from mcpaql_conformance.verdict.checks.returns import return_shape_warnings
 from mcpaql_conformance.verdict.checks.routing import routing_evidence_failures, unknown_operation_findings
 from mcpaql_conformance.verdict.checks.tools import mcp_tool_findings
@@ -180,7 +181,8 @@ _INTROSPECTION_OPERATION_DETAILS_RULES = (
     "mcp:2.3:tool-annotations", "mcp:2.3:conservative-annotations", "mcp:3.1:base-input-schema",
     "mcp:3.1:operation-required",
     "mcp:6.4:prefix-short", "endpoint-modes:7.1:tool-annotations", "endpoint-modes:7.1:conservative-annotations",
-    "crude:3.3:tool-annotations",
+    "crude:3.3:tool-annotations", "operations:2.2:operation-field", "operations:2.2:operation-defined",
+    "operations:2.4:case-sensitive",
     "features/collection-querying:4.2:input-type-introspected",
 )  # fmt: skip
 
@@ -201,6 +203,7 @@ def operation_details(ctx: Context) -> Outcome:
     failures += _naming_failures(_names(details, ctx.details_by_name), "documented")
     failures += _listing_failures(ctx, valid)
     failures += _reserved_failures(valid) + routing_evidence_failures(ctx) + unknown_operation_findings(ctx)
+    failures += request_shape_findings(ctx)
     shape_failures, warnings = _shape_failures(ctx, valid)
     input_failures, input_warnings = update_input_documentation(valid, ctx.named_types)
     failures += shape_failures + input_failures
@@ -481,6 +484,7 @@ _INTROSPECTION_COMPLETENESS_RULES = (
     "introspection:8.1.2:complete", "introspection:8.1.2:accepted-documented", "introspection:8.1.2:required-true",
     "introspection:8.1.2:feature-parameters", "operations:2.1:input-structure", "features/pagination:3.1:page-info",
     "features/collection-querying:2.6:style-documented", "features/collection-querying:4.2:input-type-introspected",
+    "core:4.7.1:null-bytes",
     "features/collection-querying:6:expose-list",
 )  # fmt: skip
 
@@ -525,7 +529,7 @@ def completeness(ctx: Context) -> Outcome:
                 for p in documented
                 if p not in seen and ctx.not_probed(operation, ("accepted_parameters",), p) is None
             ]
-    failures += _refused_valid_requests(ctx)
+    failures += _refused_valid_requests(ctx) + null_byte_findings(ctx)
     warnings += return_shape_warnings(ctx.bundle, ctx.details_by_name)
     encoding_failures, encoding_warnings = encoding_findings(ctx.bundle, ctx.details_by_name)
     failures += encoding_failures

@@ -30,6 +30,7 @@ from mcpaql_conformance.verdict.checks.base import (
     split_withheld,
     told,
 )
+from mcpaql_conformance.verdict.checks.requests import precedence_findings
 from mcpaql_conformance.verdict.checks.updates import MISSING_INPUT, update_input_findings
 from mcpaql_conformance.verdict.model import Requirement
 from mcpaql_conformance.verdict.textmatch import is_snake_case, mentions_identifier, refusal_names
@@ -191,6 +192,7 @@ _PARAMS_UNKNOWN_EXPLICIT_RULES = (
     "core:4.6:unknown-rejected", "core:4.6:unknown-param-code", "core:4.6.2:default-rejects",
     "core:10.1:l2-passes-suite", "conformance:2.1:parameter-handling", "conformance:4.1:level1-categories",
     "introspection:8.2.1:explicit-unknown", "introspection:8.2.1:not-silent", "introspection:8.2.3:actionable",
+    "operations:2.3:resolution-order",
     "operations:5.1:validate-first", "operations:5.4:validation-steps", "operations:5.4:validation-errors",
     "endpoint-modes:6.4:common-enforcement",
 )  # fmt: skip
@@ -236,6 +238,7 @@ def unknown_explicit(ctx: Context) -> Outcome:
             found = f"error code {answer.code}" if answer.code else f"no error code ({answer.describe()})"
             failures.append(cite(UNKNOWN_CODE, f"{label}: refused with {found}, not {UNKNOWN_PARAM_CODE}"))
     warnings += ctx.blanket.findings(by_refusal(blanket), "unknown-parameter probe(s)")
+    failures += precedence_findings(ctx)  # operations §2.3, a RECOMMENDED: it warns
     metadata = len(every) - len(cases)
     covered = {case["operation"] for case in cases}
     uncovered, withheld = split_withheld(

@@ -190,7 +190,7 @@ RULES: tuple[Rule, ...] = (
          not_judged=PROBE + "a request holding a lone surrogate or an overlong encoding"),
     Rule("core:4.7.1:null-bytes", SHOULD, "4.7.1", "reject strings containing null bytes",
          "A string holding U+0000 is refused unless the parameter is documented to allow it.",
-         not_judged=PROBE + "a string parameter holding U+0000"),
+         tests=(COMPLETENESS,)),
     Rule("core:4.7.2:iso-8601", MUST, "4.7.2", "Dates and timestamps MUST use",
          "Dates and timestamps are written in ISO 8601.",
          tests=(COMPLETENESS,)),

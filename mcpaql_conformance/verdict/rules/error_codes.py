@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from mcpaql_conformance.verdict.rules.model import (
     A_MAY,
+    ACTIONABLE,
     CLIENT,
     MAY,
     MUST,
@@ -111,7 +112,7 @@ RULES: tuple[Rule, ...] = (
         "4.5",
         "multiple unknown parameters are detected",
         "With several unknown parameters the message names them all, or the first with a count of the rest.",
-        not_judged="needs a probe capture does not send yet: one call with two unknown parameters",
+        tests=(ACTIONABLE,),
         reading=(
             "Core §4.6's example names one of two unknown parameters with no count; that is an example, not a rule, "
             "and the core has none on this: the advice here stands (a SHOULD)."

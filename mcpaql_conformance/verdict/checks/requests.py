@@ -1,0 +1,84 @@
+"""How the server reads a request itself (``request_tests``, capture's calls of introspect): a
+request without `operation`, with an empty or upper-case name is refused (operations §2.2, §2.4),
+the params value wins over a top-level one (§2.3), a refusal of two unknown parameters names both
+(error-codes §4.5) and a string holding U+0000 is refused (core §4.7.1). Each function gives the
+findings of the test that owns them; a case the bundle does not record is not judged."""
+
+from __future__ import annotations
+
+from mcpaql_conformance.evidence.answers import classify
+from mcpaql_conformance.evidence.bundle import JsonObject
+from mcpaql_conformance.evidence.index import Context
+from mcpaql_conformance.evidence.reading import data_of
+from mcpaql_conformance.files import vocabulary
+from mcpaql_conformance.files.values import json_equal
+from mcpaql_conformance.verdict.checks.base import cite
+from mcpaql_conformance.verdict.textmatch import mentions_identifier
+
+# A request the server must refuse: the rule, and the request in words.
+_REFUSED = {
+    vocabulary.NO_OPERATION: ("operations:2.2:operation-field", "a request without `operation`"),
+    vocabulary.EMPTY_OPERATION: ("operations:2.2:operation-defined", "a request whose operation is empty"),
+    vocabulary.OPERATION_CASE: ("operations:2.4:case-sensitive", "INTROSPECT (introspect in upper case)"),
+}
+
+
+def _case(ctx: Context, name: str) -> JsonObject | None:
+    return next((case for case in ctx.bundle.cases("request_tests") if json_equal(case.get("name"), name)), None)
+
+
+def _where(case: JsonObject) -> str:
+    tool = case.get("tool")
+    return f" via {tool}" if isinstance(tool, str) else ""
+
+
+def request_shape_findings(ctx: Context) -> list[str]:
+    """Requests naming no operation, an empty one or a known one in another case, answered with
+    success (the operation-details test's, beside the unknown operation)."""
+    findings: list[str] = []
+    for name, (rule, said) in _REFUSED.items():
+        case = _case(ctx, name)
+        if case is not None and classify(case.get("response")).succeeded:
+            findings.append(cite(rule, f"{said}{_where(case)} was answered with success, not refused"))
+    return findings
+
+
+def precedence_findings(ctx: Context) -> list[str]:
+    """`query: types` at the top level beside `params.query: operations`: the answer lists
+    operations (params win, operations §2.3 and core §4.2); a refusal shows a server that takes no
+    top-level parameters, which it may (a MAY): nothing to judge then."""
+    case = _case(ctx, vocabulary.PARAMS_PRECEDENCE)
+    if case is None or not classify(case.get("response")).succeeded:
+        return []
+    data, _ = data_of(case.get("response"))
+    if isinstance(data, dict) and "types" in data and "operations" not in data:
+        text = f"introspect{_where(case)} with query types at the top level and operations in params listed types"
+        return [cite("operations:2.3:resolution-order", f"{text}: the top-level value won over params")]
+    return []
+
+
+def several_unknown_findings(ctx: Context) -> list[str]:
+    """A refusal of two unknown parameters names both, or the first with a count of the rest."""
+    case = _case(ctx, vocabulary.TWO_UNKNOWN_PARAMETERS)
+    answer = classify(case.get("response")) if case is not None else None
+    if case is None or answer is None or not answer.refused or answer.unrelated:
+        return []
+    arguments = case.get("arguments")
+    params = arguments.get("params") if isinstance(arguments, dict) else None
+    unknown = [key for key in params if key.startswith("zz_")] if isinstance(params, dict) else []
+    said = f"{answer.message} {answer.details}"
+    named = [name for name in unknown if mentions_identifier(said, name)]
+    if len(unknown) < 2 or len(named) == len(unknown) or (named and any(char.isdigit() for char in answer.message)):
+        return []
+    text = f"introspect{_where(case)} with the unknown parameters {', '.join(unknown)}: the refusal names "
+    text += f"only {', '.join(named)}, with no count of the rest" if named else "neither"
+    return [cite("error-codes:4.5:several-unknown-parameters", text)]
+
+
+def null_byte_findings(ctx: Context) -> list[str]:
+    """A string holding U+0000 (introspect's `name`, documented as no binary data) is refused."""
+    case = _case(ctx, vocabulary.NULL_BYTE)
+    if case is None or not classify(case.get("response")).succeeded:
+        return []
+    text = f"introspect{_where(case)} with a name holding U+0000 was answered with success, not refused"
+    return [cite("core:4.7.1:null-bytes", text)]

@@ -1,0 +1,84 @@
+"""How the server reads a request itself (verdict/checks/requests.py): each of capture's request
+calls is judged in the test that owns it, citing its rule; a case not recorded is not judged."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from bundle_builders import conformant_bundle, fail, ok, run
+
+from mcpaql_conformance.verdict.checks.errors import actionable
+from mcpaql_conformance.verdict.checks.introspection import completeness, operation_details
+from mcpaql_conformance.verdict.checks.parameters import unknown_explicit
+from mcpaql_conformance.verdict.model import Result
+
+TWO = {"operation": "introspect", "params": {"query": "operations", "zz_conformance_first": 1,
+                                             "zz_conformance_second": 1}}  # fmt: skip
+
+
+def with_case(name: str, response: Any, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+    data = conformant_bundle()
+    data["request_tests"] = [{"name": name, "tool": "mcp_aql_read", "arguments": arguments or {}, "response": response}]
+    return data
+
+
+def cited(outcome: Any) -> list[tuple[str, str]]:
+    return [(str(f), getattr(f, "rule", "")) for f in outcome.findings]
+
+
+@pytest.mark.parametrize(
+    ("name", "rule", "said"),
+    [
+        ("no_operation", "operations:2.2:operation-field", "a request without `operation`"),
+        ("empty_operation", "operations:2.2:operation-defined", "a request whose operation is empty"),
+        ("operation_case", "operations:2.4:case-sensitive", "INTROSPECT (introspect in upper case)"),
+    ],
+)
+def test_a_request_naming_no_known_operation_is_refused(name: str, rule: str, said: str) -> None:
+    assert run(operation_details, with_case(name, fail("NOT_FOUND_OPERATION", "Unknown."))).result is Result.PASS
+    outcome = run(operation_details, with_case(name, ok({"operations": []})))
+    assert outcome.result is Result.WARN  # informative MUSTs of the operations reference
+    assert cited(outcome) == [(f"{said} via mcp_aql_read was answered with success, not refused", rule)]
+
+
+def test_the_params_value_wins_over_a_top_level_one() -> None:
+    types = with_case("params_precedence", ok({"types": [{"name": "Widget", "kind": "object"}]}))
+    outcome = run(unknown_explicit, types)
+    assert outcome.result is Result.WARN
+    assert cited(outcome)[-1][1] == "operations:2.3:resolution-order"
+    assert "the top-level value won over params" in cited(outcome)[-1][0]
+    assert run(unknown_explicit, with_case("params_precedence", ok({"operations": []}))).result is Result.PASS
+    # a server that takes no top-level parameters may refuse them (operations §2.3 is a MAY)
+    refused = with_case("params_precedence", fail("VALIDATION_UNKNOWN_PARAM", "Unknown parameter 'query'."))
+    assert run(unknown_explicit, refused).result is Result.PASS
+
+
+@pytest.mark.parametrize(
+    ("message", "result"),
+    [
+        ("Unknown parameters zz_conformance_first, zz_conformance_second.", Result.PASS),
+        ("Unknown parameter zz_conformance_first (and 1 more).", Result.PASS),  # the first, with a count
+        ("Unknown parameter zz_conformance_first.", Result.WARN),
+    ],
+)
+def test_a_refusal_of_two_unknown_parameters_names_both(message: str, result: Result) -> None:
+    outcome = run(actionable, with_case("two_unknown_parameters", fail("VALIDATION_UNKNOWN_PARAM", message), TWO))
+    assert outcome.result is result
+    if result is Result.WARN:
+        assert cited(outcome)[-1] == (
+            "introspect via mcp_aql_read with the unknown parameters zz_conformance_first, zz_conformance_second: "
+            "the refusal names only zz_conformance_first, with no count of the rest",
+            "error-codes:4.5:several-unknown-parameters",
+        )
+
+
+def test_a_string_holding_a_null_byte_is_refused() -> None:
+    refused = with_case("null_byte", fail("VALIDATION_INVALID_ENCODING", "Null byte in name."))
+    assert run(completeness, refused).result is Result.PASS
+    outcome = run(completeness, with_case("null_byte", ok({"operation": None})))
+    assert outcome.result is Result.WARN
+    assert cited(outcome) == [
+        ("introspect via mcp_aql_read with a name holding U+0000 was answered with success, not refused",
+         "core:4.7.1:null-bytes")
+    ]  # fmt: skip
