@@ -172,7 +172,10 @@ def _fork(connection: socket.socket, listener: socket.socket, children: dict[int
             os._exit(70)
     for fd in fds:
         os.close(fd)
-    _send(connection, str(pid).encode())
+    try:
+        _send(connection, str(pid).encode())
+    except OSError:  # the launcher was killed before it heard of its server: the server goes now
+        _kill(pid, signal.SIGKILL)
     return pid
 
 
