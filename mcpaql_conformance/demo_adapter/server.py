@@ -13,20 +13,13 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 
 from mcpaql_conformance import __version__
-from mcpaql_conformance.demo_adapter.adapter import CRUDE, NotesAdapter
+from mcpaql_conformance.demo_adapter.adapter import CRUDE, PERMISSIONS, NotesAdapter
 from mcpaql_conformance.demo_adapter.dialects import Dialect, Wire, dialect, speak
 
 MODES = ("crude", "single", "both")
-# MCP annotations of each endpoint's tool (mcp-integration §2.3), "" for the single tool: the
-# riskiest operation each can reach decides (readOnlyHint, destructiveHint).
-HINTS = {
-    "create": (False, False),
-    "read": (True, False),
-    "update": (False, True),
-    "delete": (False, True),
-    "execute": (False, True),
-    "": (False, True),
-}
+# MCP annotations of each endpoint's tool (mcp-integration §2.3): its category's permission flags
+# (readOnlyHint, destructiveHint); the single tool ("") reaches destructive operations too.
+HINTS = {**{family: PERMISSIONS[family.upper()] for family in CRUDE}, "": (False, True)}
 ENDPOINT_PURPOSE = {
     "create": "CREATE operations: add new notes.",
     "read": "READ operations: introspect, read and list notes (no side effects).",
