@@ -809,8 +809,13 @@ def main(kind: str) -> None:
         print("Notes server 1.0 ready", flush=True)
     if kind in ("slow", "slow-thing"):  # a second for every (asked-for) call, and a child: a run to stop midway
         subprocess.Popen([sys.executable, "-c", GRANDCHILD, "grandchild-of-the-slow-server"])
-    if kind == "grandchild":  # a child that would outlive a server stopped on its own
-        subprocess.Popen([sys.executable, "-c", GRANDCHILD, "grandchild-of-the-server"])
+    if kind == "grandchild":  # a child that would outlive a server stopped on its own; serves once it said so
+        ready, told = os.pipe()
+        said = GRANDCHILD.replace("time.sleep", "__import__('os').write(int(sys.argv[2]), b'!'); time.sleep")
+        subprocess.Popen([sys.executable, "-c", said, "grandchild-of-the-server", str(told)], pass_fds=(told,))
+        os.close(told)
+        os.read(ready, 1)
+        os.close(ready)
     if kind == "deep-raw":
         raw_deep_server()
         return
