@@ -87,8 +87,9 @@ def parse_json(data: bytes, source: str) -> Any:
         raise ConfigError(_describe_encoding_error(data, source)) from None
     except RecursionError:
         raise ConfigError(f"{source}: invalid JSON: nested too deeply") from None
-    except msgspec.DecodeError as exc:
-        raise ConfigError(_describe_decode_error(data, source, str(exc))) from None
+    except msgspec.DecodeError as exc:  # msgspec 0.23 says bad UTF-8 so too, not as UnicodeDecodeError
+        said = _describe_encoding_error(data, source) if not _is_utf8(data) else None
+        raise ConfigError(said or _describe_decode_error(data, source, str(exc))) from None
     keep_until_exit(document, len(data))
     return document
 
@@ -102,6 +103,14 @@ def _line_column(data: bytes, offset: int) -> tuple[int, int]:
     line = data.count(b"\n", 0, offset) + 1
     column = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
     return line, column
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _describe_encoding_error(data: bytes, source: str) -> str:
