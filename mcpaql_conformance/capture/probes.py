@@ -58,7 +58,7 @@ class Probe:
     """One planned call of an operation."""
 
     kind: str  # missing_required | unknown_parameter | accepted_parameters | optional_defaults | optional_omitted
-    # | update_input | routing
+    # | update_input | pagination | routing
     description: str
     params: JsonObject
     parameter: str | None = None
@@ -157,6 +157,9 @@ def planned_probes(
     if optional_names(op) and not defaults and op.name != "introspect":
         probes.append(Probe("optional_omitted", "leave every optional parameter out", dict(base)))
     probes += update_input_probes(op, base)
+    if op.category == "READ" and {"first", "last"} <= {p["name"] for p in op.parameters or []}:
+        # features/pagination §2.3: first with last is a contradiction, refused with a validation error
+        probes.append(Probe("pagination", "first and last together", {**base, "first": 1, "last": 1}))
     wrong = _wrong_tool(live, op)
     if wrong is not None:
         probes.append(Probe("routing", f"send to the wrong endpoint {wrong}", dict(base), tool=wrong))
@@ -448,6 +451,10 @@ def _interpret(live: Live, sent: Sent, findings: Findings) -> None:
             case = {"operation": op.name, "kind": probe.variant or IDENTIFIER_IN_INPUT}
             case |= {"parameter": probe.parameter} if probe.variant != INPUT_NOT_OBJECT else {}
             findings.update_input_tests.append({**case, "request": context["request"], "response": response})
+        elif probe.kind == "pagination":
+            findings.pagination_tests.append(
+                {"operation": op.name, "request": context["request"], "response": response}
+            )
         elif probe.kind == "routing" and probe.tool is not None:
             findings.routing_tests.append({"operation": op.name, "tool": probe.tool, "response": response})
     findings.accepted = list(dict.fromkeys(accepted))

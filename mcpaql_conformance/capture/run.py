@@ -507,6 +507,7 @@ def assemble(
         "update_preservation_tests": evidence.update_preservation_tests,
         "update_input_tests": evidence.update_input_tests,
         "request_tests": evidence.request_tests,
+        "pagination_tests": evidence.pagination_tests,
         "constraint_tests": evidence.constraint_tests,
         "capture_readings": live.readings.lines(""),
         "capture_notes": evidence.notes,

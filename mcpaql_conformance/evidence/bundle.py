@@ -156,6 +156,7 @@ class Bundle:
             ("update_preservation_tests", "read_response"),
             ("update_input_tests", "response"),
             ("request_tests", "response"),
+            ("pagination_tests", "response"),
             ("constraint_tests", "response"),
         ):
             cases = self.cases(key)

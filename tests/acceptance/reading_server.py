@@ -655,7 +655,7 @@ def paginate(rows: list[JsonObject], id_field: str, params: JsonObject, paths: l
     given = [name for name in ("first", "after", "last", "before") if name in params]
     bad = {"first", "last"} <= set(given) or {"first", "before"} <= set(given) or {"last", "after"} <= set(given)
     lone = ("after" in given and "first" not in given) or ("before" in given and "last" not in given)
-    if bad or lone:
+    if (bad or lone) and not broken("features/pagination:2.3:invalid-combinations"):
         return refuse(
             "VALIDATION_INVALID_TYPE",
             f"Invalid pagination: {', '.join(given)}. Use 'first' (with "

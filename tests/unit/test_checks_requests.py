@@ -82,3 +82,15 @@ def test_a_string_holding_a_null_byte_is_refused() -> None:
         ("introspect via mcp_aql_read with a name holding U+0000 was answered with success, not refused",
          "core:4.7.1:null-bytes")
     ]  # fmt: skip
+
+
+def test_first_and_last_together_are_refused() -> None:
+    data = conformant_bundle()
+    case = {"operation": "list_widgets", "request": {"first": 1, "last": 1}}
+    data["pagination_tests"] = [{**case, "response": fail("VALIDATION_INVALID_TYPE", "first or last, not both.")}]
+    assert run(completeness, data).result is Result.PASS
+    data["pagination_tests"] = [{**case, "response": ok({"items": []})}]
+    outcome = run(completeness, data)
+    assert outcome.result is Result.WARN  # features/pagination is informative: its MUST warns
+    assert cited(outcome) == [("list_widgets with first and last together was answered with success, not refused",
+                               "features/pagination:2.3:invalid-combinations")]  # fmt: skip

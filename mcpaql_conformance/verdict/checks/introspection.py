@@ -33,7 +33,11 @@ from mcpaql_conformance.verdict.checks.details import detail_schema_failures, to
 from mcpaql_conformance.verdict.checks.encoding import encoding_findings
 from mcpaql_conformance.verdict.checks.listing import discovery_failures, introspect_answer, protocol_findings
 from mcpaql_conformance.verdict.checks.parameters import unknown_parameter_problem
-from mcpaql_conformance.verdict.checks.requests import null_byte_findings, request_shape_findings
+from mcpaql_conformance.verdict.checks.requests import (
+    null_byte_findings,
+    pagination_findings,
+    request_shape_findings,
+)
 from mcpaql_conformance.verdict.checks.returns import return_shape_warnings
 from mcpaql_conformance.verdict.checks.routing import routing_evidence_failures, unknown_operation_findings
 from mcpaql_conformance.verdict.checks.tools import mcp_tool_findings
@@ -484,7 +488,7 @@ _INTROSPECTION_COMPLETENESS_RULES = (
     "introspection:8.1.2:complete", "introspection:8.1.2:accepted-documented", "introspection:8.1.2:required-true",
     "introspection:8.1.2:feature-parameters", "operations:2.1:input-structure", "features/pagination:3.1:page-info",
     "features/collection-querying:2.6:style-documented", "features/collection-querying:4.2:input-type-introspected",
-    "core:4.7.1:null-bytes",
+    "core:4.7.1:null-bytes", "features/pagination:2.3:invalid-combinations",
     "features/collection-querying:6:expose-list",
 )  # fmt: skip
 
@@ -529,7 +533,7 @@ def completeness(ctx: Context) -> Outcome:
                 for p in documented
                 if p not in seen and ctx.not_probed(operation, ("accepted_parameters",), p) is None
             ]
-    failures += _refused_valid_requests(ctx) + null_byte_findings(ctx)
+    failures += _refused_valid_requests(ctx) + null_byte_findings(ctx) + pagination_findings(ctx)
     warnings += return_shape_warnings(ctx.bundle, ctx.details_by_name)
     encoding_failures, encoding_warnings = encoding_findings(ctx.bundle, ctx.details_by_name)
     failures += encoding_failures

@@ -1,4 +1,5 @@
-"""How the server reads a request itself (``request_tests``, capture's calls of introspect): a
+"""How the server reads a request itself (``request_tests``, capture's calls of introspect, and
+``pagination_tests``, a list given contradictory page parameters): a
 request without `operation`, with an empty or upper-case name is refused (operations §2.2, §2.4),
 the params value wins over a top-level one (§2.3), a refusal of two unknown parameters names both
 (error-codes §4.5) and a string holding U+0000 is refused (core §4.7.1). Each function gives the
@@ -12,6 +13,7 @@ from mcpaql_conformance.evidence.index import Context
 from mcpaql_conformance.evidence.reading import data_of
 from mcpaql_conformance.files import vocabulary
 from mcpaql_conformance.files.values import json_equal
+from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.checks.base import cite
 from mcpaql_conformance.verdict.textmatch import mentions_identifier
 
@@ -73,6 +75,18 @@ def several_unknown_findings(ctx: Context) -> list[str]:
     text = f"introspect{_where(case)} with the unknown parameters {', '.join(unknown)}: the refusal names "
     text += f"only {', '.join(named)}, with no count of the rest" if named else "neither"
     return [cite("error-codes:4.5:several-unknown-parameters", text)]
+
+
+def pagination_findings(ctx: Context) -> list[str]:
+    """A READ operation given `first` and `last` together refuses the contradiction
+    (features/pagination §2.3); a refusal for another reason shows nothing."""
+    findings: list[str] = []
+    for case in ctx.bundle.cases("pagination_tests"):
+        answer = classify(case.get("response"))
+        if answer.succeeded:
+            text = f"{case.get('operation')} with first and last together was answered with success, not refused"
+            findings.append(cite("features/pagination:2.3:invalid-combinations", plain(text, max_len=300)))
+    return findings
 
 
 def null_byte_findings(ctx: Context) -> list[str]:
