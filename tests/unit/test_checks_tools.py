@@ -50,6 +50,11 @@ def test_tools_as_the_spec_registers_them_pass(bundle: dict[str, Any]) -> None:
     assert findings(bundle) == (Result.PASS, [])
 
 
+def test_introspect_named_in_any_case_counts(bundle: dict[str, Any]) -> None:
+    bundle["mcp_tools"][0]["description"] = "Start with Introspect to list the operations."
+    assert findings(bundle) == (Result.PASS, [])
+
+
 def test_a_description_without_introspect_warns(bundle: dict[str, Any]) -> None:
     bundle["mcp_tools"][0]["description"] = "Operations."
     result, found = findings(bundle)

@@ -33,7 +33,7 @@ def mcp_tool_findings(ctx: Context, details: list[JsonObject]) -> list[str]:
     for reading in ctx.aql_tools:
         tool = listed.get(reading.name, {})
         name = plain(reading.name, max_len=80)
-        if "description" in tool and "introspect" not in str(tool["description"] or ""):  # recorded, silent
+        if "description" in tool and "introspect" not in str(tool["description"] or "").lower():  # recorded
             findings.append(cite(INTROSPECT_NAMED, f"tool {name}: its description does not mention introspect"))
         if "inputSchema" in tool:  # recorded (a hand-written bundle may leave it out)
             problems = schema_problems(tool["inputSchema"])
