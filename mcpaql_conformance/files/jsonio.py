@@ -84,12 +84,11 @@ def parse_json(data: bytes, source: str) -> Any:
         with gc_paused():
             document = _decode(data)
     except UnicodeDecodeError:
-        raise ConfigError(_describe_encoding_error(data, source)) from None
+        raise ConfigError(_encoding_problem(data, source) or f"{source}: not valid UTF-8") from None
     except RecursionError:
         raise ConfigError(f"{source}: invalid JSON: nested too deeply") from None
     except msgspec.DecodeError as exc:  # msgspec 0.23 says bad UTF-8 so too, not as UnicodeDecodeError
-        said = _describe_encoding_error(data, source) if not _is_utf8(data) else None
-        raise ConfigError(said or _describe_decode_error(data, source, str(exc))) from None
+        raise ConfigError(_encoding_problem(data, source) or _describe_decode_error(data, source, str(exc))) from None
     keep_until_exit(document, len(data))
     return document
 
@@ -105,21 +104,14 @@ def _line_column(data: bytes, offset: int) -> tuple[int, int]:
     return line, column
 
 
-def _is_utf8(data: bytes) -> bool:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
-def _describe_encoding_error(data: bytes, source: str) -> str:
+def _encoding_problem(data: bytes, source: str) -> str | None:
+    """Where ``data`` stops being UTF-8 (line, column, byte offset), or None when it is UTF-8."""
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line, column = _line_column(data, exc.start)
         return f"{source}:{line}:{column}: not valid UTF-8 (byte offset {exc.start})"
-    return f"{source}: not valid UTF-8"
+    return None
 
 
 def _describe_decode_error(data: bytes, source: str, message: str) -> str:
