@@ -23,6 +23,7 @@ from mcpaql_conformance.files.vocabulary import (
     RequestTestName,
 )
 from mcpaql_conformance.live.discovery import Operation
+from mcpaql_conformance.live.levels import Need
 from mcpaql_conformance.live.safety import UNKNOWN_OPERATION
 from mcpaql_conformance.live.session import (
     PHASE_BATCH,
@@ -128,7 +129,10 @@ async def probe_unknown_operation(live: Live) -> None:
     )  # fmt: skip
 
 
-def request_probes() -> list[tuple[RequestTestName, str, JsonObject]]:
+RequestProbe = tuple[RequestTestName, str, JsonObject]  # name, description, tool arguments
+
+
+def request_probes() -> list[RequestProbe]:
     """(name, description, tool arguments) of each call showing how the server reads a request
     itself: every one is introspect, or no operation at all (read-only whatever it is taken for)."""
     listing = {"query": OPERATIONS}
@@ -148,15 +152,26 @@ def request_probes() -> list[tuple[RequestTestName, str, JsonObject]]:
 TWO_UNKNOWN = ("zz_conformance_first", "zz_conformance_second")
 
 
-def request_probes_for(live: Live, tool: str) -> list[tuple[RequestTestName, str, JsonObject]]:
-    """``request_probes`` as they go to ``tool``: the request without `operation` only where the
-    tool's input schema leaves it optional (where it requires it, MCP itself refuses such a call
-    before the server sees it: nothing of the server to judge)."""
+def request_plan(live: Live, tool: str) -> tuple[list[RequestProbe], list[tuple[RequestProbe, Need]]]:
+    """``request_probes`` as they go to ``tool``: (those the run's level lets it send, those it
+    withholds with what they need). The request without `operation` goes only where the tool's
+    input schema leaves it optional (where it requires it, MCP itself refuses such a call before
+    the server sees it: nothing of the server to judge)."""
     listed = next((t for t in live.evidence.mcp_tools or [] if isinstance(t, dict) and t.get("name") == tool), {})
     schema = listed.get("inputSchema")
     required = schema.get("required") if isinstance(schema, dict) else None
     demanded = isinstance(required, list) and "operation" in required
-    return [probe for probe in request_probes() if not (demanded and probe[0] == NO_OPERATION)]
+    sent: list[RequestProbe] = []
+    withheld: list[tuple[RequestProbe, Need]] = []
+    for probe in request_probes():
+        if demanded and probe[0] == NO_OPERATION:
+            continue
+        need = live.guard.call_need(tool, probe[2])
+        if live.allows(need):
+            sent.append(probe)
+        else:  # a request naming no operation is unknown ground for the guard
+            withheld.append((probe, need))
+    return sent, withheld
 
 
 async def probe_requests(live: Live) -> None:
@@ -165,13 +180,9 @@ async def probe_requests(live: Live) -> None:
     tool, _ = unknown_operation_tool(live)
     if tool is None:
         return  # the unknown-operation call's note says why
-    probes = []
-    for name, description, arguments in request_probes_for(live, tool):
-        need = live.guard.call_need(tool, arguments)
-        if live.allows(need):
-            probes.append((name, description, arguments))
-        else:  # a request naming no operation is unknown ground for the guard
-            live.evidence.notes.append(live.withheld(None, f"request {name}", need, what=f"{description}: not sent"))
+    probes, withheld = request_plan(live, tool)
+    for (name, description, _), need in withheld:
+        live.evidence.notes.append(live.withheld(None, f"request {name}", need, what=f"{description}: not sent"))
     answers = await gather(
         [_request(live, tool, index, description, arguments) for index, (_, description, arguments) in
          enumerate(probes)]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcpaql_conformance.capture.calls import request_probes_for, unknown_operation_tool
+from mcpaql_conformance.capture.calls import request_plan, unknown_operation_tool
 from mcpaql_conformance.capture.cycles import create_params
 from mcpaql_conformance.capture.probes import probes_of, withheld_probes
 from mcpaql_conformance.evidence.reading import SINGLE
@@ -75,10 +75,9 @@ def plan_run(live: Live, operations: list[Operation], introspected: int, cleanup
         description = "an operation name the server does not list"
         dry.sends.append({"operation": UNKNOWN_OPERATION, "tool": tool, "probe": "unknown_operation",
                           "description": description, "params": {}})  # fmt: skip
-        for _, said, arguments in request_probes_for(live, tool):
-            if live.allows(live.guard.call_need(tool, arguments)):
-                dry.sends.append({"operation": str(arguments.get("operation", "")), "tool": tool, "probe": "request",
-                                  "description": said, "params": arguments.get("params", {})})  # fmt: skip
+        for _, said, arguments in request_plan(live, tool)[0]:
+            dry.sends.append({"operation": str(arguments.get("operation", "")), "tool": tool, "probe": "request",
+                              "description": said, "params": arguments.get("params", {})})  # fmt: skip
     return dry
 
 
