@@ -76,6 +76,12 @@ PARAMS_PRECEDENCE: RequestTestName = "params_precedence"
 TWO_UNKNOWN_PARAMETERS: RequestTestName = "two_unknown_parameters"
 NULL_BYTE: RequestTestName = "null_byte"
 
+# -- reports -------------------------------------------------------------------------------
+
+# What a run says of one rule of the registry (requirements[].result): a test's results, or
+# "NOT_JUDGED" where no proof shows the rule judged or its test failed naming no rule.
+RequirementResult = Literal["PASS", "FAIL", "WARN", "SKIP", "NOT_JUDGED"]
+
 # -- agent runs ------------------------------------------------------------------------------
 
 # The kinds of agent tests (agent_tests[].kind): the spec's semantic tests, a user's, a scenario.

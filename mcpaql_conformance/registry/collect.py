@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from mcpaql_conformance import __version__
+from mcpaql_conformance import TOOL_NAME, __version__
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.report.badge import badge_status
 from mcpaql_conformance.report.saved import load_any_report
@@ -33,7 +33,6 @@ from mcpaql_conformance.verdict.suite import SuiteReport
 MAX_TEXT = 300  # characters of any one string a page shows
 MAX_REPORT_BYTES = 64 * 1024 * 1024  # a bigger file is no report we read (ours are a few hundred KB)
 MAX_DETAIL = 2000  # characters of a changed verdict's finding
-TOOL = "mcpaql-conformance"
 KIND = "mcpaql-conformance registry"  # what registry.json says it is (a folder we may rebuild)
 UNNAMED = "(unnamed implementation)"
 
@@ -135,7 +134,7 @@ class Registry:
     def as_dict(self) -> dict[str, Any]:
         return {
             "kind": KIND,
-            "tool": TOOL,
+            "tool": TOOL_NAME,
             "toolVersion": __version__,
             "implementations": [implementation.as_dict() for implementation in self.implementations],
             "notes": self.notes,
@@ -213,7 +212,7 @@ def _run(source: Source, report: Report, order: int) -> Run:
     summary = report.summary
     counts = {"total": summary.total, "passed": summary.passed, "warned": summary.warned,
               "failed": summary.failed, "skipped": summary.skipped}  # fmt: skip
-    reference = report.tool != TOOL
+    reference = report.tool != TOOL_NAME
     return Run(
         source=source,
         order=order,

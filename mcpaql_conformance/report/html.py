@@ -8,6 +8,7 @@ from markupsafe import Markup
 
 from mcpaql_conformance.report.badge import badge_status, badge_svg
 from mcpaql_conformance.report.common import DEFAULT_OPTIONS, METRIC_HEADINGS, RenderOptions, metric_cells, verdict_line
+from mcpaql_conformance.report.requirements import requirements_context
 from mcpaql_conformance.report.templates import environment
 from mcpaql_conformance.verdict.model import Report
 
@@ -25,4 +26,5 @@ def render_html(report: Report, color: bool = False, options: RenderOptions = DE
         limit=options.max_findings or sys.maxsize,  # findings shown at once; the rest behind "N more"
         headings=METRIC_HEADINGS,
         cells=metric_cells,
+        **requirements_context(report),
     )

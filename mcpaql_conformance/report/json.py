@@ -6,6 +6,7 @@ from typing import Any
 
 from mcpaql_conformance.files import jsonio
 from mcpaql_conformance.report.common import DEFAULT_OPTIONS, RenderOptions
+from mcpaql_conformance.report.requirements import requirement_dict, requirement_results
 from mcpaql_conformance.verdict.model import Report, TestResult
 
 
@@ -51,6 +52,7 @@ def report_dict(report: Report) -> dict[str, Any]:
             for category in report.categories
         ],
         "exitCode": report.exit_code,
+        "requirements": [requirement_dict(item) for item in requirement_results(report)],
     }
     if report.tier is not None:
         data["tier"] = report.tier
@@ -75,6 +77,8 @@ def report_dict(report: Report) -> dict[str, Any]:
         data["agentRuns"] = {"summary": report.agent_summary, "metrics": metrics}
         if report.agent_incomplete is not None:
             data["agentRuns"]["incomplete"] = report.agent_incomplete
+    if report.evidence is not None:
+        data["evidence"] = list(report.evidence)
     if report.tool is not None:
         data["tool"] = report.tool
         data["toolVersion"] = report.tool_version

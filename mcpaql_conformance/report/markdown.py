@@ -5,6 +5,7 @@ from __future__ import annotations
 from mcpaql_conformance.report.badge import badge_status
 from mcpaql_conformance.report.common import DEFAULT_OPTIONS, METRIC_HEADINGS, RenderOptions, metric_cells, verdict_line
 from mcpaql_conformance.report.escape import Trusted
+from mcpaql_conformance.report.requirements import requirements_context
 from mcpaql_conformance.report.templates import environment
 from mcpaql_conformance.verdict.model import Report
 
@@ -23,4 +24,5 @@ def render_markdown(report: Report, color: bool = False, options: RenderOptions 
         verdict=verdict_line(report),
         headings=METRIC_HEADINGS,
         cells=metric_cells,
+        **requirements_context(report),
     )

@@ -110,6 +110,7 @@ def report_from_data(data: Any, source: str = "<report>") -> Report:
         unneeded=tuple((data.get("baseline") or {}).get("unneeded") or ()),
         captured_at=data.get("capturedAt") if isinstance(data.get("capturedAt"), str) else None,
         server=data.get("server") if isinstance(data.get("server"), str) else None,
+        evidence=_evidence(data.get("evidence")),
         provenance=data.get("provenance"),
         agent_summary=(data.get("agentRuns") or {}).get("summary"),
         agent_incomplete=_text_or_none((data.get("agentRuns") or {}).get("incomplete")),
@@ -122,6 +123,13 @@ def _cited(rules: Any, count: int) -> tuple[str, ...]:
     if not isinstance(rules, list) or len(rules) != count:
         return ()
     return tuple(rule if isinstance(rule, str) else "" for rule in rules)
+
+
+def _evidence(value: Any) -> tuple[str, ...] | None:
+    """What a saved run had to judge by, when it says (a list of labels), else None."""
+    if not isinstance(value, list):
+        return None
+    return tuple(plain(item, max_len=80) for item in value if isinstance(item, str))
 
 
 def _text_or_none(value: Any) -> str | None:

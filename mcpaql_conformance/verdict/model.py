@@ -157,6 +157,9 @@ class Report:
     evidence_spec_version: str | None = None  # the spec version the bundle says it was recorded against
     captured_at: str | None = None  # when the evidence was captured (a captured bundle's provenance)
     server: str | None = None  # what `check` captured: the server command or URL (secrets masked)
+    # What the run had to judge by (verdict/rules/needs.py: bundle sections with entries, the
+    # semantic categories documented); None for a report that does not say (older, another tool's).
+    evidence: tuple[str, ...] | None = None
 
     @property
     def spec_line(self) -> str:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from mcpaql_conformance import SPEC_VERSION, __version__
+from mcpaql_conformance import SPEC_VERSION, TOOL_NAME, __version__
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.evidence.bundle import Bundle, incomplete_invocation
 from mcpaql_conformance.files.jsonio import gc_paused
+from mcpaql_conformance.files.schemas import schema_document
+from mcpaql_conformance.files.vocabulary import SemanticCategory, words
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.checks import CATEGORIES, Category, Context
 from mcpaql_conformance.verdict.checks.semantic import run_verdicts
@@ -17,7 +19,6 @@ from mcpaql_conformance.verdict.model import CategoryResult, Report, conformance
 
 LEVELS = (1, 2)
 TIERS = ("1", "2", "both")
-TOOL_NAME = "mcpaql-conformance"
 
 
 def categories_for(level: int) -> tuple[Category, ...]:
@@ -83,8 +84,21 @@ def evaluate(bundle: Bundle, level: int = 1, tier: str = "both", category: str |
         captured_at=_captured_at(bundle.data.get("provenance")),
         agent_summary=agent_summary(bundle.cases("agent_runs")),
         agent_incomplete=agent_incomplete(bundle.cases("agent_runs")),
+        evidence=evidence_held(bundle, ctx),
         agent_metrics=agent_metrics(bundle.cases("agent_tests"), functools.partial(run_verdicts, ctx)),
     )
+
+
+def evidence_held(bundle: Bundle, ctx: Context) -> tuple[str, ...]:
+    """What the run had to judge by (a report's ``evidence``): the bundle's sections with entries
+    (those its schema defines), and ``category:NAME`` for each standard semantic category its
+    operations document."""
+    present = [name for name in schema_document("bundle")["properties"] if _entries(bundle.data.get(name))]
+    return (*present, *(f"category:{name}" for name in words(SemanticCategory) if ctx.operations_in(name)))
+
+
+def _entries(value: Any) -> bool:
+    return isinstance(value, list | dict) and bool(value)
 
 
 def agent_summary(runs: list[Any]) -> str | None:

@@ -134,6 +134,8 @@ def test_html_report_renders_hostile_text_as_text_and_filters_by_result(cli, wri
             super().__init__()
             self.scripts = 0
             self.rows: list[tuple[str, bool]] = []
+            self.requirements: list[str] = []  # the results of the requirement rows
+            self.documents = 0
             self.in_impl = False
             self.impl = ""
 
@@ -142,6 +144,9 @@ def test_html_report_renders_hostile_text_as_text_and_filters_by_result(cli, wri
             self.scripts += tag == "script"
             if tag == "tr" and attributes.get("class") == "test":
                 self.rows.append((attributes["data-result"], "hidden" in attributes))
+            if tag == "tr" and attributes.get("class") == "requirement":
+                self.requirements.append(attributes["data-result"] or "")
+            self.documents += tag == "details" and attributes.get("class") == "requirements"
             self.in_impl = attributes.get("id") == "implementation"
 
         def handle_data(self, data):
@@ -158,6 +163,9 @@ def test_html_report_renders_hostile_text_as_text_and_filters_by_result(cli, wri
     assert "<script>alert(1)</script>" in collected.impl
     assert ("FAIL", False) in collected.rows
     assert all(hidden for result, hidden in collected.rows if result != "FAIL")
+    assert collected.documents == 15  # a table per document of the spec
+    assert "FAIL" in collected.requirements and "PASS" in collected.requirements
+    assert "introspection:8.1.3:no-language-errors" in dom[dom.index('id="requirements"') :]
 
 
 # --- Badges ----------------------------------------------------------------------------

@@ -121,7 +121,7 @@ def test_markdown_report_rendered_by_github_s_renderer_has_no_injected_markup(cl
     assert "<script" not in html and "<b>" not in html
     headings = re.findall(r"<h(\d)>(.*?)</h\d>", html)
     assert headings[0] == ("1", "MCP-AQL Conformance Report")
-    assert {level for level, _ in headings[1:]} == {"2"} and len(headings) == 5
+    assert {level for level, _ in headings[1:]} == {"2"} and len(headings) == 6  # 4 categories, requirements
     first_row = re.search(r"<tr>\s*<td>Implementation</td>\s*<td>(.*?)</td>\s*</tr>", html, re.S)
     assert first_row is not None  # the hostile value stayed in one cell
     assert "evil.example/login" in first_row.group(1)

@@ -143,8 +143,9 @@ def test_markdown_has_the_badge_the_summary_and_a_section_per_category(bundle: B
     )
     assert "| Summary | 19 passed, 0 warned, 0 failed, 0 skipped |" in text
     assert "**Level 2 conformant (badge: green, exit 0)**" in text
-    assert len(re.findall(r"^## ", text, flags=re.M)) == 7
+    assert len(re.findall(r"^## ", text, flags=re.M)) == 8  # seven categories, then the requirements
     assert "## Semantic Evaluation: PASS (SHOULD)" in text
+    assert text.index("## Semantic Evaluation") < text.index("## Requirements")
 
 
 def test_markdown_escapes_markdown_in_test_names(bundle: Bundle) -> None:

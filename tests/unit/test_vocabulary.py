@@ -83,6 +83,7 @@ SOURCES: dict[tuple[str, str], Source] = {
         "mcpaql_conformance.verdict.model.EXIT_* (verdicts)",
         lambda: VERDICT_EXITS,
     ),
+    ("report", "/properties/requirements/items/properties/result/enum"): _vocabulary("RequirementResult"),
     ("report", "/$defs/Result/enum"): ("mcpaql_conformance.verdict.model.Result", lambda: tuple(model.Result)),
     ("scenario", "/$defs/Event/properties/type/enum"): _vocabulary("ScenarioEvent"),
     ("scenario", "/$defs/Expect/properties/outcome/enum"): _vocabulary("ScenarioOutcome"),

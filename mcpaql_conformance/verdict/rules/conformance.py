@@ -78,6 +78,7 @@ RULES: tuple[Rule, ...] = (
         "For Level 1 the server passes the introspection tests: list and type queries answer, details and "
         "parameters tell the truth.",
         tests=INTROSPECTION_FIDELITY,
+        gathers=True,
     ),
     Rule(
         "conformance:2.1:parameter-handling",
@@ -87,6 +88,7 @@ RULES: tuple[Rule, ...] = (
         "For Level 1 the server enforces required parameters, answers unknown ones explicitly, applies documented "
         "defaults and names parameters in snake_case.",
         tests=PARAMETER_HANDLING,
+        gathers=True,
         reading=(
             "§3.2's Unknown Parameter test lets a server accept an unknown parameter with a warning, where core §4.6 "
             "requires rejection with VALIDATION_UNKNOWN_PARAM (a warning only with strict_mode off, core §4.6.2); the "
@@ -101,6 +103,7 @@ RULES: tuple[Rule, ...] = (
         "Error Quality",
         "For Level 1 the server's errors are structured, leak no internals and say what went wrong.",
         tests=ERROR_QUALITY,
+        gathers=True,
         reading=(
             "The category is MUST PASS but §3.3's Actionable Error Messages test only warns; the specific test over "
             "the category: unactionable messages warn, malformed or leaking errors fail."
@@ -113,6 +116,7 @@ RULES: tuple[Rule, ...] = (
         "Round-Trip Integrity",
         "For Level 1 what the server stores reads back unchanged, and an update keeps untouched fields.",
         tests=ROUND_TRIP,
+        gathers=True,
     ),
     # 2.2 Level 2: the SHOULD PASS categories
     Rule(
@@ -122,6 +126,7 @@ RULES: tuple[Rule, ...] = (
         "Level 2 Features",
         "For Level 2 the server offers both endpoint modes, field selection and batches.",
         tests=LEVEL2_FEATURES,
+        gathers=True,
         reading=LEVEL2_MODES,
     ),
     Rule(
@@ -166,6 +171,7 @@ RULES: tuple[Rule, ...] = (
         "test categories MUST pass",
         "Level 1 needs every test of the four MUST PASS categories to pass.",
         tests=LEVEL1,
+        gathers=True,
         reading=COUNTS,
     ),
     Rule(
@@ -185,6 +191,7 @@ RULES: tuple[Rule, ...] = (
         "test categories SHOULD pass",
         "Level 2 asks the constraint, feature and semantic categories to pass.",
         tests=LEVEL2,
+        gathers=True,
         reading=LEVEL2_MODES,
     ),
     Rule(

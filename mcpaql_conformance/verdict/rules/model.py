@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mcpaql_conformance.verdict.model import Requirement
+from mcpaql_conformance.verdict.rules.needs import NEEDS
 from mcpaql_conformance.verdict.rules.proofs import PROOFS, Proof
 
 # The keywords of RFC 2119, as a sentence says them.
@@ -93,7 +94,8 @@ class Rule:
     by ``tests`` (our test ids), or not judged, saying why (``not_judged``). ``reading``: where
     the spec says otherwise elsewhere, the other sentence (a rule id) and the reading we take.
     ``anchored_by``: for a MUST of an informative document, the normative rule or the
-    conformance test that makes it a MUST all the same.
+    conformance test that makes it a MUST all the same. ``gathers``: the rule asks that every
+    test it names passes (a category, a level), so a run meets it only when they all do.
     """
 
     id: str  # "<document>:<section>:<slug>", stable
@@ -106,6 +108,7 @@ class Rule:
     subject: str = SERVER
     reading: str = ""
     anchored_by: str = ""
+    gathers: bool = False
 
     @property
     def document(self) -> Document:
@@ -134,6 +137,11 @@ class Rule:
     def proof(self) -> Proof | None:
         """The defect shown to be caught by a test this rule names (verdict/rules/proofs.py)."""
         return PROOFS.get(self.id) if self.tests else None
+
+    @property
+    def needs(self) -> tuple[str, ...]:
+        """The evidence a run must hold for a pass to say this rule held (verdict/rules/needs.py)."""
+        return NEEDS.get(self.id, ())
 
     @property
     def judged(self) -> bool:

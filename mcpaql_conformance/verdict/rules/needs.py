@@ -1,0 +1,62 @@
+"""What a run must hold before the absence of a finding says a rule held.
+
+A rule's tests can pass without having seen anything the rule is about: a server with no UPDATE
+operation breaks no rule about UPDATE's `input`, and a bundle without request calls cannot show
+a request without `operation` refused. For such rules, a report's ``requirements`` says PASS only
+when the run held one of the evidence listed here (a bundle section with entries, or
+``category:NAME`` for an operation of that semantic category), and SKIP naming what was missing
+otherwise. A finding citing the rule decides it whatever this table says.
+"""
+
+from __future__ import annotations
+
+UPDATE = "category:UPDATE"
+UPDATE_INPUT = ("update_input_tests",)
+ROUTING = ("routing_tests",)
+REQUESTS = ("request_tests",)
+TOOLS = ("mcp_tools",)
+
+# fmt: off
+NEEDS: dict[str, tuple[str, ...]] = {
+    "core:4.5:update-input": (UPDATE,),
+    "core:4.5:identifiers-in-params": (UPDATE,),
+    "core:4.5.1:deep-merge": ("update_preservation_tests",),
+    "core:4.5.3:validate-input": UPDATE_INPUT,
+    "core:4.5.3:missing-input-rejected": UPDATE_INPUT,
+    "core:4.5.3:input-object": UPDATE_INPUT,
+    "core:4.5.3:input-fields-validated": UPDATE_INPUT,
+    "core:4.5.3:unknown-field": UPDATE_INPUT,
+    "core:4.5.3:no-identifier-in-input": UPDATE_INPUT,
+    "core:4.7.1:null-bytes": REQUESTS,
+    "operations:2.2:operation-field": REQUESTS,
+    "operations:2.2:operation-defined": REQUESTS,
+    "operations:2.3:resolution-order": REQUESTS,
+    "operations:2.4:case-sensitive": REQUESTS,
+    "error-codes:4.5:several-unknown-parameters": REQUESTS,
+    "core:6.2:wrong-endpoint-rejected": ROUTING,
+    "core:10.1:l1-wrong-endpoint": ROUTING,
+    "operations:6.3:validate-endpoint": ROUTING,
+    "operations:6.3:no-cross-execution": ROUTING,
+    "operations:6.3:mismatch-error": ROUTING,
+    "endpoint-modes:4.2:wrong-tool-rejected": ROUTING,
+    "endpoint-modes:4.5:wrong-family-rejected": ROUTING,
+    "endpoint-modes:4.6:route-validated": ROUTING,
+    "crude:5.1:reject-wrong-endpoint": ROUTING,
+    "operations:7.2:batch-results": ("batch_example",),
+    "features/pagination:2.3:invalid-combinations": ("pagination_tests",),
+    "mcp:2.1:introspect-in-descriptions": TOOLS,
+    "mcp:2.3:tool-annotations": TOOLS,
+    "mcp:2.3:conservative-annotations": TOOLS,
+    "endpoint-modes:7.1:tool-annotations": TOOLS,
+    "endpoint-modes:7.1:conservative-annotations": TOOLS,
+    "crude:3.3:tool-annotations": TOOLS,
+    "mcp:3.1:operation-required": TOOLS,
+    "mcp:3.1:base-input-schema": TOOLS,
+}
+# fmt: on
+
+
+def said(need: str) -> str:
+    """A label as a report says it: ``UPDATE operation``, ``request_tests``."""
+    kind, _, name = need.partition(":")
+    return f"{name} operation" if kind == "category" else need
