@@ -331,7 +331,7 @@ def test_a_key_beside_the_error_fails_the_union_naming_the_operation_and_the_key
     assert union.result is Result.FAIL
     assert union.detail == (
         "$.parameter_tests.missing_required[2].response (operation get_widget): $: 'stack' is not part of a"
-        " failure result (the spec defines confirmation, deprecated, deprecatedSince, deprecationMessage, error,"
+        " failure result (the spec defines _meta, confirmation, deprecated, deprecatedSince, deprecationMessage, error,"
         " removalVersion, success; metadata keys start with an underscore)"
     )
     leak = run(no_leakage, bundle)

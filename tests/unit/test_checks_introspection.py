@@ -904,9 +904,13 @@ def test_well_formed_query_language_metadata_in_details_passes(bundle: Bundle) -
     assert run(operation_details, bundle).result is Result.PASS
 
 
-def test_examples_may_be_strings_as_the_introspection_schema_has_them(bundle: Bundle) -> None:
+def test_examples_as_strings_fail_the_normative_schema_naming_the_field(bundle: Bundle) -> None:
+    # Core Appendix D (normative) and introspection §3.3 make each example a {request, description} object.
     operation_detail(bundle, "get_widget")["examples"] = ['{ operation: "get_widget", params: { id: "w1" } }']
-    assert run(operation_details, bundle).result is Result.PASS
+    outcome = run(operation_details, bundle)
+    assert outcome.result is Result.FAIL
+    assert "get_widget: $.examples[0]: expected an object, got string" in outcome.findings
+    assert [getattr(f, "rule", "") for f in outcome.findings] == ["introspection:8.1:must-list"]
 
 
 def test_a_return_type_named_under_another_key_is_read_and_failed(bundle: Bundle) -> None:

@@ -65,6 +65,7 @@ _DETAIL_FIELD_RULES = (
     ("'endpoint'", "operations:5.1:endpoint"),
     ("'description'", "operations:5.1:description"),
     ("'mcpTool'", "mcp:2.2.1:names-introspected"),
+    ("$.examples", "introspection:8.1:must-list"),  # OperationExample objects (Appendix D's normative schema)
 )
 _PARAMETER_FIELD_RULES = (("'type'", "operations:5.2:type"), ("'required'", "operations:4.3:required-or-optional"))
 
