@@ -9,6 +9,7 @@ from mcpaql_conformance.capture.probes import UNKNOWN_VALUE
 from mcpaql_conformance.capture.values import matches_type
 from mcpaql_conformance.evidence.reading import BATCH_ALIASES, SINGLE, declares, protocol_capabilities
 from mcpaql_conformance.files.vocabulary import (
+    DEEP_NESTING,
     DESTRUCTIVE,
     EMPTY_OPERATION,
     NO_OPERATION,
@@ -146,7 +147,24 @@ def request_probes() -> list[RequestProbe]:
          {"operation": "introspect", "params": {**listing, **dict.fromkeys(TWO_UNKNOWN, UNKNOWN_VALUE)}}),
         (NULL_BYTE, "introspect with a name holding U+0000",
          {"operation": "introspect", "params": {**listing, "name": "intro\u0000spect"}}),
+        (DEEP_NESTING, f"introspect with a value nested {DEEP} levels deep",
+         {"operation": "introspect", "params": {**listing, NESTED: nested(DEEP)}}),
     ]  # fmt: skip
+
+
+# Deeper than the 64 levels core §4.7.5 lets any server configure (its default is 32), in a
+# metadata field of params: no unknown-parameter refusal applies to it (core §4.6.1), so a server
+# that enforces no limit answers the listing, and one that does refuses with the limit's error.
+DEEP = 70
+NESTED = "_conformance_nested"
+
+
+def nested(depth: int) -> list[Any]:
+    """``[[[...[]...]]]``: ``depth`` arrays, each holding the next."""
+    value: list[Any] = []
+    for _ in range(depth - 1):
+        value = [value]
+    return value
 
 
 TWO_UNKNOWN = ("zz_conformance_first", "zz_conformance_second")

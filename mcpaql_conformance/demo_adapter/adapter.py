@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcpaql_conformance.demo_adapter.limits import LIMITS, over_limit
+
 JsonObject = dict[str, Any]
 SPEC_VERSION = "1.0.0-draft"  # the MCP-AQL version the demo speaks (its own copy: the demo stands alone)
 
@@ -178,6 +180,16 @@ class NotesAdapter:
 
     def handle(self, tool: str, arguments: JsonObject) -> JsonObject:
         """Answer one MCP tool call with an MCP-AQL operation result."""
+        exceeded = over_limit(arguments)
+        if exceeded is not None:  # core §4.7.5: before anything reads the request
+            limit, allowed, actual = exceeded
+            return failure(
+                "VALIDATION_PAYLOAD_TOO_LARGE",
+                f"Request exceeds the {limit} limit of {allowed} (it has {actual}).",
+                limit=limit,
+                limit_value=allowed,
+                actual_value=actual,
+            )
         if tool == "mcp_aql" and "operations" in arguments:
             return self._batch(arguments["operations"])
         operation = arguments.get("operation")
@@ -325,7 +337,8 @@ def _protocol(adapter: NotesAdapter) -> JsonObject:
     """Protocol metadata of the operations list (introspection §4.1.1)."""
     mode = {"single": "single", "crude": "semantic"}.get(adapter.mode, "all")
     capabilities = {"batch": adapter.mode != "crude", "field_selection": True}
-    return {"version": SPEC_VERSION, "conformance": "level-2", "mode": mode, "capabilities": capabilities}
+    protocol = {"version": SPEC_VERSION, "conformance": "level-2", "mode": mode, "capabilities": capabilities}
+    return {**protocol, "limits": dict(LIMITS)}
 
 
 def _drifted(result: JsonObject) -> JsonObject:

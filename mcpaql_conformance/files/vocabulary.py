@@ -65,9 +65,16 @@ INPUT_UNKNOWN_FIELD: UpdateInputKind = "input_unknown_field"
 
 # The calls capture sends to see how the server reads a request itself (request_tests[].name):
 # one without `operation`, one with an empty name, a known name in upper case, a parameter both
-# at the top level and in params, two unknown parameters at once, a string holding U+0000.
+# at the top level and in params, two unknown parameters at once, a string holding U+0000, a
+# value nested deeper than any nesting limit core §4.7.5 lets a server configure.
 RequestTestName = Literal[
-    "no_operation", "empty_operation", "operation_case", "params_precedence", "two_unknown_parameters", "null_byte"
+    "no_operation",
+    "empty_operation",
+    "operation_case",
+    "params_precedence",
+    "two_unknown_parameters",
+    "null_byte",
+    "deep_nesting",
 ]
 NO_OPERATION: RequestTestName = "no_operation"
 EMPTY_OPERATION: RequestTestName = "empty_operation"
@@ -75,6 +82,7 @@ OPERATION_CASE: RequestTestName = "operation_case"
 PARAMS_PRECEDENCE: RequestTestName = "params_precedence"
 TWO_UNKNOWN_PARAMETERS: RequestTestName = "two_unknown_parameters"
 NULL_BYTE: RequestTestName = "null_byte"
+DEEP_NESTING: RequestTestName = "deep_nesting"
 
 # -- reports -------------------------------------------------------------------------------
 

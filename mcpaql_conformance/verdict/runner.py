@@ -10,7 +10,7 @@ from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.evidence.bundle import Bundle, incomplete_invocation
 from mcpaql_conformance.files.jsonio import gc_paused
 from mcpaql_conformance.files.schemas import schema_document
-from mcpaql_conformance.files.vocabulary import SemanticCategory, words
+from mcpaql_conformance.files.vocabulary import RequestTestName, SemanticCategory, words
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.checks import CATEGORIES, Category, Context
 from mcpaql_conformance.verdict.checks.semantic import run_verdicts
@@ -94,7 +94,10 @@ def evidence_held(bundle: Bundle, ctx: Context) -> tuple[str, ...]:
     (those its schema defines), and ``category:NAME`` for each standard semantic category its
     operations document."""
     present = [name for name in schema_document("bundle")["properties"] if _entries(bundle.data.get(name))]
-    return (*present, *(f"category:{name}" for name in words(SemanticCategory) if ctx.operations_in(name)))
+    asked = {case.get("name") for case in bundle.cases("request_tests") if isinstance(case.get("name"), str)}
+    requests = [f"request_tests:{name}" for name in words(RequestTestName) if name in asked]
+    documented = [f"category:{name}" for name in words(SemanticCategory) if ctx.operations_in(name)]
+    return (*present, *requests, *documented)
 
 
 def _entries(value: Any) -> bool:

@@ -180,7 +180,12 @@ def minimal_conformant_bundle() -> dict[str, Any]:
             "operations_list": {
                 "success": True,
                 "data": {
-                    "_protocol": {"version": "1.0.0-draft", "conformance": "level-1", "mode": "semantic"},
+                    "_protocol": {
+                        "version": "1.0.0-draft",
+                        "conformance": "level-1",
+                        "mode": "semantic",
+                        "limits": {"max_nesting_depth": 32},
+                    },
                     "operations": [
                         {k: d[k] for k in ("name", "semantic_category", "endpoint", "description")} for d in details
                     ],

@@ -43,7 +43,16 @@ def _parameter(name: str, kind: str = "string", required: bool = False, **extra:
 READ = {"readOnly": True, "destructive": False}
 ADDS = {"readOnly": False, "destructive": False}
 RETURNS = {"name": "File", "kind": "object", "description": "The file, or the list of files."}
-PROTOCOL = {"version": "1.0.0-draft", "conformance": "level-1", "mode": "semantic"}  # every kind serves CRUDE tools
+PROTOCOL = {  # every kind serves CRUDE tools
+    "version": "1.0.0-draft",
+    "conformance": "level-1",
+    "mode": "semantic",
+    "limits": {"max_nesting_depth": 32},
+}
+TOO_DEEP = {
+    "success": False,
+    "error": {"code": "VALIDATION_PAYLOAD_TOO_LARGE", "message": "Nesting exceeds max_nesting_depth 32"},
+}
 TYPES = [
     {"name": "File", "kind": "object", "description": "A file.",
      "fields": [_parameter("path"), _parameter("content"), _parameter("tags", "string[]")]},
@@ -368,7 +377,7 @@ KINDS = {
 
 def main() -> None:
     sys.path.insert(0, str(Path(__file__).parent))  # run as a script: its neighbour servers.py
-    from servers import rpc_reply, serve_stdio, text_result
+    from servers import nesting, rpc_reply, serve_stdio, text_result
 
     store = KINDS[sys.argv[1]]()
     schema = {
@@ -387,6 +396,8 @@ def main() -> None:
     ]
 
     def call(tool: str, arguments: JsonObject) -> JsonObject:
+        if nesting(arguments) > 32:  # core §4.7.5, before anything else reads the request
+            return text_result(TOO_DEEP)
         params = arguments.get("params")
         operation = arguments.get("operation")
         result = text_result(store.answer(tool, operation, params if isinstance(params, dict) else {}))

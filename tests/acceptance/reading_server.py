@@ -486,7 +486,7 @@ def check_object(
 def validate(op: JsonObject, params: JsonObject) -> JsonObject | None:
     """Unknown parameters (core §4.6), then required ones, then types and constraints (operations §5.4)."""
     specs = {p["name"]: p for p in op["parameters"]}
-    unknown = [key for key in params if key not in specs]
+    unknown = [key for key in params if key not in specs and not key.startswith("_")]  # metadata: core §4.6.1
     if unknown and broken("core:4.6:unknown-rejected"):
         return validate(op, {k: v for k, v in params.items() if k in specs})  # dropped without a word
     if unknown:
@@ -516,6 +516,8 @@ def validate(op: JsonObject, params: JsonObject) -> JsonObject | None:
                 operation=op["name"],
             )
     for key, value in params.items():
+        if key not in specs:
+            continue  # metadata (core §4.6.1): not a parameter to check
         nullable = NULLABLE if key == "input" else ()
         if key == "input" and not isinstance(value, dict) and broken("core:4.5.3:input-object"):
             continue  # taken as no change at all
@@ -551,7 +553,7 @@ def scan(value: Any, where: str = "params", depth: int = 1) -> JsonObject | None
         return None
     if not isinstance(value, list | dict):
         return None
-    if depth > LIMITS["max_nesting_depth"]:
+    if depth > LIMITS["max_nesting_depth"] and not broken("core:4.7.5:enforce-limits"):
         return too_large("nesting_depth", LIMITS["max_nesting_depth"], depth, "levels")
     if isinstance(value, list) and len(value) > LIMITS["max_array_elements"]:
         return too_large("array_elements", LIMITS["max_array_elements"], len(value), "elements")
@@ -565,6 +567,8 @@ def scan(value: Any, where: str = "params", depth: int = 1) -> JsonObject | None
 
 
 def too_large(kind: str, limit: int, actual: int, unit: str) -> JsonObject:
+    if broken("core:4.7.5:too-large-error"):  # the right code, but nothing says which limit
+        return refuse("VALIDATION_PAYLOAD_TOO_LARGE", "Payload too large")
     return refuse(
         "VALIDATION_PAYLOAD_TOO_LARGE",
         f"Payload exceeds {kind} limit of {limit}",
@@ -992,7 +996,7 @@ class ReadingList:
             "mode": "crude" if broken("introspection:4.1.1:mode-semantic") else self.mode,
             "profile": "crude",
             "capabilities": capabilities,
-            "limits": LIMITS,
+            **({} if broken("core:4.7.5:limits-in-protocol") else {"limits": LIMITS}),
             "concurrency": "serialized",
             "session_id": self.session,
             "timestamps": "ISO 8601, UTC (Z)",

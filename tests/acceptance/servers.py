@@ -529,7 +529,21 @@ def picky_answer(operation: Any, params: dict[str, Any]) -> dict[str, Any]:
     return {"success": True, "data": {"code": "X-42", "label": "the answer"}}  # lookup, search
 
 
+def nesting(value: Any) -> int:
+    """How many levels of objects and arrays ``value`` has (a scalar: 0)."""
+    pending, deepest = [(value, 1)], 0
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, depth)
+            pending.extend((inner, depth + 1) for inner in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
 def picky_call(arguments: dict[str, Any]) -> dict[str, Any]:
+    if nesting(arguments) > 32:  # core §4.7.5: the default nesting limit, before anything else
+        too_deep = {"code": "VALIDATION_PAYLOAD_TOO_LARGE", "message": "Request nesting exceeds max_nesting_depth 32"}
+        return text_result({"success": False, "error": too_deep})
     params = arguments.get("params")
     return text_result(picky_answer(arguments.get("operation"), params if isinstance(params, dict) else {}))
 

@@ -246,11 +246,14 @@ def test_an_imperfect_server_is_captured_faithfully_and_judged_by_test(tmp_path)
         "introspect {query: types} via mcp_aql_read: gave no types list "
         "(answered a JSON object without a success flag (keys: ok, typeList))"
     )
-    # It accepts anything: completeness says so instead of blaming every probe name.
-    assert tests["L1.introspection.completeness"]["result"] == "WARN"
-    assert (
-        "get_thing: accepts any parameter (it accepted the unknown parameter zz_conformance_probe too)"
-        in (tests["L1.introspection.completeness"]["detail"])
+    # It accepts anything: completeness says so instead of blaming every probe name; and it takes a
+    # value nested deeper than any limit (core §4.7.5), which fails.
+    completeness = tests["L1.introspection.completeness"]
+    assert completeness["result"] == "FAIL"
+    assert completeness["findingRules"][0] == "core:4.7.5:enforce-limits"
+    assert any(
+        finding.startswith("get_thing: accepts any parameter (it accepted the unknown parameter zz_conformance_probe")
+        for finding in completeness["findings"]
     )
 
 

@@ -103,7 +103,12 @@ def conformant_bundle() -> JsonObject:
         "introspection": {
             "operations_list": ok(
                 {
-                    "_protocol": {"version": "1.0.0-draft", "conformance": "level-2", "mode": "semantic"},
+                    "_protocol": {
+                        "version": "1.0.0-draft",
+                        "conformance": "level-2",
+                        "mode": "semantic",
+                        "limits": {"max_nesting_depth": 32, "max_array_elements": 10000},
+                    },
                     "operations": [summary_of(d) for d in details],
                 }
             ),

@@ -652,18 +652,31 @@ def test_details_named_under_another_key_are_judged_as_read(bundle: Bundle) -> N
     assert report(bundle, category="Parameter Handling").categories[0].result is Result.PASS
 
 
+LIMITS = {"limits": {"max_nesting_depth": 32}}
+
+
 @pytest.mark.parametrize(
     ("protocol", "result", "shown"),
     [
-        ({"version": "1.0.0", "mode": "semantic", "conformance": "level-1", "profile": "crude"}, Result.PASS, ""),
+        (
+            {"version": "1.0.0", "mode": "semantic", "conformance": "level-1", "profile": "crude", **LIMITS},
+            Result.PASS,
+            "",
+        ),
         ({"version": "1.0.0", "mode": "semantic"}, Result.WARN, "_protocol has no `conformance`"),
         ({"version": "1.0.0", "conformance": "level-2"}, Result.WARN, "_protocol has no `mode`"),
-        ({"version": "1.0.0-draft", "mode": "all", "conformance": "level-1"}, Result.PASS, ""),
+        ({"version": "1.0.0-draft", "mode": "all", "conformance": "level-1", **LIMITS}, Result.PASS, ""),
+        # core §4.7.5: limits in _protocol are a SHOULD
+        ({"version": "1.0.0-draft", "mode": "all", "conformance": "level-1"}, Result.WARN, "_protocol has no `limits`"),
         # introspection §4.1.1: mode and conformance are SHOULDs, capabilities a MAY, the version a MUST
         ({"version": "1.0.0", "mode": "crude"}, Result.WARN, "CRUDE is a profile of the semantic endpoint mode"),
         ({"version": "1.0.0", "mode": "turbo"}, Result.WARN, "_protocol.mode: must be one of"),
         ({"version": "1.0.0", "conformance": "gold"}, Result.WARN, "_protocol.conformance: must be one of"),
-        ({"version": "1.0.0", "mode": "all", "conformance": "level-1", "capabilities": {"x": 1}}, Result.PASS, ""),
+        (
+            {"version": "1.0.0", "mode": "all", "conformance": "level-1", "capabilities": {"x": 1}, **LIMITS},
+            Result.PASS,
+            "",
+        ),
         ({"mode": "single"}, Result.FAIL, "_protocol: missing required property 'version'"),
         ({"version": "one", "mode": "single"}, Result.FAIL, "_protocol.version: does not match the pattern"),
     ],

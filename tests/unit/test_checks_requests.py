@@ -94,3 +94,41 @@ def test_first_and_last_together_are_refused() -> None:
     assert outcome.result is Result.WARN  # features/pagination is informative: its MUST warns
     assert cited(outcome) == [("list_widgets with first and last together was answered with success, not refused",
                                "features/pagination:2.3:invalid-combinations")]  # fmt: skip
+
+
+DEEP = "introspect via mcp_aql_read with a value nested 70 levels deep"
+
+
+@pytest.mark.parametrize(
+    ("response", "finding"),
+    [
+        (
+            fail("VALIDATION_PAYLOAD_TOO_LARGE", "Too deep.", limit_type="nesting_depth", limit_value=32),
+            None,
+        ),
+        (fail("VALIDATION_PAYLOAD_TOO_LARGE", "Request exceeds max_nesting_depth (32)."), None),  # its message says
+        (
+            ok({"operations": []}),
+            (f"{DEEP} was answered with success: no nesting limit was enforced", "core:4.7.5:enforce-limits"),
+        ),
+        (
+            fail("VALIDATION_UNKNOWN_PARAM", "Unknown parameter '_conformance_nested'."),
+            (f"{DEEP} was refused with VALIDATION_UNKNOWN_PARAM, not VALIDATION_PAYLOAD_TOO_LARGE",
+             "core:4.7.5:too-large-error"),
+        ),
+        (
+            fail("VALIDATION_PAYLOAD_TOO_LARGE", "Payload too large.", size=5000),
+            (f"{DEEP} was refused with VALIDATION_PAYLOAD_TOO_LARGE, neither its message nor its details (size) "
+             "saying which limit was exceeded", "core:4.7.5:too-large-error"),
+        ),
+    ],
+)  # fmt: skip
+def test_a_value_nested_beyond_any_limit_is_refused_as_too_large_naming_the_limit(
+    response: Any, finding: tuple[str, str] | None
+) -> None:
+    outcome = run(completeness, with_case("deep_nesting", response))
+    if finding is None:
+        assert outcome.result is Result.PASS, outcome
+    else:
+        assert outcome.result is Result.FAIL  # MUSTs of the core
+        assert finding in cited(outcome)

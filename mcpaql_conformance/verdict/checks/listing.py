@@ -111,6 +111,7 @@ def protocol_findings(ctx: Context) -> list[str]:
 _ADVISED_FIELDS = {
     "conformance": "introspection:4.1.1:protocol-conformance",
     "mode": "introspection:4.1.1:protocol-mode",
+    "limits": "core:4.7.5:limits-in-protocol",  # so clients can check a request before sending it
 }
 
 

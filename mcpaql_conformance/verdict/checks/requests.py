@@ -2,7 +2,8 @@
 ``pagination_tests``, a list given contradictory page parameters): a
 request without `operation`, with an empty or upper-case name is refused (operations §2.2, §2.4),
 the params value wins over a top-level one (§2.3), a refusal of two unknown parameters names both
-(error-codes §4.5) and a string holding U+0000 is refused (core §4.7.1). Each function gives the
+(error-codes §4.5), a string holding U+0000 is refused (core §4.7.1) and a value nested deeper than
+any nesting limit is refused with VALIDATION_PAYLOAD_TOO_LARGE naming the limit (core §4.7.5). Each function gives the
 findings of the test that owns them; a case the bundle does not record is not judged."""
 
 from __future__ import annotations
@@ -96,3 +97,33 @@ def null_byte_findings(ctx: Context) -> list[str]:
         return []
     text = f"introspect{_where(case)} with a name holding U+0000 was answered with success, not refused"
     return [cite("core:4.7.1:null-bytes", text)]
+
+
+TOO_LARGE = "VALIDATION_PAYLOAD_TOO_LARGE"
+ENFORCED = "core:4.7.5:enforce-limits"
+TOO_LARGE_ERROR = "core:4.7.5:too-large-error"
+_LIMIT_WORDS = ("depth", "nest", "level")  # what details naming the nesting limit say
+
+
+def limit_findings(ctx: Context) -> list[str]:
+    """A value nested deeper than any nesting limit a server may configure (core §4.7.5: at most
+    64 levels) is refused with VALIDATION_PAYLOAD_TOO_LARGE, its details saying which limit."""
+    case = _case(ctx, vocabulary.DEEP_NESTING)
+    if case is None:
+        return []
+    answer = classify(case.get("response"))
+    said = f"introspect{_where(case)} with a value nested 70 levels deep"
+    if answer.succeeded:
+        return [cite(ENFORCED, f"{said} was answered with success: no nesting limit was enforced")]
+    if not answer.refused:
+        return []  # no answer to read: the union and no-answer findings say so
+    if answer.code != TOO_LARGE:
+        code = plain(str(answer.code), max_len=60) if answer.code else "no code"
+        return [cite(TOO_LARGE_ERROR, f"{said} was refused with {code}, not {TOO_LARGE}")]
+    details = answer.details if isinstance(answer.details, dict) else {}
+    told = " ".join([answer.message, *(f"{key} {value}" for key, value in details.items())]).casefold()
+    if not any(word in told for word in _LIMIT_WORDS):  # read generously: its message may say it
+        shown = ", ".join(plain(str(key), max_len=40) for key in details) or "none"
+        return [cite(TOO_LARGE_ERROR, f"{said} was refused with {TOO_LARGE}, neither its message nor its "
+                     f"details ({shown}) saying which limit was exceeded")]  # fmt: skip
+    return []

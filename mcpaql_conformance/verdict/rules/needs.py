@@ -4,7 +4,8 @@ A rule's tests can pass without having seen anything the rule is about: a server
 operation breaks no rule about UPDATE's `input`, and a bundle without request calls cannot show
 a request without `operation` refused. For such rules, a report's ``requirements`` says PASS only
 when the run held one of the evidence listed here (a bundle section with entries, or
-``category:NAME`` for an operation of that semantic category), and SKIP naming what was missing
+``category:NAME`` for an operation of that semantic category, ``request_tests:NAME`` for one of
+capture's request calls), and SKIP naming what was missing
 otherwise. A finding citing the rule decides it whatever this table says.
 """
 
@@ -13,7 +14,13 @@ from __future__ import annotations
 UPDATE = "category:UPDATE"
 UPDATE_INPUT = ("update_input_tests",)
 ROUTING = ("routing_tests",)
-REQUESTS = ("request_tests",)
+
+
+def asked(name: str) -> tuple[str, ...]:
+    """A request call of capture's (``request_tests`` entries of that name)."""
+    return (f"request_tests:{name}",)
+
+
 TOOLS = ("mcp_tools",)
 
 # fmt: off
@@ -27,12 +34,14 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "core:4.5.3:input-fields-validated": UPDATE_INPUT,
     "core:4.5.3:unknown-field": UPDATE_INPUT,
     "core:4.5.3:no-identifier-in-input": UPDATE_INPUT,
-    "core:4.7.1:null-bytes": REQUESTS,
-    "operations:2.2:operation-field": REQUESTS,
-    "operations:2.2:operation-defined": REQUESTS,
-    "operations:2.3:resolution-order": REQUESTS,
-    "operations:2.4:case-sensitive": REQUESTS,
-    "error-codes:4.5:several-unknown-parameters": REQUESTS,
+    "core:4.7.1:null-bytes": asked("null_byte"),
+    "core:4.7.5:enforce-limits": asked("deep_nesting"),
+    "core:4.7.5:too-large-error": asked("deep_nesting"),
+    "operations:2.2:operation-field": asked("no_operation"),
+    "operations:2.2:operation-defined": asked("empty_operation"),
+    "operations:2.3:resolution-order": asked("params_precedence"),
+    "operations:2.4:case-sensitive": asked("operation_case"),
+    "error-codes:4.5:several-unknown-parameters": asked("two_unknown_parameters"),
     "core:6.2:wrong-endpoint-rejected": ROUTING,
     "core:10.1:l1-wrong-endpoint": ROUTING,
     "operations:6.3:validate-endpoint": ROUTING,
@@ -57,6 +66,9 @@ NEEDS: dict[str, tuple[str, ...]] = {
 
 
 def said(need: str) -> str:
-    """A label as a report says it: ``UPDATE operation``, ``request_tests``."""
+    """A label as a report says it: ``UPDATE operation``, ``request_tests``, ``request_tests entry
+    deep_nesting``."""
     kind, _, name = need.partition(":")
-    return f"{name} operation" if kind == "category" else need
+    if kind == "category":
+        return f"{name} operation"
+    return f"{kind} entry {name}" if name else need

@@ -110,6 +110,9 @@ OWN: dict[str, Proof] = {
     "mcp:6.4:prefix-underscore": Proof("prefixes its tools with 'reading' and no underscore"),
     "features/field-selection:2.2:prefer-fields": Proof("takes field selection as `select`, not `fields`"),
     "features/field-selection:5.3:discoverable": Proof("takes `fields` but lists no FieldSelection type"),
+    "core:4.7.5:enforce-limits": Proof("answers a request holding a value nested 70 levels deep"),
+    "core:4.7.5:too-large-error": Proof("refuses an over-deep request as too large without saying which limit"),
+    "core:4.7.5:limits-in-protocol": Proof("leaves its payload limits out of _protocol"),
 }
 
 # rule -> the rule whose defect breaks it too (a rule that restates or gathers that one)
