@@ -22,7 +22,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--mode", choices=MODES, default="both", help="endpoint mode (default: both)")
     parser.add_argument("--http", type=int, metavar="PORT", help="serve streamable HTTP on 127.0.0.1:PORT/mcp")
-    parser.add_argument("--fault", choices=sorted(FAULTS), help="break one MUST category on purpose")
+    parser.add_argument("--fault", choices=sorted(FAULTS), help="break one rule of the spec on purpose")
     parser.add_argument("--dialect", choices=list(DIALECTS), help="deviate from the spec the way a real server does")
     parser.add_argument("--latency-ms", type=float, default=0.0, metavar="N", help="delay every call by N ms")
     args = parser.parse_args(argv)

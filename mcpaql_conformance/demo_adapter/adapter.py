@@ -30,6 +30,12 @@ FAULTS = {
     "wrong-endpoint": "operations sent to the wrong endpoint are executed anyway (Introspection Fidelity)",
     "shape-drift": "notes come back with created_at as a number and without updated_at, unlike the Note type "
     "they are declared to return (Introspection Fidelity: the shape warns, the epoch time is no ISO 8601 date)",
+    "no-limits": "a request nested deeper than any payload limit is answered (core §4.7.5)",
+    "null-bytes": "strings holding U+0000 are taken as they come (core §4.7.1)",
+    "any-case": "operation names are taken in any letter case: INTROSPECT runs introspect (operations §2.4)",
+    "string-examples": "operation details give their examples as strings, not {request} objects (core Appendix D)",
+    "numeric-request-id": "every success carries _meta.request_id as a number (core Appendix D)",
+    "no-annotations": "the MCP tools carry no annotations (mcp-integration §2.3)",
 }
 CRUDE = ("create", "read", "update", "delete", "execute")
 PERMISSIONS = {
@@ -180,7 +186,7 @@ class NotesAdapter:
 
     def handle(self, tool: str, arguments: JsonObject) -> JsonObject:
         """Answer one MCP tool call with an MCP-AQL operation result."""
-        exceeded = over_limit(arguments)
+        exceeded = over_limit(arguments) if self.fault != "no-limits" else None
         if exceeded is not None:  # core §4.7.5: before anything reads the request
             limit, allowed, actual = exceeded
             return failure(
@@ -198,7 +204,7 @@ class NotesAdapter:
             return failure("VALIDATION_MISSING_PARAM", "Missing required field 'operation'.")
         if not isinstance(params, dict):
             return failure("VALIDATION_INVALID_TYPE", "Field 'params' must be an object.")
-        spec = self.operations.get(operation)
+        spec = self.operations.get(operation.lower() if self.fault == "any-case" else operation)
         if spec is None:
             return failure(
                 "NOT_FOUND_OPERATION", f"Unknown operation '{operation}'. Use introspect to list operations."
@@ -216,6 +222,8 @@ class NotesAdapter:
         if ignored and self.fault == "warn-unknown" and result.get("success") is True:
             text = f"Parameter '{ignored[0]}' is not recognised by {operation} and was ignored."
             result = {**result, "warnings": [{"code": "UNKNOWN_PARAMETER_IGNORED", "message": text}]}
+        if self.fault == "numeric-request-id" and result.get("success") is True:
+            result = {**result, "_meta": {"request_id": 7}}
         return _drifted(result) if self.fault == "shape-drift" else result
 
     def _batch(self, items: Any) -> JsonObject:
@@ -249,6 +257,7 @@ class NotesAdapter:
                 valid_params=[p.name for p in spec.params],
             )
         held = next((name for name, value in params.items() if _holds_null(value)), None)
+        held = None if self.fault == "null-bytes" else held
         if held is not None:  # core §4.7.1: no parameter here takes U+0000
             return failure(
                 "VALIDATION_INVALID_ENCODING",
@@ -330,7 +339,10 @@ def _introspect(adapter: NotesAdapter, params: JsonObject) -> JsonObject:
         ]
         return ok({"_protocol": _protocol(adapter), "operations": summaries})
     spec = adapter.operations.get(name)
-    return ok({"operation": spec.details(single_only) if spec else None})
+    detail = spec.details(single_only) if spec else None
+    if detail is not None and adapter.fault == "string-examples":
+        detail["examples"] = [f"{name} with its required parameters"]
+    return ok({"operation": detail})
 
 
 def _protocol(adapter: NotesAdapter) -> JsonObject:

@@ -44,7 +44,7 @@ def build_server(
             server.tool(
                 name=speech.tool_name(family),
                 description=description,
-                annotations=_hints(family),
+                annotations=None if fault == "no-annotations" else _hints(family),
                 structured_output=False,
             )(endpoint.crude(family))
     if mode in ("single", "both"):
@@ -53,7 +53,10 @@ def build_server(
             "and send {operations: [...]} for a batch."
         )
         server.tool(
-            name=speech.tool_name(""), description=description, annotations=_hints(""), structured_output=False
+            name=speech.tool_name(""),
+            description=description,
+            annotations=None if fault == "no-annotations" else _hints(""),
+            structured_output=False,
         )(endpoint.single())
     return server
 
