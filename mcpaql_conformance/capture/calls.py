@@ -214,16 +214,26 @@ def _request(live: Live, tool: str, index: int, description: str, arguments: Jso
     return lambda: live.send((PHASE_REQUESTS, index), tool, arguments, operation, "request", description)
 
 
+BAD_QUERY = "zz_conformance_no_such_query"  # a query no server knows: that item fails
+BATCH_DESCRIPTION = "introspect three times in one batch, the second with a query no server knows"
+
+
+def batch_items() -> list[JsonObject]:
+    """Introspect's operations list, a query that fails, the types list: the failing item in the
+    middle shows whether the one after it still runs and the batch still succeeds (operations §7.3)."""
+    return [{"operation": "introspect", "params": {"query": query}} for query in (OPERATIONS, BAD_QUERY, TYPES)]
+
+
 async def probe_batch(live: Live) -> None:
-    """Introspect twice in one batch: on the single tool, or where the server declares batches
+    """One batch of ``batch_items``: on the single tool, or where the server declares batches
     (``_protocol.capabilities.batch``) and has no single tool, on its READ tool (operations §7.4:
     in semantic mode a batch keeps to one endpoint family)."""
-    queries = [{"operation": "introspect", "params": {"query": query}} for query in ("operations", "types")]
+    queries = batch_items()
     tool = live.tool_for_family(SINGLE)
     if tool is None and declares(protocol_capabilities(live.evidence.operations_list), "batch", BATCH_ALIASES):
         tool = live.tool_for_family("read")
     if tool is None or not live.allows(live.guard.call_need(tool, {"operations": queries})):
         return
     live.evidence.batch_example = await live.send(
-        (PHASE_BATCH, 0), tool, {"operations": queries}, "batch", "batch", "introspect twice in one batch"
+        (PHASE_BATCH, 0), tool, {"operations": queries}, "batch", "batch", BATCH_DESCRIPTION
     )

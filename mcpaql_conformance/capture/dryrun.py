@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcpaql_conformance.capture.calls import request_plan, unknown_operation_tool
+from mcpaql_conformance.capture.calls import BATCH_DESCRIPTION, batch_items, request_plan, unknown_operation_tool
 from mcpaql_conformance.capture.cycles import create_params
 from mcpaql_conformance.capture.probes import probes_of, withheld_probes
 from mcpaql_conformance.evidence.reading import SINGLE
@@ -65,11 +65,9 @@ def plan_run(live: Live, operations: list[Operation], introspected: int, cleanup
     if cleanup:
         _cleanup(live, dry, operations)
     single = live.tool_for_family(SINGLE)
-    queries = [{"operation": "introspect", "params": {"query": query}} for query in ("operations", "types")]
+    queries = batch_items()
     if single is not None and live.allows(live.guard.call_need(single, {"operations": queries})):
-        dry.sends.append(
-            {"operation": "batch", "tool": single, "probe": "batch", "description": "introspect twice in one batch"}
-        )
+        dry.sends.append({"operation": "batch", "tool": single, "probe": "batch", "description": BATCH_DESCRIPTION})
     tool, _ = unknown_operation_tool(live)
     if tool is not None:
         description = "an operation name the server does not list"

@@ -97,7 +97,17 @@ def evidence_held(bundle: Bundle, ctx: Context) -> tuple[str, ...]:
     asked = {case.get("name") for case in bundle.cases("request_tests") if isinstance(case.get("name"), str)}
     requests = [f"request_tests:{name}" for name in words(RequestTestName) if name in asked]
     documented = [f"category:{name}" for name in words(SemanticCategory) if ctx.operations_in(name)]
-    return (*present, *requests, *documented)
+    failing = ["batch_example:failing_item"] if _failing_item(bundle.batch_example) else []
+    return (*present, *requests, *failing, *documented)
+
+
+def _failing_item(batch: Any) -> bool:
+    """A batch answer one of whose items failed (what operations §7.3's semantics are seen on)."""
+    results = batch.get("results") if isinstance(batch, dict) else None
+    return isinstance(results, list) and any(
+        isinstance(item, dict) and isinstance(item.get("result"), dict) and item["result"].get("success") is False
+        for item in results
+    )
 
 
 def _entries(value: Any) -> bool:

@@ -876,6 +876,8 @@ class ReadingList:
             )
         if broken("core:10.1:l2-batch"):
             return refuse("VALIDATION_INVALID_TYPE", "Batches are not supported: send one operation at a time.")
+        if broken("operations:7.1:batch-format"):  # its own format, though it declares batches
+            return refuse("VALIDATION_INVALID_TYPE", "A batch is {batch: [{op, args}, ...]}.", param_name="operations")
         if not isinstance(items, list) or not 0 < len(items) <= LIMITS["max_batch_operations"]:
             return refuse(
                 "VALIDATION_INVALID_TYPE",
@@ -900,10 +902,15 @@ class ReadingList:
             else:
                 result = self.run(family, item.get("operation"), params)
             results.append({"index": index, "operation": item.get("operation"), "result": result})
+            if not result["success"] and broken("operations:7.3:failure-continues"):
+                break  # the items after a failing one never run
         failed = sum(1 for r in results if not r["result"]["success"])
         summary = {"total": len(results), "succeeded": len(results) - failed, "failed": failed}
         if broken("operations:7.2:batch-results"):
             return {"success": True, "data": None, "results": [r["result"] for r in results[:1]]}
+        if failed and broken("operations:7.3:batch-semantics"):  # one item's failure fails the batch
+            error = {"code": "VALIDATION_INVALID_VALUE", "message": f"{failed} batch item(s) failed."}
+            return {"success": False, "error": error, "results": results, "summary": summary}
         return {"success": True, "data": None, "results": results, "summary": summary}
 
     # Introspection (introspection §4-5) ----------------------------------------------------------
@@ -979,7 +986,7 @@ class ReadingList:
 
     def protocol(self) -> JsonObject:
         capabilities = {
-            "batch": True,
+            "batch": not broken("core:10.1:l2-batch"),  # a server without batches says so
             "field_selection": not broken("core:10.1:l2-field-selection"),
             "pagination": True,
             "aggregations": False,

@@ -141,13 +141,18 @@ def test_a_server_that_states_its_values_only_in_prose_is_not_blamed_for_ours(fo
     name = f"described-{'allowed' if destructive else 'withheld'}"
     bundle, report = captured(name, folder, *warm(*DEMO, "--dialect", "described-values"), destructive=destructive)
     tests = by_id(report)
-    # its one deviation of its own: introspect's example is a string, where core Appendix D's
-    # normative schema asks an object (read all the same: capture takes `query` from it)
+    # its deviations of its own: introspect's example is a string, where core Appendix D's
+    # normative schema asks an object (read all the same: capture takes `query` from it), and it
+    # refuses an unknown introspect query (the batch's middle item) with its error as text
     assert [test_id for test_id, test in tests.items() if test["result"] == "FAIL"] == [
-        "L1.introspection.operation-details"
+        "L1.introspection.operation-details",
+        "L1.errors.discriminated-union",
     ], report
     assert tests["L1.introspection.operation-details"]["findings"] == [
         "introspect: $.examples[0]: expected an object, got string"
+    ]
+    assert tests["L1.errors.discriminated-union"]["findings"] == [
+        "the batch: $.results[1].result.error: expected an object, got string"
     ]
     assert false_blame(report) == []
     export = case(bundle, "unknown_parameter", "export_notes") if destructive else None

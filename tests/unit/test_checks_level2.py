@@ -186,7 +186,14 @@ def test_batch_neither_advertised_nor_shown_fails(bundle: Bundle) -> None:
 def test_a_batch_that_failed_as_a_whole_fails(bundle: Bundle) -> None:
     bundle["batch_example"] = fail("BATCH_UNSUPPORTED", "Batches are not supported.")
     outcome = run(batch, bundle)
-    assert outcome.result is Result.FAIL
+    assert outcome.result is Result.WARN  # it declares batches: operations §7.1, an informative MUST
+    assert outcome.detail == (
+        "batch_example is a failure, not a batch result (BATCH_UNSUPPORTED: Batches are not supported.): the "
+        "server declares batches, but refused the batch format"
+    )
+    bundle["capabilities"]["batch_operations"] = False
+    outcome = run(batch, bundle)
+    assert outcome.result is Result.FAIL  # declaring none, it is the test's own: no batch support shown
     assert (
         outcome.detail
         == "batch_example is a failure, not a batch result (BATCH_UNSUPPORTED: Batches are not supported.)"
@@ -330,3 +337,54 @@ def test_a_refusal_naming_the_field_the_attempt_wrote_is_about_the_constraint(bu
     case["request"] = {"id": "w1", "input": {"serial": "S-2"}}
     case["response"] = fail("VALIDATION_INVALID_PARAM", "serial is set once, at creation.")
     assert run(enforced, bundle).result is Result.PASS
+
+
+def cited(outcome: Any) -> list[tuple[str, str]]:
+    return [(str(f), getattr(f, "rule", "")) for f in outcome.findings]
+
+
+def test_a_declared_batch_refused_in_the_spec_format_breaks_its_format(bundle: Bundle) -> None:
+    bundle["capabilities"]["batch_operations"] = True
+    bundle["batch_example"] = fail("VALIDATION_INVALID_TYPE", "A batch is {batch: [...]}.")
+    outcome = run(batch, bundle)
+    assert outcome.result is Result.WARN  # operations §7.1: a MUST of an informative document
+    assert cited(outcome) == [
+        (
+            "batch_example is a failure, not a batch result (VALIDATION_INVALID_TYPE: A batch is {batch: [...]}.): "
+            "the server declares batches, but refused the batch format",
+            "operations:7.1:batch-format",
+        )
+    ]
+
+
+def test_a_batch_failed_whole_for_one_item_breaks_its_semantics(bundle: Bundle) -> None:
+    example = bundle["batch_example"]
+    example["results"][-1]["result"] = fail("VALIDATION_INVALID_VALUE", "Unknown query.")
+    example["summary"].update(succeeded=len(example["results"]) - 1, failed=1)
+    bundle["batch_example"] = {**{k: v for k, v in example.items() if k != "data"}, "success": False,
+                               "error": {"code": "BATCH_FAILED", "message": "1 item failed."}}  # fmt: skip
+    outcome = run(batch, bundle)
+    last = len(example["results"]) - 1
+    assert cited(outcome) == [
+        (
+            f"the batch answered success false beside its {last + 1} result(s) (item(s) {last} failed): success is "
+            "false only for a batch-level error, never for an item's",
+            "operations:7.3:batch-semantics",
+        )
+    ]
+
+
+def test_a_captured_batch_ending_on_its_failing_item_stopped_there(bundle: Bundle) -> None:
+    example = bundle["batch_example"]
+    example["results"][-1]["result"] = fail("VALIDATION_INVALID_VALUE", "Unknown query.")
+    example["summary"].update(succeeded=len(example["results"]) - 1, failed=1)
+    assert run(batch, bundle).result is Result.PASS  # written by hand: it may end on a failing item
+    bundle["provenance"] = {"captured": True}
+    outcome = run(batch, bundle)
+    index = example["results"][-1]["index"]
+    assert cited(outcome) == [
+        (
+            f"the batch stopped at the failing item {index}: the item after it has no result",
+            "operations:7.3:failure-continues",
+        )
+    ]

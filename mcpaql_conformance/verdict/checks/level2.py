@@ -31,6 +31,9 @@ SELECTION_TYPE = "FieldSelection"  # the type features/field-selection §5.3 sho
 # What servers call a field-selection control that features/field-selection §2.2 asks to be `fields`.
 SELECTION_NAMES = frozenset({"select", "projection", "include", "columns", "attributes", "field_mask", "only"})
 BATCH_RESULTS = "operations:7.2:batch-results"
+BATCH_FORMAT = "operations:7.1:batch-format"
+BATCH_SEMANTICS = "operations:7.3:batch-semantics"
+FAILURE_CONTINUES = "operations:7.3:failure-continues"
 # `_protocol.mode` values that claim both endpoint modes in one configuration (introspection §4.1.1)
 BOTH_AT_ONCE = ("all", "both")
 
@@ -148,7 +151,7 @@ def _shows_options(parameter: dict[str, Any]) -> bool:
 _FEATURES_BATCH_RULES = (
     "core:10.1:l2-passes-suite", "core:10.1:l2-batch", "conformance:2.2:level2-features",
     "conformance:4.2:level2-categories", "operations:7.1:batch-format", "operations:7.2:batch-results",
-    "operations:7.3:batch-semantics",
+    "operations:7.3:batch-semantics", "operations:7.3:failure-continues",
 )  # fmt: skip
 
 
@@ -180,16 +183,53 @@ def batch(ctx: Context) -> Outcome:
         return no_evidence(SHOULD, said, failures)
     warnings = _declared_batch(ctx, example)
     answer = classify(example)
-    if not ctx.is_valid_result(example):
+    if _failed_with_results(example):  # read as the batch answer it is, its overall flag wrong
+        failures.append(cite(BATCH_SEMANTICS, _failed_batch(example)))
+        failures += [cite(BATCH_RESULTS, text) for text in _batch_shape(example)]
+    elif not ctx.is_valid_result(example):
         failures.append(cite(BATCH_RESULTS, f"batch_example is not a valid operation result ({answer.describe()})"))
     elif answer.refused:
-        failures.append(f"batch_example is a failure, not a batch result ({answer.describe()})")
+        said = f"batch_example is a failure, not a batch result ({answer.describe()})"
+        declared = _capability(ctx, "batch_operations", "batch", BATCH_ALIASES)
+        failures.append(cite(BATCH_FORMAT, f"{said}: the server declares batches, but refused the batch format") if
+                        declared else said)  # fmt: skip
     else:
         failures += [cite(BATCH_RESULTS, text) for text in _batch_shape(example)]
+        failures += _stopped_at_failure(ctx, example)
     results = example.get("results")
     count = len(results) if isinstance(results, list) else 0
     passed = f"The batch answered {count} individual result(s) with a matching summary."
     return judge(SHOULD, judged=1, failures=failures, warnings=warnings, passed=passed, no_evidence="")
+
+
+def _stopped_at_failure(ctx: Context, example: dict[str, Any]) -> list[str]:
+    """Capture's batch fails in its middle item (an introspect query no server knows): a captured
+    batch whose last result is a failure stopped there (operations §7.3: a failing item does not
+    prevent the ones after it). A bundle written by hand may end on a failing item: not judged."""
+    results = example.get("results")
+    if not ctx.captured or not isinstance(results, list) or not results or example.get("halted_at") is not None:
+        return []
+    last = results[-1]
+    outcome = last.get("result") if isinstance(last, dict) else None
+    if not isinstance(outcome, dict) or outcome.get("success") is not False:
+        return []
+    text = f"the batch stopped at the failing item {last.get('index')}: the item after it has no result"
+    return [cite(FAILURE_CONTINUES, text)]
+
+
+def _failed_with_results(example: Any) -> bool:
+    """A batch answered `success: false` beside its items' results: processed, yet failed whole."""
+    return isinstance(example, dict) and example.get("success") is False and isinstance(example.get("results"), list)
+
+
+def _failed_batch(example: dict[str, Any]) -> str:
+    failed = [item.get("index") for item in example["results"] if isinstance(item, dict) and
+              isinstance(item.get("result"), dict) and item["result"].get("success") is False]  # fmt: skip
+    items = f"item(s) {', '.join(map(str, failed[:5]))} failed" if failed else "no item failed"
+    return (
+        f"the batch answered success false beside its {len(example['results'])} result(s) ({items}): success is "
+        "false only for a batch-level error, never for an item's"
+    )
 
 
 def _declared_batch(ctx: Context, example: Any) -> list[str]:

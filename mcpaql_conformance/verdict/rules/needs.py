@@ -52,6 +52,9 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "endpoint-modes:4.6:route-validated": ROUTING,
     "crude:5.1:reject-wrong-endpoint": ROUTING,
     "operations:7.2:batch-results": ("batch_example",),
+    "operations:7.1:batch-format": ("batch_example",),
+    "operations:7.3:batch-semantics": ("batch_example:failing_item",),  # a batch in which one item failed
+    "operations:7.3:failure-continues": ("batch_example:failing_item",),
     "features/pagination:2.3:invalid-combinations": ("pagination_tests",),
     "mcp:2.1:introspect-in-descriptions": TOOLS,
     "mcp:2.3:tool-annotations": TOOLS,

@@ -240,8 +240,7 @@ RULES: tuple[Rule, ...] = (
          tests=(BATCH,)),
     Rule("operations:7.3:failure-continues", MUST_NOT, "7.3", "MUST NOT prevent subsequent operations",
          "One failing batch item does not stop the items after it.",
-         not_judged="needs a probe capture does not send yet: a batch whose first item fails (an unknown "
-         "operation) before a harmless introspect"),
+         tests=(BATCH,)),
     Rule("operations:7.4:single-family", SHOULD, "7.4", "constrained to a single endpoint family",
          "Callers put only one endpoint family's operations in a batch.", not_judged=ABOUT_CLIENT, subject=CLIENT),
     Rule("operations:7.4:no-mixing", NOT_RECOMMENDED, "7.4", "Mixing operations across endpoints",

@@ -113,6 +113,9 @@ OWN: dict[str, Proof] = {
     "core:4.7.5:enforce-limits": Proof("answers a request holding a value nested 70 levels deep"),
     "core:4.7.5:too-large-error": Proof("refuses an over-deep request as too large without saying which limit"),
     "core:4.7.5:limits-in-protocol": Proof("leaves its payload limits out of _protocol"),
+    "operations:7.1:batch-format": Proof("declares batches but refuses {operations: [...]}, taking its own format"),
+    "operations:7.3:batch-semantics": Proof("answers success false for a batch in which one item failed"),
+    "operations:7.3:failure-continues": Proof("stops a batch at its first failing item"),
 }
 
 # rule -> the rule whose defect breaks it too (a rule that restates or gathers that one)
