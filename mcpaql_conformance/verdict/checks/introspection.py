@@ -186,7 +186,8 @@ _INTROSPECTION_OPERATION_DETAILS_RULES = (
     "mcp:2.3:tool-annotations", "mcp:2.3:conservative-annotations", "mcp:3.1:base-input-schema",
     "mcp:3.1:operation-required",
     "mcp:6.4:prefix-short", "endpoint-modes:7.1:tool-annotations", "endpoint-modes:7.1:conservative-annotations",
-    "crude:3.3:tool-annotations", "operations:2.2:operation-field", "operations:2.2:operation-defined",
+    "crude:3.3:tool-annotations", "operations:2.1:input-structure", "operations:2.2:operation-field",
+    "operations:2.2:operation-defined",
     "operations:2.4:case-sensitive",
     "features/collection-querying:4.2:input-type-introspected",
 )  # fmt: skip

@@ -41,7 +41,7 @@ RULES: tuple[Rule, ...] = (
     # 2 Operation input format
     Rule("operations:2.1:input-structure", MUST, "2.1", "follow a consistent input structure",
          "Every operation takes the same request shape: an operation name plus a params object.",
-         tests=(OPS_QUERY, COMPLETENESS), anchored_by=COMPLETENESS,
+         tests=(OPS_QUERY, DETAILS, COMPLETENESS), anchored_by=COMPLETENESS,
          reading="Restates core §4.1 (OperationInput) and §10.1 (standard request format); the core governs."),
     Rule("operations:2.2:operation-field", REQUIRED, "2.2", "operation to perform",
          "A request names its operation; the adapter refuses one without that field.",

@@ -188,6 +188,7 @@ VIA: dict[str, str] = {
     "core:10.2:claiming": "operations:5.1:description",  # its operations not all documented
     "core:10.3:extensions-documented": "introspection:8.1.2:accepted-documented",  # a parameter of its own
     "mcp:7.2:conformance-shoulds": "mcp:2.2.1:standard-names",
+    "operations:2.1:input-structure": "mcp:3.1:base-input-schema",  # a tool refusing {operation, params}
     "features/field-selection:5.1:must-list": "features/field-selection:2.2:prefer-fields",
     "operations:4.2:common-patterns": "features/field-selection:2.2:prefer-fields",
     "features/collection-querying:6:expose-list": "features/field-selection:5.3:discoverable",
