@@ -89,6 +89,11 @@ DEEP_NESTING: RequestTestName = "deep_nesting"
 # What a run says of one rule of the registry (requirements[].result): a test's results, or
 # "NOT_JUDGED" where no proof shows the rule judged or its test failed naming no rule.
 RequirementResult = Literal["PASS", "FAIL", "WARN", "SKIP", "NOT_JUDGED"]
+# What a run held beyond its bundle sections (evidence[]; beside `category:NAME` and
+# `request_tests:NAME`): a batch one of whose items failed, a cross-cutting parameter that two
+# operations document.
+FAILING_ITEM = "batch_example:failing_item"
+SHARED = "introspection:shared_parameters"
 
 # -- agent runs ------------------------------------------------------------------------------
 

@@ -10,9 +10,10 @@ from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.evidence.bundle import Bundle, incomplete_invocation
 from mcpaql_conformance.files.jsonio import gc_paused
 from mcpaql_conformance.files.schemas import schema_document
-from mcpaql_conformance.files.vocabulary import RequestTestName, SemanticCategory, words
+from mcpaql_conformance.files.vocabulary import FAILING_ITEM, SHARED, RequestTestName, SemanticCategory, words
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.checks import CATEGORIES, Category, Context
+from mcpaql_conformance.verdict.checks.details import shared_parameters
 from mcpaql_conformance.verdict.checks.semantic import run_verdicts
 from mcpaql_conformance.verdict.metrics import agent_metrics
 from mcpaql_conformance.verdict.model import CategoryResult, Report, conformance_level, exit_code_for
@@ -97,8 +98,9 @@ def evidence_held(bundle: Bundle, ctx: Context) -> tuple[str, ...]:
     asked = {case.get("name") for case in bundle.cases("request_tests") if isinstance(case.get("name"), str)}
     requests = [f"request_tests:{name}" for name in words(RequestTestName) if name in asked]
     documented = [f"category:{name}" for name in words(SemanticCategory) if ctx.operations_in(name)]
-    failing = ["batch_example:failing_item"] if _failing_item(bundle.batch_example) else []
-    return (*present, *requests, *failing, *documented)
+    failing = [FAILING_ITEM] if _failing_item(bundle.batch_example) else []
+    shared = [SHARED] if shared_parameters(ctx.details) else []
+    return (*present, *requests, *failing, *shared, *documented)
 
 
 def _failing_item(batch: Any) -> bool:

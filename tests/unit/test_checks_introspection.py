@@ -935,3 +935,26 @@ def test_a_return_type_named_under_another_key_is_read_and_failed(bundle: Bundle
         "operation details deviate from the spec: read `element_name` as the return type's name "
         "(1 operation(s): get_widget)"
     )
+
+
+def test_a_cross_cutting_parameter_takes_one_type_and_a_page_size_one_default(bundle: Bundle) -> None:
+    from mcpaql_conformance.verdict.checks.details import shared_parameter_findings
+
+    def detail(name: str, *parameters: dict[str, Any]) -> dict[str, Any]:
+        return {"name": name, "parameters": list(parameters)}
+
+    first = {"name": "first", "type": "integer", "required": False, "default": 20}
+    fields = {"name": "fields", "type": "string | string[]", "required": False, "default": "standard"}
+    same = [
+        detail("list_a", first, fields),
+        detail("list_b", first, {**fields, "type": "string[]|string", "default": "full"}),
+    ]
+    assert shared_parameter_findings(same) == []  # a union in another order; `fields` defaults differ by kind
+    other = [detail("list_a", first), detail("list_b", {**first, "type": "number", "default": 50})]
+    found = shared_parameter_findings(other)
+    assert found == [
+        "`first` has several types: integer on list_a; number on list_b",
+        "`first` has several defaults: 20 on list_a; 50 on list_b",
+    ]
+    assert [getattr(f, "rule", "") for f in found] == ["operations:4.4.4:same-type", "operations:4.4.4:same-default"]
+    assert shared_parameter_findings([detail("list_a", first)]) == []  # one operation shares nothing

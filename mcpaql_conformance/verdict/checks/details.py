@@ -9,8 +9,10 @@ from typing import Any
 from mcpaql_conformance.evidence.bundle import JsonObject
 from mcpaql_conformance.evidence.index import Context
 from mcpaql_conformance.evidence.reading import STANDARD_TAIL
+from mcpaql_conformance.files.jsonio import dumps
 from mcpaql_conformance.files.schemas import introspection_schema
 from mcpaql_conformance.regex import lazy
+from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.checks.base import cite
 
 
@@ -100,3 +102,54 @@ def _parameter_at(detail: Any, path: str) -> dict[str, Any] | None:
         return None
     found = parameters[int(index)]
     return found if isinstance(found, dict) else None
+
+
+# The cross-cutting parameters of operations §4.4.1 (`query` aside: a search_* operation takes text
+# in it, a query_* one an object, both as the table says), and those whose default is a page size.
+CROSS_CUTTING = ("fields", "filter", "sort", "aggregate", "first", "after", "last", "before", "limit", "offset",
+                 "page", "page_size", "dry_run")  # fmt: skip
+PAGE_SIZES = ("first", "last", "limit", "page_size")
+
+
+def shared_parameters(details: list[JsonObject]) -> dict[str, list[tuple[str, JsonObject]]]:
+    """Each cross-cutting parameter documented by two operations or more: (operation, entry) each."""
+    found: dict[str, list[tuple[str, JsonObject]]] = {}
+    for detail in details:
+        parameters = detail.get("parameters") if isinstance(detail, dict) else None
+        for entry in parameters if isinstance(parameters, list) else []:
+            if isinstance(entry, dict) and entry.get("name") in CROSS_CUTTING:
+                found.setdefault(entry["name"], []).append((str(detail.get("name")), entry))
+    return {name: uses for name, uses in found.items() if len(uses) > 1}
+
+
+def shared_parameter_findings(details: list[JsonObject]) -> list[str]:
+    """A cross-cutting parameter takes one type everywhere, and a page size one default wherever it
+    has one (operations §4.4.4 items 2 and 4, SHOULDs)."""
+    findings: list[str] = []
+    for name, uses in shared_parameters(details).items():
+        types = _spread(uses, lambda entry: _type_key(entry.get("type")))
+        if len(types) > 1:
+            findings.append(cite("operations:4.4.4:same-type", f"`{name}` has several types: {_said(types)}"))
+        defaulted = [use for use in uses if "default" in use[1]]
+        defaults = _spread(defaulted, lambda entry: dumps(entry["default"], indent=False).strip())
+        if name in PAGE_SIZES and len(defaults) > 1:
+            findings.append(cite("operations:4.4.4:same-default", f"`{name}` has several defaults: {_said(defaults)}"))
+    return findings
+
+
+def _type_key(value: Any) -> str:
+    """A documented type, its spacing, case and the order of a union's members aside."""
+    text = dumps(value, indent=False).strip() if not isinstance(value, str) else value
+    return "|".join(sorted("".join(text.split()).casefold().split("|")))
+
+
+def _spread(uses: list[tuple[str, JsonObject]], key: Any) -> dict[str, list[str]]:
+    """The operations by what ``key`` reads of their entry."""
+    spread: dict[str, list[str]] = {}
+    for operation, entry in uses:
+        spread.setdefault(plain(key(entry), max_len=60), []).append(plain(operation, max_len=60))
+    return spread
+
+
+def _said(spread: dict[str, list[str]]) -> str:
+    return "; ".join(f"{value} on {', '.join(operations[:4])}" for value, operations in list(spread.items())[:4])

@@ -11,9 +11,15 @@ otherwise. A finding citing the rule decides it whatever this table says.
 
 from __future__ import annotations
 
+from mcpaql_conformance.files.vocabulary import FAILING_ITEM, SHARED
+
 UPDATE = "category:UPDATE"
 UPDATE_INPUT = ("update_input_tests",)
 ROUTING = ("routing_tests",)
+
+
+# How a report says the labels that are no bundle section.
+SAID = {FAILING_ITEM: "batch in which one item failed", SHARED: "cross-cutting parameter two operations document"}
 
 
 def asked(name: str) -> tuple[str, ...]:
@@ -53,8 +59,10 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "crude:5.1:reject-wrong-endpoint": ROUTING,
     "operations:7.2:batch-results": ("batch_example",),
     "operations:7.1:batch-format": ("batch_example",),
-    "operations:7.3:batch-semantics": ("batch_example:failing_item",),  # a batch in which one item failed
-    "operations:7.3:failure-continues": ("batch_example:failing_item",),
+    "operations:7.3:batch-semantics": (FAILING_ITEM,),  # a batch in which one item failed
+    "operations:7.3:failure-continues": (FAILING_ITEM,),
+    "operations:4.4.4:same-type": (SHARED,),
+    "operations:4.4.4:same-default": (SHARED,),
     "features/pagination:2.3:invalid-combinations": ("pagination_tests",),
     "mcp:2.1:introspect-in-descriptions": TOOLS,
     "mcp:2.3:tool-annotations": TOOLS,
@@ -71,6 +79,8 @@ NEEDS: dict[str, tuple[str, ...]] = {
 def said(need: str) -> str:
     """A label as a report says it: ``UPDATE operation``, ``request_tests``, ``request_tests entry
     deep_nesting``."""
+    if need in SAID:
+        return SAID[need]
     kind, _, name = need.partition(":")
     if kind == "category":
         return f"{name} operation"

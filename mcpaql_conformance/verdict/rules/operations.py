@@ -129,11 +129,13 @@ RULES: tuple[Rule, ...] = (
     Rule("operations:4.4.4:same-name", SHOULD, "4.4.4", "parameter name SHOULD be identical",
          "A parameter shared by operations has one name everywhere.", not_judged=_SHARED),
     Rule("operations:4.4.4:same-type", SHOULD, "4.4.4", "parameter type SHOULD be identical",
-         "A parameter shared by operations has one type everywhere.", not_judged=_SHARED),
+         "A parameter shared by operations has one type everywhere (judged on the §4.4.1 cross-cutting "
+         "parameters).", tests=(DETAILS,)),
     Rule("operations:4.4.4:same-description", SHOULD, "4.4.4", "SHOULD be semantically equivalent",
          "A shared parameter is described to the same effect on every operation.", not_judged=_SHARED),
     Rule("operations:4.4.4:same-default", SHOULD, "4.4.4", "Default values SHOULD be consistent",
-         "A shared parameter has the same default wherever a default applies.", not_judged=_SHARED),
+         "A shared parameter has the same default wherever a default applies (judged on page sizes: first, "
+         "last, limit, page_size).", tests=(DETAILS,)),
     Rule("operations:4.4.5:expand-inline", SHOULD, "4.4.5", "expanded inline with their full definitions",
          "Introspection shows shared parameters in full, not as references.", tests=(DETAILS,)),
     Rule("operations:4.5:update-input", SHOULD, "4.5", "use a nested input object",
