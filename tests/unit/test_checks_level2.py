@@ -357,10 +357,16 @@ def test_a_declared_batch_refused_in_the_spec_format_breaks_its_format(bundle: B
     ]
 
 
-def test_a_batch_failed_whole_for_one_item_breaks_its_semantics(bundle: Bundle) -> None:
-    example = bundle["batch_example"]
+def last_item_failed(bundle: Bundle) -> dict[str, Any]:
+    """The bundle's batch answer, its last item now a failure (the summary counting it)."""
+    example: dict[str, Any] = bundle["batch_example"]
     example["results"][-1]["result"] = fail("VALIDATION_INVALID_VALUE", "Unknown query.")
     example["summary"].update(succeeded=len(example["results"]) - 1, failed=1)
+    return example
+
+
+def test_a_batch_failed_whole_for_one_item_breaks_its_semantics(bundle: Bundle) -> None:
+    example = last_item_failed(bundle)
     bundle["batch_example"] = {**{k: v for k, v in example.items() if k != "data"}, "success": False,
                                "error": {"code": "BATCH_FAILED", "message": "1 item failed."}}  # fmt: skip
     outcome = run(batch, bundle)
@@ -375,9 +381,7 @@ def test_a_batch_failed_whole_for_one_item_breaks_its_semantics(bundle: Bundle) 
 
 
 def test_a_captured_batch_ending_on_its_failing_item_stopped_there(bundle: Bundle) -> None:
-    example = bundle["batch_example"]
-    example["results"][-1]["result"] = fail("VALIDATION_INVALID_VALUE", "Unknown query.")
-    example["summary"].update(succeeded=len(example["results"]) - 1, failed=1)
+    example = last_item_failed(bundle)
     assert run(batch, bundle).result is Result.PASS  # written by hand: it may end on a failing item
     bundle["provenance"] = {"captured": True}
     outcome = run(batch, bundle)
