@@ -107,7 +107,7 @@ def _result(
     ours: bool,
     evidence: tuple[str, ...] | None,
 ) -> RuleResult:
-    ran = [tests[name] for name in rule.tests if name in tests and tests[name].result is not Result.SKIP]
+    ran = [test for test in _named(rule, tests) if test.result is not Result.SKIP]
     if rule.gathers and rule.judged and ran:
         return _gathered(rule, ran)
     via = rule.proof.via if rule.proof else ""
@@ -124,6 +124,12 @@ def _result(
     if rule.needs and evidence is not None and not set(rule.needs) & set(evidence):
         return RuleResult(rule, SKIP, f"nothing to judge it by: the run holds no {' or '.join(map(said, rule.needs))}")
     return RuleResult(rule, PASS, "no finding cites it in " + ", ".join(f"{t.id} ({t.result.value})" for t in ran))
+
+
+def _named(rule: Rule, tests: dict[str, TestResult]) -> list[TestResult]:
+    """The run's tests a rule names (``L2.semantic`` names each semantic test: L2.semantic.*)."""
+    return [test for test_id, test in tests.items() if any(test_id == n or test_id.startswith(n + ".") for n in
+            rule.tests)]  # fmt: skip
 
 
 def _gathered(rule: Rule, ran: list[TestResult]) -> RuleResult:
@@ -164,7 +170,7 @@ def _undecided(test: TestResult, ours: bool) -> str:
 
 
 def _why_skipped(rule: Rule, tests: dict[str, TestResult]) -> str:
-    skipped = [tests[name] for name in rule.tests if name in tests]
+    skipped = _named(rule, tests)
     if skipped:
         return f"{skipped[0].id} was skipped: {skipped[0].detail}"
     return f"not in this run: {', '.join(rule.tests)}"

@@ -218,3 +218,10 @@ def test_the_text_lists_every_result_with_its_reason() -> None:
     text = requirements_text(requirement_results(failure_report()))
     assert "\nintrospection.md (Introspection): " in text
     assert "\x1b" not in text
+
+
+def test_a_rule_naming_the_semantic_tests_reads_each_of_them() -> None:
+    semantic = Verdict("L2.semantic.discovery", "Discovery", Result.WARN, "x", findings=("missed",), cited=("",))
+    results = results_of(with_tests(semantic))
+    level2 = results["conformance:4.2:level2-categories"]  # gathers L2.semantic among others
+    assert (level2.result, level2.reason) == ("WARN", "asks every test it names to pass: L2.semantic.discovery WARN")
