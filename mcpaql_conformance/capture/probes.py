@@ -22,6 +22,7 @@ from mcpaql_conformance.capture.candidates import (
     retry_order,
 )
 from mcpaql_conformance.capture.candidates import PLAN as PLAN_SOURCE
+from mcpaql_conformance.capture.collections import collection_calls
 from mcpaql_conformance.capture.exclusions import combinable
 from mcpaql_conformance.capture.refusals import kept_because, rejects_as_unknown
 from mcpaql_conformance.capture.values import fresh, made_up, matches_type, numbered, sensitive_value
@@ -157,9 +158,7 @@ def planned_probes(
     if optional_names(op) and not defaults and op.name != "introspect":
         probes.append(Probe("optional_omitted", "leave every optional parameter out", dict(base)))
     probes += update_input_probes(op, base)
-    if op.category == "READ" and {"first", "last"} <= {p["name"] for p in op.parameters or []}:
-        # features/pagination §2.3: first with last is a contradiction, refused with a validation error
-        probes.append(Probe("pagination", "first and last together", {**base, "first": 1, "last": 1}))
+    probes += [Probe(kind, said, params) for kind, said, params in collection_calls(op, base, UNKNOWN_VALUE)]
     wrong = _wrong_tool(live, op)
     if wrong is not None:
         probes.append(Probe("routing", f"send to the wrong endpoint {wrong}", dict(base), tool=wrong))
@@ -451,10 +450,9 @@ def _interpret(live: Live, sent: Sent, findings: Findings) -> None:
             case = {"operation": op.name, "kind": probe.variant or IDENTIFIER_IN_INPUT}
             case |= {"parameter": probe.parameter} if probe.variant != INPUT_NOT_OBJECT else {}
             findings.update_input_tests.append({**case, "request": context["request"], "response": response})
-        elif probe.kind == "pagination":
-            findings.pagination_tests.append(
-                {"operation": op.name, "request": context["request"], "response": response}
-            )
+        elif probe.kind in ("pagination", "filter"):  # pagination_tests, filter_tests
+            case = {"operation": op.name, "request": context["request"], "response": response}
+            getattr(findings, f"{probe.kind}_tests").append(case)
         elif probe.kind == "routing" and probe.tool is not None:
             findings.routing_tests.append({"operation": op.name, "tool": probe.tool, "response": response})
     findings.accepted = list(dict.fromkeys(accepted))

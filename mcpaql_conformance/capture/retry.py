@@ -54,7 +54,7 @@ def _retries(live: Live, sent: Sent, seen: SeenValues) -> list[Any]:
     another parameter is judged: nothing shows it is about the value)."""
     jobs = []
     for index, (probe, answer) in enumerate(zip(sent.probes, sent.answers, strict=True)):
-        if probe.kind in ("routing", "update_input", "pagination"):  # the values are the point: an identifier
+        if probe.kind in ("routing", "update_input", "pagination", "filter"):  # the values are the point: an identifier
             continue  # in `input`, first with last: their refusal is the one asked for
         recorded = _as_recorded(live, sent, probe.params)
         blame = our_value_refused(recorded, under_test(probe), answer)

@@ -508,6 +508,7 @@ def assemble(
         "update_input_tests": evidence.update_input_tests,
         "request_tests": evidence.request_tests,
         "pagination_tests": evidence.pagination_tests,
+        "filter_tests": evidence.filter_tests,
         "constraint_tests": evidence.constraint_tests,
         "capture_readings": live.readings.lines(""),
         "capture_notes": evidence.notes,

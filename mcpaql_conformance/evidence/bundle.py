@@ -157,6 +157,7 @@ class Bundle:
             ("update_input_tests", "response"),
             ("request_tests", "response"),
             ("pagination_tests", "response"),
+            ("filter_tests", "response"),
             ("constraint_tests", "response"),
         ):
             cases = self.cases(key)

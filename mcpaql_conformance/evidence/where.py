@@ -106,6 +106,7 @@ _SECTIONS: dict[str, Callable[[JsonObject], str]] = {
     "update_input_tests": lambda case: update_input_label(case),
     "request_tests": lambda case: f"capture's request {_name(case['name'])}",
     "pagination_tests": lambda case: f"{_name(case['operation'])} with first and last together",
+    "filter_tests": lambda case: f"{_name(case['operation'])} with a filter key it does not support",
     "constraint_tests": lambda case: f"constraint {_name(case['name'])}",
     "batch_example": lambda case: "the batch",
 }  # fmt: skip

@@ -42,6 +42,7 @@ ASKED_FOR = (
     "unknown_operation",
     "request",
     "pagination",
+    "filter",
     "batch",  # its middle item asks for a refusal (operations §7.3: the items after it still run)
 )
 

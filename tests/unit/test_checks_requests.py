@@ -132,3 +132,25 @@ def test_a_value_nested_beyond_any_limit_is_refused_as_too_large_naming_the_limi
     else:
         assert outcome.result is Result.FAIL  # MUSTs of the core
         assert finding in cited(outcome)
+
+
+def test_a_filter_key_the_server_does_not_support_is_refused_as_invalid() -> None:
+    def case(response: Any) -> dict[str, Any]:
+        data = conformant_bundle()
+        request = {"filter": {"zz_conformance_filter_key": "x"}}
+        data["filter_tests"] = [{"operation": "list_widgets", "request": request, "response": response}]
+        return data
+
+    rule = "features/collection-querying:2.2:unknown-filter-key"
+    refused = fail(
+        "VALIDATION_UNKNOWN_FIELD", "Field 'zz_conformance_filter_key' of 'filter' is not one of its fields."
+    )
+    assert run(completeness, case(refused)).result is Result.PASS
+    assert run(completeness, case(fail("NOT_FOUND_RESOURCE", "No widget."))).result is Result.PASS  # another reason
+    ignored = run(completeness, case(ok({"items": []})))
+    assert ignored.result is Result.WARN  # a SHOULD
+    assert cited(ignored) == [("list_widgets with a filter key it does not support answered with success, ignoring it",
+                               rule)]  # fmt: skip
+    other = run(completeness, case(fail("BAD_FILTER", "Bad filter.")))
+    assert cited(other) == [("list_widgets with a filter key it does not support was refused with BAD_FILTER, "
+                             "not a validation error", rule)]  # fmt: skip

@@ -38,6 +38,7 @@ from mcpaql_conformance.verdict.checks.encoding import encoding_findings
 from mcpaql_conformance.verdict.checks.listing import discovery_failures, introspect_answer, protocol_findings
 from mcpaql_conformance.verdict.checks.parameters import unknown_parameter_problem
 from mcpaql_conformance.verdict.checks.requests import (
+    filter_findings,
     limit_findings,
     null_byte_findings,
     pagination_findings,
@@ -496,7 +497,7 @@ _INTROSPECTION_COMPLETENESS_RULES = (
     "introspection:8.1.2:feature-parameters", "operations:2.1:input-structure", "features/pagination:3.1:page-info",
     "features/collection-querying:2.6:style-documented", "features/collection-querying:4.2:input-type-introspected",
     "core:4.7.1:null-bytes", "core:4.7.5:enforce-limits", "core:4.7.5:too-large-error",
-    "features/pagination:2.3:invalid-combinations",
+    "features/pagination:2.3:invalid-combinations", "features/collection-querying:2.2:unknown-filter-key",
     "features/collection-querying:6:expose-list",
 )  # fmt: skip
 
@@ -542,6 +543,7 @@ def completeness(ctx: Context) -> Outcome:
                 if p not in seen and ctx.not_probed(operation, ("accepted_parameters",), p) is None
             ]
     failures += _refused_valid_requests(ctx) + null_byte_findings(ctx) + limit_findings(ctx) + pagination_findings(ctx)
+    failures += filter_findings(ctx)
     warnings += return_shape_warnings(ctx.bundle, ctx.details_by_name)
     encoding_failures, encoding_warnings = encoding_findings(ctx.bundle, ctx.details_by_name)
     failures += encoding_failures

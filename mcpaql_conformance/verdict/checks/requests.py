@@ -90,6 +90,25 @@ def pagination_findings(ctx: Context) -> list[str]:
     return findings
 
 
+def filter_findings(ctx: Context) -> list[str]:
+    """A READ operation given a filter key it does not support refuses it with a validation error
+    (features/collection-querying §2.2, a SHOULD); a refusal for another reason says nothing of it."""
+    findings: list[str] = []
+    for case in ctx.bundle.cases("filter_tests"):
+        answer = classify(case.get("response"))
+        said = f"{case.get('operation')} with a filter key it does not support"
+        if answer.succeeded:
+            findings.append(cite(UNKNOWN_FILTER_KEY, plain(f"{said} answered with success, ignoring it", max_len=300)))
+        elif answer.refused and not answer.validation and not answer.unrelated:
+            code = plain(str(answer.code), max_len=60) if answer.code else "no code"
+            text = f"{said} was refused with {code}, not a validation error"
+            findings.append(cite(UNKNOWN_FILTER_KEY, plain(text, max_len=300)))
+    return findings
+
+
+UNKNOWN_FILTER_KEY = "features/collection-querying:2.2:unknown-filter-key"
+
+
 def null_byte_findings(ctx: Context) -> list[str]:
     """A string holding U+0000 (introspect's `name`, documented as no binary data) is refused."""
     case = _case(ctx, vocabulary.NULL_BYTE)

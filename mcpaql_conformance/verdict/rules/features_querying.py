@@ -62,7 +62,7 @@ COLLECTION_QUERYING: tuple[Rule, ...] = (
          not_judged=PROBE + "a filter object holding one documented filter key"),
     Rule(f"{_CQ}:2.2:unknown-filter-key", SHOULD, "2.2", "Unsupported filter keys SHOULD produce",
          "A server that filters refuses an unsupported filter key with a validation error.",
-         not_judged=PROBE + "a filter holding a made-up key"),
+         tests=(COMPLETENESS,)),
     Rule(f"{_CQ}:2.3:sort-shortcuts", MAY, "2.3", "MAY accept shortcut forms",
          "A server that sorts may also take shorthand such as sort plus order.",
          not_judged=A_MAY),

@@ -64,6 +64,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "operations:4.4.4:same-type": (SHARED,),
     "operations:4.4.4:same-default": (SHARED,),
     "features/pagination:2.3:invalid-combinations": ("pagination_tests",),
+    "features/collection-querying:2.2:unknown-filter-key": ("filter_tests",),
     "mcp:2.1:introspect-in-descriptions": TOOLS,
     "mcp:2.3:tool-annotations": TOOLS,
     "mcp:2.3:conservative-annotations": TOOLS,

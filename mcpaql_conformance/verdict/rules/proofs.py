@@ -116,6 +116,7 @@ OWN: dict[str, Proof] = {
     "operations:7.1:batch-format": Proof("declares batches but refuses {operations: [...]}, taking its own format"),
     "operations:7.3:batch-semantics": Proof("answers success false for a batch in which one item failed"),
     "operations:7.3:failure-continues": Proof("stops a batch at its first failing item"),
+    "features/collection-querying:2.2:unknown-filter-key": Proof("lists every book for a filter key it ignores"),
     "operations:4.4.4:same-type": Proof("documents `last` as a number on one list and an integer on the other"),
     "operations:4.4.4:same-default": Proof("pages its shelves by 10 and its books by 20 when `first` is left out"),
 }
