@@ -94,6 +94,7 @@ RequirementResult = Literal["PASS", "FAIL", "WARN", "SKIP", "NOT_JUDGED"]
 # operations document.
 FAILING_ITEM = "batch_example:failing_item"
 SHARED = "introspection:shared_parameters"
+SEARCH = "introspection:search_operation"  # a READ operation named search_*
 
 # -- agent runs ------------------------------------------------------------------------------
 

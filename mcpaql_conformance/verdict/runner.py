@@ -10,7 +10,7 @@ from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.evidence.bundle import Bundle, incomplete_invocation
 from mcpaql_conformance.files.jsonio import gc_paused
 from mcpaql_conformance.files.schemas import schema_document
-from mcpaql_conformance.files.vocabulary import FAILING_ITEM, SHARED, RequestTestName, SemanticCategory, words
+from mcpaql_conformance.files.vocabulary import FAILING_ITEM, SEARCH, SHARED, RequestTestName, SemanticCategory, words
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.checks import CATEGORIES, Category, Context
 from mcpaql_conformance.verdict.checks.details import shared_parameters
@@ -100,7 +100,8 @@ def evidence_held(bundle: Bundle, ctx: Context) -> tuple[str, ...]:
     documented = [f"category:{name}" for name in words(SemanticCategory) if ctx.operations_in(name)]
     failing = [FAILING_ITEM] if _failing_item(bundle.batch_example) else []
     shared = [SHARED] if shared_parameters(ctx.details) else []
-    return (*present, *requests, *failing, *shared, *documented)
+    search = [SEARCH] if any(name.startswith("search_") for name in ctx.operations_in("READ")) else []
+    return (*present, *requests, *failing, *shared, *search, *documented)
 
 
 def _failing_item(batch: Any) -> bool:

@@ -233,6 +233,7 @@ PAGINATION = [
 ]
 SHELF_PAGE = 10  # the shelves' own page size where one defect gives them one
 FILTER_KEYS = "features/collection-querying:2.2:unknown-filter-key"  # a key it does not support, dropped
+SEARCH_QUERY = "features/collection-querying:2.1:search-query-name"  # its free text in `text`
 
 
 def pagination(operation: str) -> list[JsonObject]:
@@ -293,6 +294,11 @@ OPERATIONS = [
         ("Titles of the main shelf still to read, best rated first", {"shelf_id": "shelf_main", "filter":
          {"status": "to-read"}, "sort": {"field": "rating", "order": "desc"}, "fields": ["book_id", "title"],
          "first": 5}), **LIST_INFO),
+    _op("search_books", "READ", "Search the books by free text: every word of `query` appears in the title or "
+        "the author (any case); the first page of matches.", [
+            param("text" if broken(SEARCH_QUERY) else "query", "string", "The words to look for.", True,
+                  minLength=1, maxLength=200), fields_param("Book", "standard")],
+        _returns("BookPage", "The first page of matching books."), ("Books by Le Guin", {"query": "le guin"})),
     _op("get_book", "READ", "Read one book.", [BOOK_ID, fields_param("Book", "full")],
         _returns("Book", "The book."), ("Read a book", {"book_id": "book_1"}),
         ("Just its title", {"book_id": "book_1", "fields": ["title"]}), supports_field_selection=True),
@@ -1101,6 +1107,15 @@ class ReadingList:
             and ("tag" not in wanted or wanted["tag"] in b.get("tags", []))
         ]
         return paginate(rows, "book_id", {"sort": {"field": "added_at"}, **params}, paths)
+
+    def search_books(self, params: JsonObject) -> JsonObject:
+        paths = selection("Book", params.get("fields", "standard"))
+        if isinstance(paths, dict):
+            return paths
+        words = str(params["text" if broken(SEARCH_QUERY) else "query"]).casefold().split()
+        rows = [b for b in self.books.values() if all(w in f"{b['title']} {b.get('author', '')}".casefold()
+                                                       for w in words)]  # fmt: skip
+        return paginate(rows, "book_id", {"sort": {"field": "added_at"}}, paths)
 
     def get_book(self, params: JsonObject) -> JsonObject:
         book = self.books.get(params["book_id"])

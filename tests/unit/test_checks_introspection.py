@@ -958,3 +958,20 @@ def test_a_cross_cutting_parameter_takes_one_type_and_a_page_size_one_default(bu
     ]
     assert [getattr(f, "rule", "") for f in found] == ["operations:4.4.4:same-type", "operations:4.4.4:same-default"]
     assert shared_parameter_findings([detail("list_a", first)]) == []  # one operation shares nothing
+
+
+def test_a_search_operation_takes_its_free_text_in_query() -> None:
+    from mcpaql_conformance.verdict.checks.details import search_query_findings
+
+    def search(*parameters: dict[str, Any], name: str = "search_notes") -> dict[str, Any]:
+        return {"name": name, "semantic_category": "READ", "parameters": list(parameters)}
+
+    query = {"name": "query", "type": "string", "required": True}
+    term = {"name": "term", "type": "string", "required": True}
+    owner = {"name": "owner_id", "type": "string", "required": False}
+    assert search_query_findings([search(query, owner)]) == []
+    assert search_query_findings([search(term, name="list_notes")]) == []  # not a search_* operation
+    found = search_query_findings([search(owner, term)])
+    assert found == ["search_notes takes no `query` parameter; its free text seems to go in `term`"]
+    assert [getattr(f, "rule", "") for f in found] == ["features/collection-querying:2.1:search-query-name"]
+    assert search_query_findings([search(owner)]) == []  # no text to search by: nothing to name

@@ -153,3 +153,29 @@ def _spread(uses: list[tuple[str, JsonObject]], key: Any) -> dict[str, list[str]
 
 def _said(spread: dict[str, list[str]]) -> str:
     return "; ".join(f"{value} on {', '.join(operations[:4])}" for value, operations in list(spread.items())[:4])
+
+
+# Parameters that are no free text whatever their type (controls, cursors, identifiers).
+_CONTROLS = frozenset({*CROSS_CUTTING, "query"})
+
+
+def search_query_findings(details: list[JsonObject]) -> list[str]:
+    """A search_* operation takes its free text in `query` (features/collection-querying §2.1 and
+    §3, SHOULDs): one taking a text parameter under another name is named with it (one taking no
+    text at all has no text-search parameter to name)."""
+    findings: list[str] = []
+    for detail in details:
+        name = detail.get("name") if isinstance(detail, dict) else None
+        if not isinstance(name, str) or not name.startswith("search_") or detail.get("semantic_category") != "READ":
+            continue
+        parameters = [p for p in detail.get("parameters") or [] if isinstance(p, dict)]
+        if any(p.get("name") == "query" for p in parameters):
+            continue
+        texts = [str(p.get("name")) for p in parameters if p.get("type") == "string" and p.get("name") not in _CONTROLS
+                 and not str(p.get("name")).endswith("_id")]  # fmt: skip
+        if texts:
+            text = f"{plain(name, max_len=80)} takes no `query` parameter; its free text seems to go in "
+            findings.append(
+                cite("features/collection-querying:2.1:search-query-name", f"{text}`{plain(texts[0], max_len=60)}`")
+            )
+    return findings

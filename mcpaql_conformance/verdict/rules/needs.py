@@ -11,7 +11,7 @@ otherwise. A finding citing the rule decides it whatever this table says.
 
 from __future__ import annotations
 
-from mcpaql_conformance.files.vocabulary import FAILING_ITEM, SHARED
+from mcpaql_conformance.files.vocabulary import FAILING_ITEM, SEARCH, SHARED
 
 UPDATE = "category:UPDATE"
 UPDATE_INPUT = ("update_input_tests",)
@@ -19,7 +19,11 @@ ROUTING = ("routing_tests",)
 
 
 # How a report says the labels that are no bundle section.
-SAID = {FAILING_ITEM: "batch in which one item failed", SHARED: "cross-cutting parameter two operations document"}
+SAID = {
+    FAILING_ITEM: "batch in which one item failed",
+    SHARED: "cross-cutting parameter two operations document",
+    SEARCH: "search_* operation",
+}
 
 
 def asked(name: str) -> tuple[str, ...]:
@@ -61,6 +65,8 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "operations:7.1:batch-format": ("batch_example",),
     "operations:7.3:batch-semantics": (FAILING_ITEM,),  # a batch in which one item failed
     "operations:7.3:failure-continues": (FAILING_ITEM,),
+    "features/collection-querying:2.1:search-query-name": (SEARCH,),
+    "features/collection-querying:3:search-query": (SEARCH,),
     "operations:4.4.4:same-type": (SHARED,),
     "operations:4.4.4:same-default": (SHARED,),
     "features/pagination:2.3:invalid-combinations": ("pagination_tests",),

@@ -117,6 +117,7 @@ OWN: dict[str, Proof] = {
     "operations:7.3:batch-semantics": Proof("answers success false for a batch in which one item failed"),
     "operations:7.3:failure-continues": Proof("stops a batch at its first failing item"),
     "features/collection-querying:2.2:unknown-filter-key": Proof("lists every book for a filter key it ignores"),
+    "features/collection-querying:2.1:search-query-name": Proof("takes search_books' free text in `text`"),
     "operations:4.4.4:same-type": Proof("documents `last` as a number on one list and an integer on the other"),
     "operations:4.4.4:same-default": Proof("pages its shelves by 10 and its books by 20 when `first` is left out"),
 }
@@ -192,6 +193,7 @@ VIA: dict[str, str] = {
     "core:10.3:extensions-documented": "introspection:8.1.2:accepted-documented",  # a parameter of its own
     "mcp:7.2:conformance-shoulds": "mcp:2.2.1:standard-names",
     "operations:2.1:input-structure": "mcp:3.1:base-input-schema",  # a tool refusing {operation, params}
+    "features/collection-querying:3:search-query": "features/collection-querying:2.1:search-query-name",
     "features/field-selection:5.1:must-list": "features/field-selection:2.2:prefer-fields",
     "operations:4.2:common-patterns": "features/field-selection:2.2:prefer-fields",
     "features/collection-querying:6:expose-list": "features/field-selection:5.3:discoverable",
