@@ -975,3 +975,14 @@ def test_a_search_operation_takes_its_free_text_in_query() -> None:
     assert found == ["search_notes takes no `query` parameter; its free text seems to go in `term`"]
     assert [getattr(f, "rule", "") for f in found] == ["features/collection-querying:2.1:search-query-name"]
     assert search_query_findings([search(owner)]) == []  # no text to search by: nothing to name
+
+
+def test_a_list_operation_does_not_require_query() -> None:
+    from mcpaql_conformance.verdict.checks.details import list_query_findings
+
+    query = {"name": "query", "type": "string", "required": True}
+    assert list_query_findings([{"name": "list_notes", "parameters": [{**query, "required": False}]}]) == []
+    assert list_query_findings([{"name": "search_notes", "parameters": [query]}]) == []  # search_* takes it
+    found = list_query_findings([{"name": "list_notes", "parameters": [query]}])
+    assert found == ["list_notes requires `query`"]
+    assert [getattr(f, "rule", "") for f in found] == ["features/collection-querying:2.1:list-no-query"]

@@ -179,3 +179,17 @@ def search_query_findings(details: list[JsonObject]) -> list[str]:
                 cite("features/collection-querying:2.1:search-query-name", f"{text}`{plain(texts[0], max_len=60)}`")
             )
     return findings
+
+
+def list_query_findings(details: list[JsonObject]) -> list[str]:
+    """A list_* operation does not require `query` (features/collection-querying §2.1, a SHOULD NOT):
+    listing a collection needs no search text."""
+    return [
+        cite("features/collection-querying:2.1:list-no-query", f"{plain(name, max_len=80)} requires `query`")
+        for detail in details
+        if isinstance(detail, dict)
+        and isinstance(name := detail.get("name"), str)
+        and name.startswith("list_")
+        and any(isinstance(p, dict) and p.get("name") == "query" and p.get("required") is True
+                for p in detail.get("parameters") or [])
+    ]  # fmt: skip

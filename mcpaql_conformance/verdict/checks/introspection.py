@@ -31,6 +31,7 @@ from mcpaql_conformance.verdict.checks.base import (
 )
 from mcpaql_conformance.verdict.checks.details import (
     detail_schema_failures,
+    list_query_findings,
     search_query_findings,
     shared_parameter_findings,
     tool_name_failures,
@@ -195,6 +196,7 @@ _INTROSPECTION_OPERATION_DETAILS_RULES = (
     "crude:3.3:tool-annotations", "operations:2.1:input-structure", "operations:2.2:operation-field",
     "operations:4.4.4:same-type", "operations:4.4.4:same-default",
     "features/collection-querying:2.1:search-query-name", "features/collection-querying:3:search-query",
+    "features/collection-querying:2.1:list-no-query",
     "operations:2.2:operation-defined",
     "operations:2.4:case-sensitive",
     "features/collection-querying:4.2:input-type-introspected",
@@ -218,6 +220,7 @@ def operation_details(ctx: Context) -> Outcome:
     failures += _listing_failures(ctx, valid)
     failures += _reserved_failures(valid) + routing_evidence_failures(ctx) + unknown_operation_findings(ctx)
     failures += request_shape_findings(ctx) + shared_parameter_findings(valid) + search_query_findings(valid)
+    failures += list_query_findings(valid)
     shape_failures, warnings = _shape_failures(ctx, valid)
     input_failures, input_warnings = update_input_documentation(valid, ctx.named_types)
     failures += shape_failures + input_failures

@@ -67,6 +67,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "operations:7.3:failure-continues": (FAILING_ITEM,),
     "features/collection-querying:2.1:search-query-name": (SEARCH,),
     "features/collection-querying:3:search-query": (SEARCH,),
+    "features/collection-querying:2.1:list-no-query": ("category:READ",),
     "operations:4.4.4:same-type": (SHARED,),
     "operations:4.4.4:same-default": (SHARED,),
     "features/pagination:2.3:invalid-combinations": ("pagination_tests",),

@@ -118,6 +118,7 @@ OWN: dict[str, Proof] = {
     "operations:7.3:failure-continues": Proof("stops a batch at its first failing item"),
     "features/collection-querying:2.2:unknown-filter-key": Proof("lists every book for a filter key it ignores"),
     "features/collection-querying:2.1:search-query-name": Proof("takes search_books' free text in `text`"),
+    "features/collection-querying:2.1:list-no-query": Proof("requires (and documents) a `query` to list shelves"),
     "operations:4.4.4:same-type": Proof("documents `last` as a number on one list and an integer on the other"),
     "operations:4.4.4:same-default": Proof("pages its shelves by 10 and its books by 20 when `first` is left out"),
 }
