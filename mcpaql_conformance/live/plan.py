@@ -55,8 +55,8 @@ class Plan:
         """A value the plan gives ``parameter`` for another operation (``get_note.note_id`` for
         ``list_comments``' note_id), in plan order; never a secret; MISSING when there is none."""
         for key, value in self.values.items():
-            named, _, name = key.rpartition(".")
-            if name == parameter and named and named != operation and key not in self.secrets:
+            named = key.removesuffix(f".{parameter}") if key.endswith(f".{parameter}") else ""
+            if named and named != operation and key not in self.secrets:
                 return value
         return MISSING
 
@@ -84,9 +84,15 @@ def load_plan(path: Path | None) -> Plan:
 
 
 def check_plan_operations(plan: Plan, operations: list[str]) -> None:
-    """Every operation the plan names must be one the server lists (a ConfigError otherwise)."""
+    """Every operation the plan names must be one the server lists (a ConfigError otherwise). A
+    key ``operation.parameter`` names one when any of its dotted prefixes is a listed operation:
+    operation names may hold dots (search.customers.limit), and so may parameter names
+    (create_article.address.city)."""
     known = set(operations)
     for where, name in _plan_operations(plan):
+        if where.startswith(("$.values[", "$.env[")) and split_key(name, known) is not None:
+            continue
+        name = name.rpartition(".")[0] if where.startswith(("$.values[", "$.env[")) else name
         if name not in known:
             raise ConfigError(
                 f"{plan.source}: {where}: the server lists no operation {plain(name)!r}{did_you_mean(name, known)}"
@@ -127,9 +133,20 @@ def _plan_operations(plan: Plan) -> list[tuple[str, str]]:
                     found.append((f"$.{key}[{index}].{step}.operation", spec["operation"]))
     for section, keys in (("values", plan.values), ("env", plan.env)):
         for key in keys:
-            if "." in key:  # operation.parameter: an operation's name may hold dots (search.customers.limit)
-                found.append((f"$.{section}[{orjson.dumps(key).decode()}]", key.rpartition(".")[0]))
+            if "." in key:  # operation.parameter (split by check_plan_operations, knowing the operations)
+                found.append((f"$.{section}[{orjson.dumps(key).decode()}]", key))
     return found
+
+
+def split_key(key: str, operations: set[str]) -> tuple[str, str] | None:
+    """(operation, parameter) of a plan key whose dotted prefix is one of ``operations`` (the
+    longest such), or None."""
+    at = key.rfind(".")
+    while at > 0:
+        if key[:at] in operations:
+            return key[:at], key[at + 1 :]
+        at = key.rfind(".", 0, at)
+    return None
 
 
 def substitute(params: JsonObject, answers: dict[str, Any]) -> JsonObject:

@@ -339,6 +339,13 @@ def test_plan_operations_must_be_ones_the_server_lists(tmp_path: Path) -> None:
         check_plan_operations(plan, ["get_note", "list_notes"])
     plan.values = {"limit": 1}
     check_plan_operations(plan, ["get_note", "list_notes"])  # a bare parameter name applies everywhere
+    # dots in an operation's name (search.notes) and in a parameter's (address.city) are both read
+    plan.values = {"search.notes.limit": 1, "create_note.address.city": "Oslo"}
+    check_plan_operations(plan, ["search.notes", "create_note", "list_notes"])
+    assert plan.value_for("create_note", "address.city") == "Oslo"
+    assert plan.given_elsewhere("update_note", "address.city") == "Oslo"
+    with pytest.raises(ConfigError, match=r"the server lists no operation 'create_nte.address' "):
+        check_plan_operations(Plan(values={"create_nte.address.city": "Oslo"}, source="p"), ["create_note"])
     plan.create_read = [{"name": "c", "create": {"operation": "create_nte"}, "read": {"operation": "get_note"}}]
     with pytest.raises(ConfigError, match=r"create_read\[0\]\.create\.operation: .* \(did you mean 'create_note'\?\)"):
         check_plan_operations(plan, ["create_note", "get_note", "list_notes"])
