@@ -89,10 +89,7 @@ def check_plan_operations(plan: Plan, operations: list[str]) -> None:
     operation names may hold dots (search.customers.limit), and so may parameter names
     (create_article.address.city)."""
     known = set(operations)
-    for where, name in _plan_operations(plan):
-        if where.startswith(("$.values[", "$.env[")) and split_key(name, known) is not None:
-            continue
-        name = name.rpartition(".")[0] if where.startswith(("$.values[", "$.env[")) else name
+    for where, name in _plan_operations(plan, known):
         if name not in known:
             raise ConfigError(
                 f"{plan.source}: {where}: the server lists no operation {plain(name)!r}{did_you_mean(name, known)}"
@@ -124,7 +121,9 @@ def check_plan_switches(plan: Plan, permission: Permission) -> None:
             )
 
 
-def _plan_operations(plan: Plan) -> list[tuple[str, str]]:
+def _plan_operations(plan: Plan, known: set[str]) -> list[tuple[str, str]]:
+    """(JSON path, operation) of each operation the plan names; a key ``operation.parameter``
+    names the listed operation among its dotted prefixes, else the part before its last dot."""
     found = [(f"$.examples[{i}].operation", e["operation"]) for i, e in enumerate(plan.examples)]
     for key in CYCLES:
         for index, cycle in enumerate(getattr(plan, key)):
@@ -133,8 +132,11 @@ def _plan_operations(plan: Plan) -> list[tuple[str, str]]:
                     found.append((f"$.{key}[{index}].{step}.operation", spec["operation"]))
     for section, keys in (("values", plan.values), ("env", plan.env)):
         for key in keys:
-            if "." in key:  # operation.parameter (split by check_plan_operations, knowing the operations)
-                found.append((f"$.{section}[{orjson.dumps(key).decode()}]", key))
+            if "." in key:  # operation.parameter
+                split = split_key(key, known)
+                found.append(
+                    (f"$.{section}[{orjson.dumps(key).decode()}]", split[0] if split else key.rpartition(".")[0])
+                )
     return found
 
 
