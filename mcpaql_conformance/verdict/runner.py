@@ -14,6 +14,7 @@ from mcpaql_conformance.files.vocabulary import FAILING_ITEM, SEARCH, SHARED, Re
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.checks import CATEGORIES, Category, Context
 from mcpaql_conformance.verdict.checks.details import shared_parameters
+from mcpaql_conformance.verdict.checks.level2 import failed_items
 from mcpaql_conformance.verdict.checks.semantic import run_verdicts
 from mcpaql_conformance.verdict.metrics import agent_metrics
 from mcpaql_conformance.verdict.model import CategoryResult, Report, conformance_level, exit_code_for
@@ -98,19 +99,10 @@ def evidence_held(bundle: Bundle, ctx: Context) -> tuple[str, ...]:
     asked = {case.get("name") for case in bundle.cases("request_tests") if isinstance(case.get("name"), str)}
     requests = [f"request_tests:{name}" for name in words(RequestTestName) if name in asked]
     documented = [f"category:{name}" for name in words(SemanticCategory) if ctx.operations_in(name)]
-    failing = [FAILING_ITEM] if _failing_item(bundle.batch_example) else []
+    failing = [FAILING_ITEM] if failed_items(bundle.batch_example) else []
     shared = [SHARED] if shared_parameters(ctx.details) else []
     search = [SEARCH] if any(name.startswith("search_") for name in ctx.operations_in("READ")) else []
     return (*present, *requests, *failing, *shared, *search, *documented)
-
-
-def _failing_item(batch: Any) -> bool:
-    """A batch answer one of whose items failed (what operations §7.3's semantics are seen on)."""
-    results = batch.get("results") if isinstance(batch, dict) else None
-    return isinstance(results, list) and any(
-        isinstance(item, dict) and isinstance(item.get("result"), dict) and item["result"].get("success") is False
-        for item in results
-    )
 
 
 def _entries(value: Any) -> bool:

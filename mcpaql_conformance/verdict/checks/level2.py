@@ -222,9 +222,15 @@ def _failed_with_results(example: Any) -> bool:
     return isinstance(example, dict) and example.get("success") is False and isinstance(example.get("results"), list)
 
 
+def failed_items(batch: Any) -> list[Any]:
+    """The indexes of a batch answer's items whose result failed (none for no batch answer)."""
+    results = batch.get("results") if isinstance(batch, dict) else None
+    return [item.get("index") for item in results if isinstance(item, dict) and isinstance(item.get("result"), dict)
+            and item["result"].get("success") is False] if isinstance(results, list) else []  # fmt: skip
+
+
 def _failed_batch(example: dict[str, Any]) -> str:
-    failed = [item.get("index") for item in example["results"] if isinstance(item, dict) and
-              isinstance(item.get("result"), dict) and item["result"].get("success") is False]  # fmt: skip
+    failed = failed_items(example)
     items = f"item(s) {', '.join(map(str, failed[:5]))} failed" if failed else "no item failed"
     return (
         f"the batch answered success false beside its {len(example['results'])} result(s) ({items}): success is "

@@ -8,7 +8,7 @@ findings of the test that owns them; a case the bundle does not record is not ju
 
 from __future__ import annotations
 
-from mcpaql_conformance.evidence.answers import classify
+from mcpaql_conformance.evidence.answers import Answer, classify
 from mcpaql_conformance.evidence.bundle import JsonObject
 from mcpaql_conformance.evidence.index import Context
 from mcpaql_conformance.evidence.reading import data_of
@@ -28,6 +28,11 @@ _REFUSED = {
 
 def _case(ctx: Context, name: str) -> JsonObject | None:
     return next((case for case in ctx.bundle.cases("request_tests") if json_equal(case.get("name"), name)), None)
+
+
+def _code(answer: Answer) -> str:
+    """The code a refusal gave, as a finding quotes it."""
+    return plain(str(answer.code), max_len=60) if answer.code else "no code"
 
 
 def _where(case: JsonObject) -> str:
@@ -100,8 +105,7 @@ def filter_findings(ctx: Context) -> list[str]:
         if answer.succeeded:
             findings.append(cite(UNKNOWN_FILTER_KEY, plain(f"{said} answered with success, ignoring it", max_len=300)))
         elif answer.refused and not answer.validation and not answer.unrelated:
-            code = plain(str(answer.code), max_len=60) if answer.code else "no code"
-            text = f"{said} was refused with {code}, not a validation error"
+            text = f"{said} was refused with {_code(answer)}, not a validation error"
             findings.append(cite(UNKNOWN_FILTER_KEY, plain(text, max_len=300)))
     return findings
 
@@ -137,8 +141,7 @@ def limit_findings(ctx: Context) -> list[str]:
     if not answer.refused:
         return []  # no answer to read: the union and no-answer findings say so
     if answer.code != TOO_LARGE:
-        code = plain(str(answer.code), max_len=60) if answer.code else "no code"
-        return [cite(TOO_LARGE_ERROR, f"{said} was refused with {code}, not {TOO_LARGE}")]
+        return [cite(TOO_LARGE_ERROR, f"{said} was refused with {_code(answer)}, not {TOO_LARGE}")]
     details = answer.details if isinstance(answer.details, dict) else {}
     told = " ".join([answer.message, *(f"{key} {value}" for key, value in details.items())]).casefold()
     if not any(word in told for word in _LIMIT_WORDS):  # read generously: its message may say it
