@@ -44,6 +44,16 @@ class Evidence:
     finding: str = ""
 
 
+def said_result(result: str) -> str:
+    """A result as reports say it: ``PASS``..., ``not judged``."""
+    return "not judged" if result == NOT_JUDGED else result
+
+
+def tally_text(tally: dict[str, int]) -> str:
+    """``2 FAIL, 300 not judged, 158 PASS``: the results a tally counts, in its order."""
+    return ", ".join(f"{count} {said_result(result)}" for result, count in tally.items() if count)
+
+
 @dataclass(frozen=True)
 class RuleResult:
     rule: Rule
@@ -55,7 +65,7 @@ class RuleResult:
 
     @property
     def label(self) -> str:
-        return "not judged" if self.result == NOT_JUDGED else self.result
+        return said_result(self.result)
 
     @property
     def why(self) -> str:
@@ -207,8 +217,7 @@ class DocumentResults:
 
     @property
     def counts_text(self) -> str:
-        said = [f"{count} {'not judged' if result == NOT_JUDGED else result}" for result, count in self.counts.items()]
-        return ", ".join(said) + (f" ({self.standing} of them by no test yet)" if self.standing else "")
+        return tally_text(self.counts) + (f" ({self.standing} of them by no test yet)" if self.standing else "")
 
 
 def by_document(results: Iterable[RuleResult], everything: bool = False) -> list[DocumentResults]:
@@ -243,10 +252,7 @@ def requirements_text(results: list[RuleResult], everything: bool = False) -> st
 
 
 def _total(results: list[RuleResult]) -> str:
-    tally = counts(results)
-    return f"{len(results)} server rules: " + ", ".join(
-        f"{count} {'not judged' if result == NOT_JUDGED else result}" for result, count in tally.items() if count
-    )
+    return f"{len(results)} server rules: {tally_text(counts(results))}"
 
 
 def requirements_context(
