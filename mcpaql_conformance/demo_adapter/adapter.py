@@ -36,6 +36,7 @@ FAULTS = {
     "string-examples": "operation details give their examples as strings, not {request} objects (core Appendix D)",
     "numeric-request-id": "every success carries _meta.request_id as a number (core Appendix D)",
     "no-annotations": "the MCP tools carry no annotations (mcp-integration §2.3)",
+    "bare-descriptions": "the MCP tools' descriptions name no operation and show no call (mcp-integration §2.1.1)",
 }
 CRUDE = ("create", "read", "update", "delete", "execute")
 PERMISSIONS = {

@@ -13,7 +13,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 
 from mcpaql_conformance import __version__
-from mcpaql_conformance.demo_adapter.adapter import CRUDE, PERMISSIONS, NotesAdapter
+from mcpaql_conformance.demo_adapter.adapter import CRUDE, OPERATIONS, PERMISSIONS, NotesAdapter
 from mcpaql_conformance.demo_adapter.dialects import Dialect, Wire, dialect, speak
 
 MODES = ("crude", "single", "both")
@@ -40,7 +40,7 @@ def build_server(
     endpoint = _Endpoint(adapter, speech, latency_ms / 1000)
     if mode in ("crude", "both"):
         for family in CRUDE:
-            description = f"{ENDPOINT_PURPOSE[family]} Use introspect (on mcp_aql_read) to discover operations."
+            description = family_description(family, bare=fault == "bare-descriptions")
             server.tool(
                 name=speech.tool_name(family),
                 description=description,
@@ -48,10 +48,7 @@ def build_server(
                 structured_output=False,
             )(endpoint.crude(family))
     if mode in ("single", "both"):
-        description = (
-            "All MCP-AQL operations through one tool; start with introspect (query operations) to discover them, "
-            "and send {operations: [...]} for a batch."
-        )
+        description = SINGLE_DESCRIPTION if fault != "bare-descriptions" else BARE_SINGLE
         server.tool(
             name=speech.tool_name(""),
             description=description,
@@ -59,6 +56,34 @@ def build_server(
             structured_output=False,
         )(endpoint.single())
     return server
+
+
+def family_description(family: str, bare: bool = False) -> str:
+    """An endpoint tool's description as mcp-integration §2.1.1's template for its category has it:
+    purpose, operations, a quick-start call, where to discover parameters (``bare``: the purpose and
+    a pointer to introspect, no operation and no call: the fault bare-descriptions)."""
+    if bare:
+        return f"{ENDPOINT_PURPOSE[family]} Use introspect (on mcp_aql_read) to discover operations."
+    served = [op for op in OPERATIONS if op.endpoint == family]
+    first = next((op for op in served if op.name != "introspect"), served[0])
+    params = ", ".join(f'{param.name}: "<{param.name}>"' for param in first.params if param.required)
+    return (
+        f"{ENDPOINT_PURPOSE[family]}\n\nSupported operations: {', '.join(op.name for op in served)}\n\n"
+        f'Quick start example:\n{{ operation: "{first.name}", params: {{ {params} }} }}\n\n'
+        "Discover required parameters (on mcp_aql_read):\n"
+        f'{{ operation: "introspect", params: {{ query: "operations", name: "{first.name}" }} }}'
+    )
+
+
+SINGLE_DESCRIPTION = (
+    "All MCP-AQL operations through one tool, routed by their semantic category (CREATE, READ, UPDATE, DELETE, "
+    'EXECUTE).\n\nQuick start:\n{ operation: "introspect", params: { query: "operations" } }\n\n'
+    "Use introspect to discover every operation and its parameters; send {operations: [...]} for a batch."
+)
+BARE_SINGLE = (
+    "All MCP-AQL operations through one tool; start with introspect (query operations) to discover them, "
+    "and send {operations: [...]} for a batch."
+)
 
 
 def _hints(family: str) -> ToolAnnotations:

@@ -95,6 +95,12 @@ RequirementResult = Literal["PASS", "FAIL", "WARN", "SKIP", "NOT_JUDGED"]
 FAILING_ITEM = "batch_example:failing_item"
 SHARED = "introspection:shared_parameters"
 SEARCH = "introspection:search_operation"  # a READ operation named search_*
+SINGLE_TOOL = "mcp_tools:single"  # the unified tool (mcp_aql), its description recorded
+CUSTOM_FAMILY = "mcp_tools:custom_family"  # a tool of an endpoint family beyond CRUDE, its description recorded
+QUERY_GRAMMAR = "introspection:query_grammar"  # a READ operation named query_* taking `query`
+WARNED = "responses:warnings"  # a successful answer carrying warnings
+WARNED_TWICE = "responses:repeated_warning"  # one warning (code and details) on two answers, a severity on both
+BATCH_WARNED = "batch_example:item_warnings"  # a batch two of whose items carry warnings
 
 # -- agent runs ------------------------------------------------------------------------------
 

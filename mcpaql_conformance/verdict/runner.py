@@ -8,14 +8,28 @@ from typing import Any
 from mcpaql_conformance import SPEC_VERSION, TOOL_NAME, __version__
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.evidence.bundle import Bundle, incomplete_invocation
+from mcpaql_conformance.evidence.reading import SINGLE
 from mcpaql_conformance.files.jsonio import gc_paused
 from mcpaql_conformance.files.schemas import schema_document
-from mcpaql_conformance.files.vocabulary import FAILING_ITEM, SEARCH, SHARED, RequestTestName, SemanticCategory, words
+from mcpaql_conformance.files.vocabulary import (
+    CUSTOM_FAMILY,
+    FAILING_ITEM,
+    QUERY_GRAMMAR,
+    SEARCH,
+    SHARED,
+    SINGLE_TOOL,
+    RequestTestName,
+    SemanticCategory,
+    words,
+)
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.checks import CATEGORIES, Category, Context
+from mcpaql_conformance.verdict.checks.descriptions import CRUDE_FAMILIES as CRUDE
 from mcpaql_conformance.verdict.checks.details import shared_parameters
+from mcpaql_conformance.verdict.checks.grammar import grammar_parameters
 from mcpaql_conformance.verdict.checks.level2 import failed_items
 from mcpaql_conformance.verdict.checks.semantic import run_verdicts
+from mcpaql_conformance.verdict.checks.warned import warning_evidence
 from mcpaql_conformance.verdict.metrics import agent_metrics
 from mcpaql_conformance.verdict.model import CategoryResult, Report, conformance_level, exit_code_for
 
@@ -102,7 +116,18 @@ def evidence_held(bundle: Bundle, ctx: Context) -> tuple[str, ...]:
     failing = [FAILING_ITEM] if failed_items(bundle.batch_example) else []
     shared = [SHARED] if shared_parameters(ctx.details) else []
     search = [SEARCH] if any(name.startswith("search_") for name in ctx.operations_in("READ")) else []
-    return (*present, *requests, *failing, *shared, *search, *documented)
+    grammar = [QUERY_GRAMMAR] if any(grammar_parameters(detail) is not None for detail in ctx.details) else []
+    warned = warning_evidence(bundle.response_groups)
+    held = (*failing, *shared, *search, *grammar, *warned, *_described_tools(ctx))
+    return (*present, *requests, *held, *documented)
+
+
+def _described_tools(ctx: Context) -> list[str]:
+    """SINGLE_TOOL and CUSTOM_FAMILY where such a tool's description was recorded."""
+    listed = {tool.get("name"): tool for tool in ctx.bundle.mcp_tools or [] if isinstance(tool, dict)}
+    families = {r.family for r in ctx.aql_tools if isinstance(listed.get(r.name, {}).get("description"), str)}
+    custom = families - CRUDE - {SINGLE}
+    return [label for label, held in ((SINGLE_TOOL, SINGLE in families), (CUSTOM_FAMILY, bool(custom))) if held]
 
 
 def _entries(value: Any) -> bool:

@@ -68,6 +68,11 @@ def identifiers_in(text: str) -> set[str]:
     return set(_IDENT_RUN.findall(text))
 
 
+def identifiers_folded(text: str) -> set[str]:
+    """``identifiers_in(text)`` in lower case: what a text names, whatever case it writes it in."""
+    return {identifier.lower() for identifier in _IDENT_RUN.findall(text)}
+
+
 def mentions_all(text: str, fragments: list[str]) -> list[bool]:
     """``mentions`` of each fragment, in one pass over the text for the identifier-shaped ones."""
     if len(fragments) < 4:

@@ -375,6 +375,16 @@ KINDS = {
 }
 
 
+def tool_description(tool: str, operations: list[JsonObject]) -> str:
+    """A description with the parts of its template (mcp-integration §2.1.1): purpose, operations, a call."""
+    served = [op["name"] for op in operations if op.get("mcpTool", "mcp_aql_read") == tool] or ["introspect"]
+    return (
+        f"{tool.removeprefix('mcp_aql_').upper()} operations of this probe server.\n\nSupported operations: "
+        f'{", ".join(served)}\n\nQuick start example:\n{{ operation: "{served[-1]}", params: {{}} }}\n\n'
+        "introspect (query operations) on mcp_aql_read lists them."
+    )
+
+
 def main() -> None:
     sys.path.insert(0, str(Path(__file__).parent))  # run as a script: its neighbour servers.py
     from servers import nesting, rpc_reply, serve_stdio, text_result
@@ -388,7 +398,7 @@ def main() -> None:
     tools = [
         {
             "name": name,
-            "description": "MCP-AQL operations; introspect (query operations) lists them.",
+            "description": tool_description(name, [INTROSPECT, *store.operations]),
             "inputSchema": schema,
             "annotations": {"readOnlyHint": name == "mcp_aql_read", "destructiveHint": name != "mcp_aql_read"},
         }

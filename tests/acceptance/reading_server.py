@@ -254,6 +254,51 @@ def pagination(operation: str) -> list[JsonObject]:
     return entries
 
 
+CUSTOM_FAMILY = {  # the READ family under a name of its own, by defect (its description: FAMILY_TEXT)
+    "mcp:2.1.1:custom-template": "lookup",  # and its description names no semantic category
+    "endpoint-modes:4.7:intent-revealing-names": "books",  # named after its resource, not what it does
+}
+
+
+def family_of(category: str) -> str:
+    """The endpoint family serving ``category``: the CRUDE one, or a custom name a defect gives READ."""
+    family = category.lower()
+    return next((name for rule, name in CUSTOM_FAMILY.items() if broken(rule)), family) if family == "read" else family
+
+
+GRAMMAR = "features/collection-querying:2.1:query-grammar-documented"  # no example uses `query`
+GRAMMAR_SUMMARY = "features/collection-querying:4.2:grammar-in-description"  # the description omits it
+COMPOSED = "features/collection-querying:4.2:composed-example"  # no example with fields, sort or a page
+WITH_FILTER = "features/collection-querying:3:query-filter-rules"  # nothing says filter applies too
+SELECTOR_TERM = re.compile(r'(status|tag|author):("[^"]*"|[^\s"]+)|(rating)(>=|<=)(\d+)|(\S+)')
+
+
+def query_books_text() -> str:
+    """query_books's description: its selector grammar summarised, and how `filter` combines with it."""
+    grammar = ("" if broken(GRAMMAR_SUMMARY) else ' with a selector: `query` holds terms that must all hold, '
+               'field:value for status, tag or author (quote a value with spaces: author:"Ursula K. Le Guin") and '
+               "rating>=N or rating<=N")  # fmt: skip
+    combined = "" if broken(WITH_FILTER) else " `filter` narrows the result too: a book must match both."
+    return f"Query the books{grammar}.{combined} Sorted, cursor-paginated and field-selected like list_books."
+
+
+def query_param() -> JsonObject:
+    """query_books's `query`: the selector (optional where one defect shows no example of it)."""
+    return param("query", "string", "The selector: terms separated by spaces, each field:value (status, tag, "
+                 "author; quote values holding spaces) or rating>=N / rating<=N; every term must hold. A term "
+                 "of another form is refused.", not broken(GRAMMAR), minLength=1, maxLength=200)  # fmt: skip
+
+
+def query_examples() -> list[tuple[str, JsonObject]]:
+    best = {"query": "rating>=4", "sort": {"field": "rating", "order": "desc"}, "fields": ["book_id", "title"],
+            "first": 2}  # fmt: skip
+    if broken(GRAMMAR):
+        return [("Every book, two a page", {"first": 2})]
+    if broken(COMPOSED):
+        return [("Books done", {"query": "status:done"}), ("Well-rated books", {"query": "rating>=4"})]
+    return [("Books done", {"query": "status:done"}), ("Well-rated titles, best first, two a page", best)]
+
+
 LIST_INFO = {"supports_pagination": True, "pagination": {"style": "cursor", "default_page_size": DEFAULT_PAGE,
              "max_page_size": MAX_PAGE, "supports_total_count": True}, "supports_field_selection": True}
 
@@ -308,6 +353,10 @@ OPERATIONS = [
             param("text" if broken(SEARCH_QUERY) else "query", "string", "The words to look for.", True,
                   minLength=1, maxLength=200), fields_param("Book", "standard")],
         _returns("BookPage", "The first page of matching books."), ("Books by Le Guin", {"query": "le guin"})),
+    _op("query_books", "READ", query_books_text(), [query_param(), BOOK_FILTER,
+        sort_param("Book", ["title", "author", "rating", "status", "added_at"], "added_at"),
+        fields_param("Book", "standard"), *pagination("query_books")],
+        _returns("BookPage", "A page of the books matching the selector."), *query_examples(), **LIST_INFO),
     _op("get_book", "READ", "Read one book.", [BOOK_ID, fields_param("Book", "full")],
         _returns("Book", "The book."), ("Read a book", {"book_id": "book_1"}),
         ("Just its title", {"book_id": "book_1", "fields": ["title"]}), supports_field_selection=True),
@@ -331,7 +380,7 @@ OPERATIONS = [
 for _declared in OPERATIONS:  # the permission flags of core §6.1, from the category
     read_only, destructive = PERMISSIONS[_declared["semantic_category"]]
     _declared["permissions"] = {"readOnly": read_only, "destructive": destructive}
-    _declared["endpoint"] = _declared["semantic_category"].lower()
+    _declared["endpoint"] = family_of(_declared["semantic_category"])
 if broken("core:4.5:update-input"):  # the changes documented as a string, not an object
     _update = next(op for op in OPERATIONS if op["name"] == "update_book")
     _update["parameters"] = [p if p["name"] != "input" else {**p, "type": "string"} for p in _update["parameters"]]
@@ -764,7 +813,7 @@ class ReadingList:
     # Tools and routing ------------------------------------------------------------------------
     def tools(self) -> dict[str, str | None]:
         """Each MCP tool this mode registers and the endpoint family it serves (None: every one)."""
-        crude: dict[str, str | None] = {self.tool_name(f"mcp_aql_{c.lower()}"): c.lower() for c in CATEGORIES}
+        crude: dict[str, str | None] = {self.tool_name(f"mcp_aql_{family_of(c)}"): family_of(c) for c in CATEGORIES}
         single: dict[str, str | None] = {self.tool_name("mcp_aql"): None}
         modes = {"semantic": crude, "single": single, "all": {**crude, **single}}
         if broken("core:10.1:l2-both-modes"):  # says "all", offers the CRUDE tools only
@@ -897,7 +946,7 @@ class ReadingList:
         if broken("features/field-selection:2.2:prefer-fields"):  # the handler's own name for it
             params = {("fields" if k == "select" else k): v for k, v in params.items()}
         handler: Callable[[JsonObject], JsonObject] = getattr(self, operation)
-        return handler(params)
+        return warned(operation, params, handler(params))
 
     def batch(self, family: str | None, arguments: JsonObject) -> JsonObject:
         """operations §7: in order, each independent, results for all; success false only for the batch."""
@@ -994,6 +1043,9 @@ class ReadingList:
             shown["parameters"] = [
                 p if p["name"] != "sort" else {"$ref": "#/types/SortOrder"} for p in shown["parameters"]
             ]
+        if op["name"] == "query_books" and broken("features/collection-querying:4.2:input-type-introspected"):
+            shown["parameters"] = [{k: v for k, v in p.items() if k != "type" or p["name"] != "query"}
+                                   for p in shown["parameters"]]  # fmt: skip
         if op["name"] == "get_shelf":  # one operation's details, broken field by field
             for rule, key in DETAIL_LEFT_OUT.items():
                 if broken(rule):
@@ -1099,7 +1151,7 @@ class ReadingList:
         self.shelves[shelf["shelf_id"]] = shelf
         return {"success": True, "data": dict(shelf)}
 
-    def list_books(self, params: JsonObject) -> JsonObject:
+    def list_books(self, params: JsonObject, selected: Callable[[JsonObject], bool] = lambda book: True) -> JsonObject:
         paths = selection("Book", params.get("fields", "standard"))
         if isinstance(paths, dict):
             return paths
@@ -1114,8 +1166,28 @@ class ReadingList:
             and wanted.get("status", b["status"]) == b["status"]
             and wanted.get("author", b.get("author")) == b.get("author")
             and ("tag" not in wanted or wanted["tag"] in b.get("tags", []))
+            and selected(b)
         ]
         return paginate(rows, "book_id", {"sort": {"field": "added_at"}, **params}, paths)
+
+    def query_books(self, params: JsonObject) -> JsonObject:
+        """list_books narrowed by a selector (field:value terms, rating>=N, rating<=N), all to hold."""
+        terms: list[Callable[[JsonObject], bool]] = []
+        for found in SELECTOR_TERM.finditer(params.get("query", "")):
+            field, value, rating, bound, number, other = found.groups()
+            if other is not None:
+                return refuse("VALIDATION_INVALID_TYPE", f"Parameter 'query': the term {other[:60]!r} is neither "
+                              "field:value (status, tag, author) nor rating>=N or rating<=N.", param_name="query",
+                              expected_type="selector", actual_type="unknown term")  # fmt: skip
+            if rating is not None:
+                at_least, limit = bound == ">=", int(number)
+                terms.append(lambda b, at_least=at_least, limit=limit: "rating" in b and
+                             (b["rating"] >= limit if at_least else b["rating"] <= limit))  # fmt: skip
+            else:
+                value = value.strip('"')
+                terms.append(lambda b, field=field, value=value: value in b.get("tags", []) if field == "tag"
+                             else b.get(field) == value)  # fmt: skip
+        return self.list_books(params, lambda book: all(term(book) for term in terms))
 
     def search_books(self, params: JsonObject) -> JsonObject:
         paths = selection("Book", params.get("fields", "standard"))
@@ -1169,12 +1241,46 @@ class ReadingList:
         return {"success": True, "data": {"book_id": book_id, "deleted": True}}
 
 
+# --- Warnings (features/warnings): raised only by defects ----------------------------------------
+SLOW = {"code": "PERFORMANCE_SLOW_QUERY_WARNING", "message": "Listing books was slow.", "severity": "low"}
+OLD_INTROSPECT = {"code": "DEPRECATION_WARNING", "message": "Query 'types' will be renamed.",
+                  "details": {"deprecated": "types", "replacement": "type_list"}}  # fmt: skip
+
+
+def warned(operation: str, params: JsonObject, answer: JsonObject) -> JsonObject:
+    """The warnings a success carries (features/warnings): none, save where a defect adds some."""
+    raised = defect_warnings(operation, params)
+    return answer | {"warnings": raised} if raised and answer.get("success") is True else answer
+
+
+def defect_warnings(operation: str, params: JsonObject) -> list[JsonObject]:
+    """The warnings a defect adds to the successes of ``operation`` called with ``params``."""
+    if operation == "introspect" and broken("features/warnings:deduplication-recommendations:batch-summary"):
+        return [OLD_INTROSPECT]  # each item of a batch of introspect calls carries it
+    slow = {**SLOW, "details": {"elapsed_ms": 900}}
+    if operation in ("search_books", "query_books") and broken("features/warnings:3.2:stable-severity"):
+        return [slow]  # the condition list_books reports as high
+    if operation != "list_books":
+        return []
+    if broken("features/warnings:6.4:at-most-ten"):
+        return [{**SLOW, "details": {"elapsed_ms": 900, "index_hint": hint}} for hint in range(11)]
+    if broken("features/warnings:server-side-deduplication:exact-duplicates"):
+        return [slow, dict(slow)]
+    if broken("features/warnings:6.2:should-list"):
+        return [SLOW]
+    if broken("features/warnings:3.2:stable-severity"):
+        return [{**slow, "severity": "high"}]  # search_books gives the same warning as low (above)
+    return []
+
+
 # --- MCP (mcp-integration §2-4) --------------------------------------------------------------------
 # fmt: off
 FAMILY_TEXT = {
     "create": "Additive operations that create new data.|These operations add new data without removing or "
               "overwriting existing content.",
     "read": "Safe, read-only operations.|These queries only read data and never modify server state.",
+    "lookup": "Lookups of shelves and books.|These operations change nothing.",
+    "books": "Lookups of shelves and books.\n\nPrimary semantic categories: READ|These operations change nothing.",
     "update": "Modifying operations that overwrite data.|These operations modify existing data, potentially "
               "overwriting previous values.",
     "delete": "Destructive operations that remove data.|These operations remove data. Use with caution.",
@@ -1220,6 +1326,8 @@ def tool_entry(name: str, family: str | None) -> JsonObject:
             f'params: {{ query: "operations" }} }}\n\nUse introspection to discover all available operations '
             f"and their parameters. Batch: {{ operations: [{{ operation, params }}, ...] }}."
         )
+        if broken("endpoint-modes:5.4:unified-description"):  # no families or categories, no call shown
+            text = "MCP-AQL reading-list adapter. Use introspect to learn what it offers."
         return {
             "name": name,
             "description": text,
@@ -1228,16 +1336,23 @@ def tool_entry(name: str, family: str | None) -> JsonObject:
         }
     ops = [op for op in OPERATIONS if op["endpoint"] == family]
     purpose, effect = FAMILY_TEXT[family].split("|")
-    sample = json.dumps(ops[0]["examples"][-1]["request"]) if ops else '{"operation": "introspect"}'
+    shown = [op for op in ops if op["name"] != "introspect"]  # a quick start beside the introspect guidance
+    sample = json.dumps(shown[0]["examples"][-1]["request"]) if shown else '{"operation": "introspect"}'
     text = (
         f"{purpose}\n\nSupported operations: {', '.join(op['name'] for op in ops) or 'none'}\n\n{effect}\n\n"
-        f"Quick start example:\n{sample}\n\nDiscover all operations and parameters (on the read endpoint):\n"
+        f"Quick start example:\n{sample}\n\nDiscover all operations and parameters (on the "
+        f"{family_of('READ')} endpoint):\n"
         '{ operation: "introspect", params: { query: "operations" } }\n{ operation: "introspect", '
         'params: { query: "operations", name: "<operation>" } }'
     )
     if family == "create" and broken("mcp:2.1:introspect-in-descriptions"):
         text = text.split("\n\nDiscover all operations")[0]  # says nothing of introspect
-    read_only, destructive = PERMISSIONS[family.upper()]
+    if family == "update" and broken("mcp:2.1.1:crude-templates"):  # no quick-start call of update_book
+        text = text.replace(f"Quick start example:\n{sample}\n\n", "")
+    if family == "delete" and broken("mcp:2.1.1:purpose-and-kinds"):  # opens with the list: no purpose
+        text = text.split("\n\n", 1)[1]
+    category = next(c for c in CATEGORIES if family_of(c) == family)
+    read_only, destructive = PERMISSIONS[category]
     if family == "delete" and broken("mcp:2.3:conservative-annotations"):
         destructive = False
     entry = {"name": name, "description": text, "inputSchema": input_schema()}

@@ -37,6 +37,7 @@ BREAKS = {
     "string-examples": "introspection:8.1:must-list",
     "numeric-request-id": "operations:3.2:success-shape",
     "no-annotations": "mcp:2.3:tool-annotations",
+    "bare-descriptions": "mcp:2.1.1:crude-templates",
 }
 BROKEN = {Requirement.MUST: {"FAIL"}, Requirement.SHOULD: {"WARN", "FAIL"}}
 

@@ -37,8 +37,19 @@ def tool(family: str, **changes: Any) -> dict[str, Any]:
 def bundle() -> dict[str, Any]:
     data = conformant_bundle()
     families = sorted({d["endpoint"] for d in data["introspection"]["operation_details"]})
-    data["mcp_tools"] = [tool(family) for family in families]
+    data["mcp_tools"] = [tool(family, description=described(data, family)) for family in families]
     return data
+
+
+def described(data: dict[str, Any], family: str) -> str:
+    """A description with the parts of its template (mcp-integration §2.1.1): purpose, operations, a call."""
+    served = [d["name"] for d in data["introspection"]["operation_details"] if d["endpoint"] == family]
+    first = next((name for name in served if name != "introspect"), served[0])
+    return (
+        f"{family.upper()} operations on the notes.\n\nSupported operations: {', '.join(served)}\n\n"
+        f'Quick start example:\n{{ operation: "{first}", params: {{}} }}\n\nDiscover parameters with '
+        "introspect on mcp_aql_read."
+    )
 
 
 def findings(data: dict[str, Any]) -> tuple[Result, list[tuple[str, str]]]:
@@ -51,12 +62,14 @@ def test_tools_as_the_spec_registers_them_pass(bundle: dict[str, Any]) -> None:
 
 
 def test_introspect_named_in_any_case_counts(bundle: dict[str, Any]) -> None:
-    bundle["mcp_tools"][0]["description"] = "Start with Introspect to list the operations."
+    entry = bundle["mcp_tools"][0]
+    entry["description"] = entry["description"].replace("introspect", "Introspect")
     assert findings(bundle) == (Result.PASS, [])
 
 
 def test_a_description_without_introspect_warns(bundle: dict[str, Any]) -> None:
-    bundle["mcp_tools"][0]["description"] = "Operations."
+    entry = bundle["mcp_tools"][0]
+    entry["description"] = entry["description"].replace("Discover parameters with introspect on mcp_aql_read.", "")
     result, found = findings(bundle)
     name = bundle["mcp_tools"][0]["name"]
     assert result is Result.WARN

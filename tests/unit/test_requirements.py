@@ -225,3 +225,24 @@ def test_a_rule_naming_the_semantic_tests_reads_each_of_them() -> None:
     results = results_of(with_tests(semantic))
     level2 = results["conformance:4.2:level2-categories"]  # gathers L2.semantic among others
     assert (level2.result, level2.reason) == ("WARN", "asks every test it names to pass: L2.semantic.discovery WARN")
+
+
+def test_a_description_rule_passes_only_where_the_tool_it_is_about_was_described() -> None:
+    data = conformant_bundle()
+    families = sorted({detail["endpoint"] for detail in data["introspection"]["operation_details"]})
+    described = 'Notes.\n\nSupported operations: introspect\n\n{ operation: "introspect" } introspect'
+    data["mcp_tools"] = [{"name": f"mcp_aql_{family}", "description": described} for family in families]
+    run = report(data, level=2)
+    assert "mcp_tools:single" not in run.evidence and "mcp_tools:custom_family" not in run.evidence
+    results = results_of(run)
+    assert results["endpoint-modes:5.4:unified-description"].result == "SKIP"
+    assert (
+        "single tool (mcp_aql) whose description capture recorded"
+        in results["endpoint-modes:5.4:unified-description"].reason
+    )
+    assert results["endpoint-modes:4.7:intent-revealing-names"].result == "SKIP"
+    data["mcp_tools"] += [{"name": "mcp_aql", "description": "All operations, by CREATE and READ: { operation: x }"},
+                          {"name": "mcp_aql_query", "description": described}]  # fmt: skip
+    run = report(data, level=2)
+    assert {"mcp_tools:single", "mcp_tools:custom_family"} <= set(run.evidence)
+    assert results_of(run)["endpoint-modes:5.4:unified-description"].result == "PASS"

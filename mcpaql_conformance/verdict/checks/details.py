@@ -79,7 +79,8 @@ _FEATURE_PARAMETERS = frozenset({"fields", "limit", "offset", "first", "after", 
 def _detail_rule(reasons: list[str], detail: Any) -> str:
     """The rule the first reason that names a field the spec asks for is about ("": the test's
     own): a parameter given as a reference is operations §4.4.5's, a feature parameter without
-    its type introspection §8.1.2's."""
+    its type introspection §8.1.2's, a query_* operation's `query` without one collection-querying
+    §4.2's."""
     for reason in reasons:
         parameter = _parameter_at(detail, reason.partition(": ")[0])
         if parameter is not None and "$ref" in parameter:
@@ -87,9 +88,17 @@ def _detail_rule(reasons: list[str], detail: Any) -> str:
         table = _PARAMETER_FIELD_RULES if parameter is not None else _DETAIL_FIELD_RULES
         for field, rule in table:
             if field in reason:
-                feature = rule == "operations:5.2:type" and parameter and parameter.get("name") in _FEATURE_PARAMETERS
+                untyped = rule == "operations:5.2:type"
+                if untyped and parameter and parameter.get("name") == "query" and _of_query(detail):
+                    return "features/collection-querying:4.2:input-type-introspected"  # a grammar's input
+                feature = untyped and parameter and parameter.get("name") in _FEATURE_PARAMETERS
                 return "introspection:8.1.2:feature-parameters" if feature else rule
     return ""
+
+
+def _of_query(detail: Any) -> bool:
+    """A query_* operation: its `query` takes a grammar (features/collection-querying §1)."""
+    return isinstance(detail, dict) and str(detail.get("name")).startswith("query_")
 
 
 def _parameter_at(detail: Any, path: str) -> dict[str, Any] | None:

@@ -15,6 +15,7 @@ from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.blame import case_blame, refusal_said
 from mcpaql_conformance.verdict.checks.base import CONFORMANCE, CORE, Category, Outcome, cite, judge, told, uncited
 from mcpaql_conformance.verdict.checks.requests import several_unknown_findings
+from mcpaql_conformance.verdict.checks.warned import warning_findings
 from mcpaql_conformance.verdict.model import Requirement, Result
 from mcpaql_conformance.verdict.textmatch import find_leaks, leak_artifacts, leaks_outside, mentions_all
 
@@ -31,6 +32,10 @@ _ERRORS_DISCRIMINATED_UNION_RULES = (
     "operations:8.2:structured-errors", "operations:8.2:code", "operations:8.2:message",
     "error-codes:1.4:structured-error-objects", "error-codes:7.1:must-list", "mcp:4.2:no-jsonrpc-codes",
     "mcp:4.2:domain-errors-as-results", "mcp:7.1:conformance-musts", "features/warnings:6.1:success-only",
+    "features/warnings:6.4:at-most-ten", "features/warnings:server-side-deduplication:exact-duplicates",
+    "features/warnings:server-side-deduplication:deduplicate",
+    "features/warnings:deduplication-recommendations:single-request", "features/warnings:6.2:should-list",
+    "features/warnings:3.2:stable-severity", "features/warnings:deduplication-recommendations:batch-summary",
 )  # fmt: skip
 
 
@@ -57,7 +62,9 @@ def discriminated_union(ctx: Context) -> Outcome:
         MUST,
         judged=len(responses),
         failures=failures,
-        warnings=stdout_noise(data.get("stdout_noise")) + mcp_deviations(data.get("mcp_deviations")),
+        warnings=stdout_noise(data.get("stdout_noise"))
+        + mcp_deviations(data.get("mcp_deviations"))
+        + warning_findings(ctx.bundle.response_groups, lambda t, i: _where(ctx, t, ctx.bundle.group_cases(t), i)),
         passed=f"All {len(responses)} recorded response(s) are valid {{success, data}} or {{success, error}} results.",
         no_evidence=told(ctx, "the server answered no call", "the bundle records no response"),
     )

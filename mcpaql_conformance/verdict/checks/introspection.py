@@ -37,6 +37,7 @@ from mcpaql_conformance.verdict.checks.details import (
     tool_name_failures,
 )
 from mcpaql_conformance.verdict.checks.encoding import encoding_findings
+from mcpaql_conformance.verdict.checks.grammar import query_grammar_findings
 from mcpaql_conformance.verdict.checks.listing import discovery_failures, introspect_answer, protocol_findings
 from mcpaql_conformance.verdict.checks.parameters import unknown_parameter_problem
 from mcpaql_conformance.verdict.checks.requests import (
@@ -200,6 +201,12 @@ _INTROSPECTION_OPERATION_DETAILS_RULES = (
     "operations:2.2:operation-defined",
     "operations:2.4:case-sensitive",
     "features/collection-querying:4.2:input-type-introspected",
+    "mcp:2.1.1:crude-templates", "mcp:2.1.1:custom-template", "mcp:2.1.1:purpose-and-kinds",
+    "endpoint-modes:4.7:family-description", "endpoint-modes:4.7:intent-revealing-names",
+    "endpoint-modes:5.4:unified-description",
+    "features/collection-querying:2.1:query-grammar-documented", "features/collection-querying:3:query-grammar",
+    "features/collection-querying:3:query-filter-rules", "features/collection-querying:4.2:grammar-in-description",
+    "features/collection-querying:4.2:composed-example", "features/collection-querying:6:grammar-summary",
 )  # fmt: skip
 
 
@@ -220,7 +227,7 @@ def operation_details(ctx: Context) -> Outcome:
     failures += _listing_failures(ctx, valid)
     failures += _reserved_failures(valid) + routing_evidence_failures(ctx) + unknown_operation_findings(ctx)
     failures += request_shape_findings(ctx) + shared_parameter_findings(valid) + search_query_findings(valid)
-    failures += list_query_findings(valid)
+    failures += list_query_findings(valid) + query_grammar_findings(valid)
     shape_failures, warnings = _shape_failures(ctx, valid)
     input_failures, input_warnings = update_input_documentation(valid, ctx.named_types)
     failures += shape_failures + input_failures

@@ -1,7 +1,8 @@
 """What the server's MCP tools say of themselves (mcp-integration §2.1, §2.3, §3.1, §6.4): each
-MCP-AQL tool's description points to introspect, its input schema is the base one, its
-annotations hint at the riskiest operation it serves, and a shared name prefix is short.
-Read from the tool list capture keeps (``mcp_tools``); annotations only where it recorded them."""
+MCP-AQL tool's description points to introspect (and holds its template's parts: descriptions.py),
+its input schema is the base one, its annotations hint at the riskiest operation it serves, and
+a shared name prefix is short. Read from the tool list capture keeps (``mcp_tools``); annotations
+only where it recorded them."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from mcpaql_conformance.evidence.reading import SINGLE, STANDARD_TAIL, ToolReadi
 from mcpaql_conformance.files.values import json_equal
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.checks.base import cite, prefixed
+from mcpaql_conformance.verdict.checks.descriptions import description_findings
 
 INTROSPECT_NAMED = "mcp:2.1:introspect-in-descriptions"
 BASE_SCHEMA = "mcp:3.1:base-input-schema"
@@ -45,7 +47,7 @@ def mcp_tool_findings(ctx: Context, details: list[JsonObject]) -> list[str]:
             categories = _categories_of(reading, details)
             annotations = _annotation_findings(tool["annotations"], categories)
             findings += [prefixed(f"tool {name}: ", text) for text in annotations]
-    return findings + _prefix_findings(ctx.aql_tools)
+    return findings + description_findings(ctx.aql_tools, listed, details) + _prefix_findings(ctx.aql_tools)
 
 
 def schema_problems(schema: Any) -> list[str]:

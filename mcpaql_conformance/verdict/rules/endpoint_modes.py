@@ -30,10 +30,6 @@ STRING_ERROR = (
     "(a string error fails L1.errors.discriminated-union)."
 )
 
-_NAMES_UNREAD = (
-    "no check reads it yet: the semantic tests measure whether a model finds and calls the right operations, not"
-    " what a family's name or description says"
-)
 
 RULES: tuple[Rule, ...] = (
     # 3 Configuration
@@ -165,18 +161,18 @@ RULES: tuple[Rule, ...] = (
         "4.7",
         "include a description listing",
         "Each family's tool description gives its purpose, usual categories, operations and quick-start examples.",
-        not_judged=(
-            "no check reads it yet: the four parts in each family's tool description (capture keeps the "
-            "descriptions in mcp_tools)"
-        ),
+        tests=(DETAILS,),
+        reading="Restates the description templates of mcp-integration §2.1.1 (judged there, part by part); "
+        "same reading.",
     ),
     Rule(
         "endpoint-modes:4.7:intent-revealing-names",
         SHOULD,
         "4.7",
         "be action-oriented or otherwise intent-revealing",
-        "Endpoint family names say what kind of action they hold, not an opaque domain bucket.",
-        not_judged=_NAMES_UNREAD,
+        "Endpoint family names say what kind of action they hold, not an opaque domain bucket (we judge the "
+        "one bucket a check can see: a family named after the resource its operations act on).",
+        tests=(DETAILS,),
     ),
     # 5 Single mode
     Rule(
@@ -185,10 +181,7 @@ RULES: tuple[Rule, ...] = (
         "5.4",
         "The unified endpoint SHOULD provide",
         "The single tool's description outlines families or categories, points to introspection, shows quick starts.",
-        not_judged=(
-            "no check reads it yet: those parts of the mcp_aql tool description (capture keeps the descriptions "
-            "in mcp_tools)"
-        ),
+        tests=(DETAILS,),
     ),
     Rule(
         "endpoint-modes:5.5:unknown-operation-structured",

@@ -17,6 +17,7 @@ from mcpaql_conformance.verdict.rules.model import (
     RECOMMENDED,
     SHOULD,
     SHOULD_NOT,
+    UNION,
     UNRECORDED,
     UNSEEN,
     Rule,
@@ -130,7 +131,6 @@ _DEDUP_TABLE = "Deduplication Recommendations"
 _SSD = f"{_WN}:server-side-deduplication"  # ids: the title section, in kebab case
 _CSD = f"{_WN}:client-side-deduplication"
 _DRT = f"{_WN}:deduplication-recommendations"
-_RAISE = "a request known to raise a warning (a deprecated operation, a call near a quota)"
 
 WARNINGS: tuple[Rule, ...] = (
     Rule(f"{_WN}:1.2:clients-may-ignore", MAY, "1.2", "Clients MAY ignore warnings",
@@ -152,8 +152,9 @@ WARNINGS: tuple[Rule, ...] = (
          "A server that raises warnings reserves the high severity for rare, urgent conditions.",
          not_judged=UNRECORDED + "a tally of warning severities over a long run of real traffic"),
     Rule(f"{_WN}:3.2:stable-severity", SHOULD_NOT, "3.2", "SHOULD NOT change a warning's severity",
-         "A server gives one condition the same severity on every request that raises it.",
-         not_judged=PROBE + "the same warning-raising request sent twice"),
+         "A server gives one condition the same severity on every request that raises it (judged on every "
+         "answer of the run: one code with the same details at two severities).",
+         tests=(UNION,)),
     Rule(f"{_WN}:5.1:clients-must", MUST, "5.1", "Clients MUST",
          "A client takes answers with warnings as successes and tolerates codes it does not know.",
          not_judged=ABOUT_CLIENT, subject=CLIENT),
@@ -171,26 +172,28 @@ WARNINGS: tuple[Rule, ...] = (
          "we take this MUST, which the core's result schema (Appendix D) supports."),
     Rule(f"{_WN}:6.2:should-list", SHOULD, "6.2", "supporting warnings SHOULD",
          "A server that raises warnings adds details, uses the standard codes, warns only about actionable "
-         "conditions and merges similar warnings.",
-         not_judged=PROBE + _RAISE),
+         "conditions and merges similar warnings (judged: details on every warning; which codes apply and "
+         "which conditions are actionable are the server's domain).",
+         tests=(UNION,)),
     Rule(f"{_WN}:6.3:may-list", MAY, "6.3", "supporting warnings MAY",
          "A server that raises warnings may let clients mute codes, keep a history, tune thresholds and audit.",
          not_judged=A_MAY),
     Rule(f"{_WN}:6.4:at-most-ten", SHOULD, "6.4", "limit warnings to 10 per response",
          "A server puts no more than ten warnings in one answer.",
-         not_judged=PROBE + "a request that raises more than ten warnings"),
+         tests=(UNION,)),
     Rule(f"{_WN}:6.4:most-important", SHOULD, "6.4", "implementations SHOULD include the most important",
          "When more warnings apply than fit, a server keeps the most important ones.",
-         not_judged=PROBE + "a request that raises more than ten warnings of differing severity"),
+         not_judged=UNSEEN + "the warnings a server left out of an answer are not in it, so which ones "
+         "applied cannot be compared with those kept"),
     Rule(f"{_WN}:6.4:meta-warning", MAY, "6.4", "include a meta-warning about suppressed",
          "A server may add one warning saying that others were left out.",
          not_judged=A_MAY),
     Rule(f"{_SSD}:deduplicate", SHOULD, _DEDUP, "deduplicate warnings before including them",
          "A server removes duplicate warnings before answering.",
-         not_judged=PROBE + "a request or batch that raises the same warning several times"),
+         tests=(UNION,), reading="Its first item is exact-duplicates (judged there); same reading."),
     Rule(f"{_SSD}:exact-duplicates", SHOULD, _DEDUP, "collapsed to a single instance",
          "A server lists warnings that share code and details only once.",
-         not_judged=PROBE + "a request or batch that raises the same warning several times"),
+         tests=(UNION,)),
     Rule(f"{_SSD}:semantic-duplicates", MAY, _DEDUP, "Semantic duplicates",
          "A server may also merge same-code warnings whose details differ only slightly.",
          not_judged=A_MAY),
@@ -202,10 +205,11 @@ WARNINGS: tuple[Rule, ...] = (
          not_judged=ABOUT_CLIENT, subject=CLIENT),
     Rule(f"{_DRT}:single-request", SHOULD, _DEDUP_TABLE, "Server SHOULD deduplicate identical warnings",
          "Within one answer a server lists identical warnings once.",
-         not_judged=PROBE + "a request that raises the same warning twice"),
+         tests=(UNION,), reading="Restates server-side deduplication (exact-duplicates); same reading."),
     Rule(f"{_DRT}:batch-summary", SHOULD, _DEDUP_TABLE, "collapse per-item warnings into summary",
-         "A server merges the warnings of a batch's items into a summary.",
-         not_judged=PROBE + "a batch whose items each raise the same warning"),
+         "A server merges the warnings of a batch's items into a summary (judged: two items of one batch "
+         "carrying the same warning).",
+         tests=(UNION,)),
     Rule(f"{_DRT}:client-session", MAY, _DEDUP_TABLE, "Client MAY deduplicate across requests",
          "A client may drop warnings it already saw on earlier requests.",
          not_judged=ABOUT_CLIENT, subject=CLIENT),

@@ -31,10 +31,6 @@ _RQ = "features/relationship-queries"
 
 _APPLIED = "filter, sort, cursor and fields values sent to each {} operation, checked for effect"
 
-_GRAMMAR_UNREAD = (
-    "no check reads it yet: the semantic tests measure whether a model finds and calls the right operations, not"
-    " how a description documents a grammar"
-)
 _PRESET_PROBE = PROBE + "a request giving a preset by another parameter than fields"
 
 COLLECTION_QUERYING: tuple[Rule, ...] = (
@@ -56,8 +52,9 @@ COLLECTION_QUERYING: tuple[Rule, ...] = (
          "A server's query_* operations may take a structured query language or object in query.",
          not_judged=A_MAY),
     Rule(f"{_CQ}:2.1:query-grammar-documented", MUST, "2.1", "MUST document the grammar clearly",
-         "A server whose query_* operation takes a grammar explains it in introspection and in examples.",
-         not_judged=_GRAMMAR_UNREAD),
+         "A server whose query_* operation takes a grammar explains it in introspection and in examples (its "
+         "`query` parameter described, an example using it).",
+         tests=(DETAILS,)),
     Rule(f"{_CQ}:2.2:filter-object", SHOULD, "2.2", "object whose keys are adapter-defined filter",
          "A server that filters takes filter as an object keyed by its own filter fields.",
          not_judged=PROBE + "a filter object holding one documented filter key"),
@@ -119,10 +116,12 @@ COLLECTION_QUERYING: tuple[Rule, ...] = (
          not_judged=PROBE + _APPLIED.format("search_*")),
     Rule(f"{_CQ}:3:query-grammar", MUST, "3", "MUST document grammar",
          "A server's query_* operations document their query grammar.",
-         not_judged=_GRAMMAR_UNREAD),
+         tests=(DETAILS,), reading="Restates §2.1 (query-grammar-documented) in the capability matrix; same "
+         "reading."),
     Rule(f"{_CQ}:3:query-filter-rules", SHOULD, "3", "SHOULD document composition rules",
-         "A server's query_* operations document how filter composes with their grammar.",
-         not_judged=_GRAMMAR_UNREAD),
+         "A server's query_* operations document how filter composes with their grammar (a description of "
+         "the operation or of `query` speaks of `filter`, or that of `filter` of `query`).",
+         tests=(DETAILS,)),
     Rule(f"{_CQ}:3:query-sort", SHOULD, "3", "SHOULD support when meaningful",
          "A server's query_* operations support sort where ordering makes sense.",
          not_judged=PROBE + "a sort value sent to each query_* operation, checked for effect"),
@@ -150,15 +149,17 @@ COLLECTION_QUERYING: tuple[Rule, ...] = (
          "A server that searches may treat quoted text as an exact phrase.",
          not_judged=A_MAY),
     Rule(f"{_CQ}:4.2:grammar-in-description", MUST, "4.2", "grammar MUST be summarized",
-         "A server with a structured query grammar summarises it in the operation's description.",
-         not_judged=_GRAMMAR_UNREAD),
+         "A server with a structured query grammar summarises it in the operation's description (names "
+         "`query` and shows some of its syntax). We read every query_* operation taking `query` as using a "
+         "grammar: §1 defines the family by it.",
+         tests=(DETAILS,)),
     Rule(f"{_CQ}:4.2:input-type-introspected", MUST, "4.2", "accepted input type MUST be reflected",
          "A server with a structured query grammar declares the type its query input takes in introspection.",
          tests=("L1.introspection.operation-details", COMPLETENESS), anchored_by=COMPLETENESS),
     Rule(f"{_CQ}:4.2:composed-example", SHOULD, "4.2", "At least one example SHOULD show",
          "A server with a structured query grammar gives an example combining it with fields, sort and "
-         "pagination.",
-         not_judged=_GRAMMAR_UNREAD),
+         "pagination (read leniently: with any of those the operation takes).",
+         tests=(DETAILS,)),
     Rule(f"{_CQ}:5:validation-list", SHOULD, "5", "implementing collection queries SHOULD",
          "A server with collection queries refuses unknown filter keys and sort fields and mixed pagination, "
          "never silently drops an advertised control, and reports what it applied.",
@@ -172,7 +173,7 @@ COLLECTION_QUERYING: tuple[Rule, ...] = (
          tests=(COMPLETENESS, "L2.features.field-selection")),
     Rule(f"{_CQ}:6:grammar-summary", SHOULD, "6", "description SHOULD include a short grammar summary",
          "A server's query_* description with a rich grammar holds a short summary of it and a real example.",
-         not_judged=_GRAMMAR_UNREAD),
+         tests=(DETAILS,), reading="Restates §4.2 (grammar-in-description, composed-example); same reading."),
 )  # fmt: skip
 
 AGGREGATIONS: tuple[Rule, ...] = (

@@ -24,9 +24,6 @@ NO_ANNOTATIONS = (
     "needs evidence no bundle records yet: the tools' MCP annotations (capture keeps each tool's name, "
     "description and inputSchema only)"
 )
-DESCRIPTIONS_UNREAD = (
-    "no check reads it yet: each tool description against its template (capture keeps the descriptions in mcp_tools)"
-)
 PROGRESS_PROBE = (
     "needs a probe capture does not send yet: a long-running EXECUTE call carrying a progress token, with the "
     "notifications/progress messages it brings recorded"
@@ -38,10 +35,6 @@ PATTERNS_READING = (
 )
 UNION_READING = "Restates core §5.1 and §10.1 (every operation answers the discriminated union); same reading."
 
-_NAMES_UNREAD = (
-    "no check reads it yet: the semantic tests measure whether a model finds and calls the right operations, not"
-    " what a family's name or description says"
-)
 
 RULES: tuple[Rule, ...] = (
     # 1 Introduction
@@ -70,8 +63,8 @@ RULES: tuple[Rule, ...] = (
         "follow one of the semantic-endpoint patterns",
         "In semantic mode each endpoint tool's description follows one of the documented description patterns.",
         not_judged=(
-            "the spec says otherwise in mcp:2.1.1:crude-templates: the same patterns are only advised there; "
-            "no test reads tool descriptions"
+            "the spec says otherwise in mcp:2.1.1:crude-templates: the same patterns are only advised there, and "
+            "judged as such (L1.introspection.operation-details)"
         ),
         reading=PATTERNS_READING,
     ),
@@ -80,8 +73,9 @@ RULES: tuple[Rule, ...] = (
         SHOULD,
         "2.1.1",
         "tool descriptions SHOULD follow these templates",
-        "With the CRUDE profile each endpoint tool's description follows the template of its category.",
-        not_judged=DESCRIPTIONS_UNREAD,
+        "With the CRUDE profile each endpoint tool's description follows the template of its category (read "
+        "by its parts: the operations it serves named, a quick-start call of one of them).",
+        tests=(DETAILS,),
         reading=PATTERNS_READING,
     ),
     Rule(
@@ -91,7 +85,7 @@ RULES: tuple[Rule, ...] = (
         "each tool description SHOULD follow this template",
         "Each custom family's tool description follows the family template (purpose, categories, operations, "
         "example, introspect).",
-        not_judged=DESCRIPTIONS_UNREAD,
+        tests=(DETAILS,),
         reading=PATTERNS_READING,
     ),
     Rule(
@@ -100,8 +94,9 @@ RULES: tuple[Rule, ...] = (
         "2.1.1",
         "describe both the family purpose",
         "A family's description says what it is for and what kinds of operations it holds, so agents pick a "
-        "family before introspecting.",
-        not_judged=_NAMES_UNREAD,
+        "family before introspecting (the purpose: a sentence opening the description; the kinds are judged "
+        "with the templates).",
+        tests=(DETAILS,),
     ),
     Rule(
         "mcp:2.2.1:standard-names",

@@ -11,7 +11,17 @@ otherwise. A finding citing the rule decides it whatever this table says.
 
 from __future__ import annotations
 
-from mcpaql_conformance.files.vocabulary import FAILING_ITEM, SEARCH, SHARED
+from mcpaql_conformance.files.vocabulary import (
+    BATCH_WARNED,
+    CUSTOM_FAMILY,
+    FAILING_ITEM,
+    QUERY_GRAMMAR,
+    SEARCH,
+    SHARED,
+    SINGLE_TOOL,
+    WARNED,
+    WARNED_TWICE,
+)
 
 UPDATE = "category:UPDATE"
 UPDATE_INPUT = ("update_input_tests",)
@@ -23,6 +33,12 @@ SAID = {
     FAILING_ITEM: "batch in which one item failed",
     SHARED: "cross-cutting parameter two operations document",
     SEARCH: "search_* operation",
+    SINGLE_TOOL: "single tool (mcp_aql) whose description capture recorded",
+    CUSTOM_FAMILY: "tool of a custom endpoint family whose description capture recorded",
+    QUERY_GRAMMAR: "query_* operation taking `query`",
+    WARNED: "answer carrying warnings",
+    WARNED_TWICE: "warning given on two answers",
+    BATCH_WARNED: "batch two of whose items carry warnings",
 }
 
 
@@ -80,6 +96,26 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "crude:3.3:tool-annotations": TOOLS,
     "mcp:3.1:operation-required": TOOLS,
     "mcp:3.1:base-input-schema": TOOLS,
+    "mcp:2.1.1:crude-templates": TOOLS,
+    "mcp:2.1.1:purpose-and-kinds": TOOLS,
+    "endpoint-modes:4.7:family-description": TOOLS,
+    "mcp:2.1.1:custom-template": (CUSTOM_FAMILY,),
+    "endpoint-modes:4.7:intent-revealing-names": (CUSTOM_FAMILY,),  # the CRUDE names are the spec's own
+    "endpoint-modes:5.4:unified-description": (SINGLE_TOOL,),
+    "features/collection-querying:2.1:query-grammar-documented": (QUERY_GRAMMAR,),
+    "features/collection-querying:3:query-grammar": (QUERY_GRAMMAR,),
+    "features/collection-querying:3:query-filter-rules": (QUERY_GRAMMAR,),
+    "features/collection-querying:4.2:grammar-in-description": (QUERY_GRAMMAR,),
+    "features/collection-querying:4.2:input-type-introspected": (QUERY_GRAMMAR,),
+    "features/collection-querying:4.2:composed-example": (QUERY_GRAMMAR,),
+    "features/collection-querying:6:grammar-summary": (QUERY_GRAMMAR,),
+    "features/warnings:6.4:at-most-ten": (WARNED,),
+    "features/warnings:6.2:should-list": (WARNED,),
+    "features/warnings:server-side-deduplication:exact-duplicates": (WARNED,),
+    "features/warnings:server-side-deduplication:deduplicate": (WARNED,),
+    "features/warnings:deduplication-recommendations:single-request": (WARNED,),
+    "features/warnings:3.2:stable-severity": (WARNED_TWICE,),
+    "features/warnings:deduplication-recommendations:batch-summary": (BATCH_WARNED,),
 }
 # fmt: on
 

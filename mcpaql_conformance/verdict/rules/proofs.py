@@ -57,6 +57,21 @@ OWN: dict[str, Proof] = {
     "operations:3.2:success-shape": Proof("answers a success without `data` (its result under `result`)"),
     "operations:3.4:metadata-underscore": Proof("adds a `meta` key without an underscore to its answers"),
     "core:10.1:l2-field-selection": Proof("offers no field selection (no `fields`, no capability)"),
+    "mcp:2.1.1:crude-templates": Proof("shows no quick-start call in its UPDATE tool's description"),
+    "mcp:2.1.1:custom-template": Proof("serves READ through a custom family whose description names no category"),
+    "mcp:2.1.1:purpose-and-kinds": Proof("opens its DELETE tool's description with the operation list"),
+    "endpoint-modes:4.7:intent-revealing-names": Proof("names its READ family `books`, after its resource"),
+    "endpoint-modes:5.4:unified-description": Proof("describes its single tool with no category and no call"),
+    "features/collection-querying:2.1:query-grammar-documented": Proof("shows no example of query_books's `query`"),
+    "features/collection-querying:4.2:grammar-in-description": Proof("describes query_books without its grammar"),
+    "features/collection-querying:4.2:composed-example": Proof("never shows `query` with fields, sort or a page"),
+    "features/collection-querying:3:query-filter-rules": Proof("says nothing of how `filter` and `query` combine"),
+    "features/collection-querying:4.2:input-type-introspected": Proof("documents query_books's `query` untyped"),
+    "features/warnings:6.4:at-most-ten": Proof("puts eleven warnings on each list_books answer"),
+    "features/warnings:server-side-deduplication:exact-duplicates": Proof("repeats a warning in one answer"),
+    "features/warnings:6.2:should-list": Proof("gives a warning without details"),
+    "features/warnings:3.2:stable-severity": Proof("gives one warning alternately low and high"),
+    "features/warnings:deduplication-recommendations:batch-summary": Proof("repeats a warning on each batch item"),
     "operations:6.3:mismatch-error": Proof("refuses a wrongly routed operation without naming its endpoint"),
     "core:6.2:wrong-endpoint-rejected": Proof("runs an operation sent to another family's endpoint"),
     "endpoint-modes:5.5:unknown-operation-structured": Proof("answers an unknown operation as list_shelves"),
@@ -126,6 +141,7 @@ OWN: dict[str, Proof] = {
 # rule -> the rule whose defect breaks it too (a rule that restates or gathers that one)
 _UNKNOWN = "core:4.6:unknown-rejected"
 _WRONG_ENDPOINT = "core:6.2:wrong-endpoint-rejected"
+_DUPLICATE_WARNING = "features/warnings:server-side-deduplication:exact-duplicates"
 _BOTH_MODES = "core:10.1:l2-both-modes"
 VIA: dict[str, str] = {
     # an unknown parameter taken without a word breaks the validation these ask for
@@ -198,6 +214,11 @@ VIA: dict[str, str] = {
     "features/field-selection:5.1:must-list": "features/field-selection:2.2:prefer-fields",
     "operations:4.2:common-patterns": "features/field-selection:2.2:prefer-fields",
     "features/collection-querying:6:expose-list": "features/field-selection:5.3:discoverable",
+    "endpoint-modes:4.7:family-description": "mcp:2.1.1:crude-templates",
+    "features/collection-querying:3:query-grammar": "features/collection-querying:2.1:query-grammar-documented",
+    "features/collection-querying:6:grammar-summary": "features/collection-querying:4.2:grammar-in-description",
+    "features/warnings:server-side-deduplication:deduplicate": _DUPLICATE_WARNING,
+    "features/warnings:deduplication-recommendations:single-request": _DUPLICATE_WARNING,
     "endpoint-modes:7.1:tool-annotations": "mcp:2.3:tool-annotations",
     "crude:3.3:tool-annotations": "mcp:2.3:tool-annotations",
     "endpoint-modes:7.1:conservative-annotations": "mcp:2.3:conservative-annotations",
