@@ -1,30 +1,57 @@
-"""Calls that show how a collection operation reads its controls: `first` with `last`, a
-contradiction features/pagination §2.3 asks to be refused, and a filter key no server supports,
-which features/collection-querying §2.2 asks to be refused with a validation error. Each goes to
-a READ operation that documents the controls, and its refusal is the answer asked for."""
+"""Calls that show how a collection operation reads its controls, each to a READ operation that
+documents them: `first` with `last`, a contradiction features/pagination §2.3 asks to be refused;
+for an operation that pages with cursors, a page of one (its shape, its pageInfo), the page after it
+by the cursor it gave (twice: the cursor is stable), a page of 1000 (capped, not refused), no page
+size (the default) and cursor with offset or page pagination at once (refused, collection-querying
+§2.6); and a filter key no server supports, which collection-querying §2.2 asks to be refused
+with a validation error."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from mcpaql_conformance.evidence.bundle import JsonObject
+from mcpaql_conformance.files.vocabulary import (
+    DEFAULT_PAGE,
+    FIRST_AND_LAST,
+    LARGE_PAGE,
+    MIXED_STYLES,
+    NEXT_PAGE,
+    PAGE_OF_ONE,
+)
 from mcpaql_conformance.live.discovery import Operation
+from mcpaql_conformance.live.session import PHASE_PAGES, Live, gather
 
 UNKNOWN_FILTER_KEY = "zz_conformance_filter_key"
+LARGE = 1000  # beyond any page cap the spec advises (features/pagination §5.3: 100)
+PAGING = frozenset({"first", "after", "last", "before", "offset", "page", "limit", "page_size", "cursor"})
+NEXT_DESCRIPTION = "the page after the page of one, by the endCursor it gave (sent twice: the cursor is stable)"
+Call = tuple[str, str, JsonObject, str]  # probe kind, description, params, variant (a pagination_tests kind)
 
 
-def collection_calls(op: Operation, base: JsonObject, unknown: Any) -> list[tuple[str, str, JsonObject]]:
-    """(probe kind, description, params) of each such call ``op`` takes; ``unknown``: the value
-    capture sends where no real one belongs."""
+def collection_calls(op: Operation, base: JsonObject, unknown: Any) -> list[Call]:
+    """(probe kind, description, params, variant) of each such call ``op`` takes; ``unknown``: the
+    value capture sends where no real one belongs."""
     if op.category != "READ":
         return []
     names = {p.get("name") for p in op.parameters or []}
-    calls: list[tuple[str, str, JsonObject]] = []
+    calls: list[Call] = []
     if {"first", "last"} <= names:
-        calls.append(("pagination", "first and last together", {**base, "first": 1, "last": 1}))
+        calls.append(("pagination", "first and last together", {**base, "first": 1, "last": 1}, FIRST_AND_LAST))
+    if "first" in names:  # pages with cursors (features/pagination §2)
+        plain = {key: value for key, value in base.items() if key not in PAGING}
+        calls += [
+            ("pagination", "a page of one item", {**plain, "first": 1}, PAGE_OF_ONE),
+            ("pagination", f"a page of {LARGE} items", {**plain, "first": LARGE}, LARGE_PAGE),
+            ("pagination", "no page size", plain, DEFAULT_PAGE),
+        ]
+        other = "offset" if "offset" in names else "page" if "page" in names else None
+        if other is not None:
+            mixed = {**plain, "first": 1, other: 0 if other == "offset" else 1}
+            calls.append(("pagination", f"first and {other} together", mixed, MIXED_STYLES))
     if takes_filter_object(op):
         calls.append(("filter", f"a filter key it does not support ({UNKNOWN_FILTER_KEY})",
-                      {**base, "filter": {UNKNOWN_FILTER_KEY: unknown}}))  # fmt: skip
+                      {**base, "filter": {UNKNOWN_FILTER_KEY: unknown}}, ""))  # fmt: skip
     return calls
 
 
@@ -32,3 +59,29 @@ def takes_filter_object(op: Operation) -> bool:
     """Whether the operation documents `filter` as an object (collection-querying §2.2)."""
     entry = next((p for p in op.parameters or [] if p.get("name") == "filter"), None)
     return entry is not None and "object" in str(entry.get("type", "")).casefold()
+
+
+async def probe_next_pages(live: Live) -> None:
+    """For each page of one that gave an endCursor and said another page follows (``live.next_pages``),
+    the page after it, twice: ``next_page`` cases of pagination_tests (features/pagination §6.1, §6.4)."""
+    follow = [(op, {**params, "after": cursor}) for op, params, cursor in live.next_pages if live.allows(op.need)]
+    follow = [call for call in follow for _ in range(2)]
+    live.next_pages.clear()
+    answers = await gather([_page(live, index, op, params) for index, (op, params) in enumerate(follow)])
+    for (op, params), response in zip(follow, answers, strict=True):
+        request = live.redactor.params(op.name, params)
+        live.evidence.pagination_tests.append({"operation": op.name, "kind": NEXT_PAGE, "request": request,
+                                               "response": response})  # fmt: skip
+
+
+def next_cursor(response: Any) -> str | None:
+    """The endCursor of a successful page that says another follows, or None."""
+    data = response.get("data") if isinstance(response, dict) and response.get("success") is True else None
+    info = data.get("pageInfo") if isinstance(data, dict) else None
+    cursor = info.get("endCursor") if isinstance(info, dict) and info.get("hasNextPage") is True else None
+    return cursor if isinstance(cursor, str) and cursor else None
+
+
+def _page(live: Live, index: int, op: Operation, params: JsonObject) -> Any:
+    arguments = {"operation": op.name, "params": params}
+    return lambda: live.send((PHASE_PAGES, index), op.tool, arguments, op.name, "pagination", NEXT_DESCRIPTION)

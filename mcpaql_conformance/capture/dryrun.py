@@ -10,9 +10,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcpaql_conformance.capture.calls import BATCH_DESCRIPTION, batch_items, request_plan, unknown_operation_tool
+from mcpaql_conformance.capture.collections import NEXT_DESCRIPTION
 from mcpaql_conformance.capture.cycles import create_params
 from mcpaql_conformance.capture.probes import probes_of, withheld_probes
 from mcpaql_conformance.evidence.reading import SINGLE
+from mcpaql_conformance.files.vocabulary import PAGE_OF_ONE
 from mcpaql_conformance.live.discovery import Operation
 from mcpaql_conformance.live.guard import withheld_reason
 from mcpaql_conformance.live.levels import Need, strictest
@@ -96,6 +98,8 @@ def _probes(live: Live, dry: DryRun, op: Operation) -> None:
     _, probes, _ = probes_of(live, op, [])
     for probe in probes:
         dry.send(op, probe.kind, probe.description, live.redactor.params(op.name, dict(probe.params)), probe.tool)
+    if any(probe.variant == PAGE_OF_ONE for probe in probes):  # its values come from the page of one's answer
+        dry.send(op, "pagination", f"where the page of one says another follows: {NEXT_DESCRIPTION}")
 
 
 def _examples(live: Live, dry: DryRun, operations: dict[str, Operation]) -> None:

@@ -22,7 +22,7 @@ from mcpaql_conformance.capture.candidates import (
     retry_order,
 )
 from mcpaql_conformance.capture.candidates import PLAN as PLAN_SOURCE
-from mcpaql_conformance.capture.collections import collection_calls
+from mcpaql_conformance.capture.collections import collection_calls, next_cursor
 from mcpaql_conformance.capture.exclusions import combinable
 from mcpaql_conformance.capture.refusals import kept_because, rejects_as_unknown
 from mcpaql_conformance.capture.values import fresh, made_up, matches_type, numbered, sensitive_value
@@ -36,6 +36,7 @@ from mcpaql_conformance.files.vocabulary import (
     INPUT_WRONG_TYPE,
     MISSING_INPUT,
     NOT_APPLICABLE,
+    PAGE_OF_ONE,
     UNKNOWN_PARAMETERS,
     ValueSource,
 )
@@ -64,7 +65,8 @@ class Probe:
     params: JsonObject
     parameter: str | None = None
     tool: str | None = None  # another tool than the operation's own (routing)
-    variant: str = ""  # which break of `input` an update_input probe sends (vocabulary.UpdateInputKind)
+    variant: str = ""  # which break of `input` an update_input probe sends (UpdateInputKind), or its
+    # pagination_tests kind (PaginationTestKind)
 
 
 def choices(
@@ -158,7 +160,8 @@ def planned_probes(
     if optional_names(op) and not defaults and op.name != "introspect":
         probes.append(Probe("optional_omitted", "leave every optional parameter out", dict(base)))
     probes += update_input_probes(op, base)
-    probes += [Probe(kind, said, params) for kind, said, params in collection_calls(op, base, UNKNOWN_VALUE)]
+    probes += [Probe(kind, said, params, variant=kind_of) for kind, said, params, kind_of in
+               collection_calls(op, base, UNKNOWN_VALUE)]  # fmt: skip
     wrong = _wrong_tool(live, op)
     if wrong is not None:
         probes.append(Probe("routing", f"send to the wrong endpoint {wrong}", dict(base), tool=wrong))
@@ -451,8 +454,12 @@ def _interpret(live: Live, sent: Sent, findings: Findings) -> None:
             case |= {"parameter": probe.parameter} if probe.variant != INPUT_NOT_OBJECT else {}
             findings.update_input_tests.append({**case, "request": context["request"], "response": response})
         elif probe.kind in ("pagination", "filter"):  # pagination_tests, filter_tests
-            case = {"operation": op.name, "request": context["request"], "response": response}
+            case = {"operation": op.name, **({"kind": probe.variant} if probe.variant else {}),
+                    "request": context["request"], "response": response}  # fmt: skip
             getattr(findings, f"{probe.kind}_tests").append(case)
+            cursor = next_cursor(response) if probe.variant == PAGE_OF_ONE else None
+            if cursor is not None:  # the page after it is asked for once every read is probed
+                live.next_pages.append((op, dict(probe.params), cursor))
         elif probe.kind == "routing" and probe.tool is not None:
             findings.routing_tests.append({"operation": op.name, "tool": probe.tool, "response": response})
     findings.accepted = list(dict.fromkeys(accepted))

@@ -15,6 +15,7 @@ from mcpaql_conformance import SPEC_VERSION, __version__
 from mcpaql_conformance.capture.calls import probe_batch, probe_requests, probe_unknown_operation, run_examples
 from mcpaql_conformance.capture.candidates import SeenValues, documented_identifiers, names_existing
 from mcpaql_conformance.capture.cleanup import clean_up
+from mcpaql_conformance.capture.collections import probe_next_pages
 from mcpaql_conformance.capture.cycles import Inferred, infer_cycles, run_plan_cycles
 from mcpaql_conformance.capture.dryrun import plan_run
 from mcpaql_conformance.capture.plan_writer import write_plan
@@ -385,6 +386,7 @@ async def run_probes(live: Live, limit: OverallLimit | None = None, probed: list
     sent += await gather([_prober(live, op, limit, probed, seen_values(sent)) for op in users])
     seen = await retry_refused(live, sent)  # probes refused for a value of ours: once more, with the next value
     _merge(live, probed)
+    await probe_next_pages(live)  # by the cursors the reads' pages of one gave
     by_name = {op.name: op for op in operations}
     await run_examples(live, by_name)
     await run_plan_cycles(live, by_name)

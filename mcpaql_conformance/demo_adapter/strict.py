@@ -25,11 +25,11 @@ _SPEC_CODES = {
 }
 _PAGING = [
     {"name": "first", "type": "integer", "required": False, "default": 20, "minimum": 1, "maximum": PAGE,
-     "description": "Forward page size; cannot be used with last."},
+     "description": f"Forward page size (larger sizes are clamped to {PAGE}); cannot be used with last."},
     {"name": "after", "type": "string", "required": False,
      "description": "Opaque cursor: pageInfo.endCursor of the page before; cannot be used with before."},
     {"name": "last", "type": "integer", "required": False, "minimum": 1, "maximum": PAGE,
-     "description": "Backward page size; cannot be used with first."},
+     "description": f"Backward page size (larger sizes are clamped to {PAGE}); cannot be used with first."},
     {"name": "before", "type": "string", "required": False,
      "description": "Opaque cursor: pageInfo.startCursor of the page after; cannot be used with after."},
 ]  # fmt: skip
@@ -130,8 +130,9 @@ def _page(tool: str, params: JsonObject, handle: Callable[[str, JsonObject], Jso
             return _refusal("VALIDATION_INVALID_TYPE", f"Parameters '{one}' and '{other}' cannot be used together.")
     for size in ("first", "last"):
         value = params.get(size)
-        if size in params and not (isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= PAGE):
+        if size in params and not (isinstance(value, int) and not isinstance(value, bool) and value >= 1):
             return _refusal("VALIDATION_INVALID_TYPE", f"Parameter '{size}' must be an integer from 1 to {PAGE}.")
+    params = {**params, **{size: min(params[size], PAGE) for size in ("first", "last") if size in params}}  # §5.3
     positions: dict[str, int] = {}
     for name in ("after", "before"):
         position = _position(params[name]) if name in params else -1

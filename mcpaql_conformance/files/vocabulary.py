@@ -63,6 +63,18 @@ INPUT_NOT_OBJECT: UpdateInputKind = "input_not_object"
 INPUT_WRONG_TYPE: UpdateInputKind = "input_wrong_type"
 INPUT_UNKNOWN_FIELD: UpdateInputKind = "input_unknown_field"
 
+# What a pagination_tests call sends (its `kind`; a case without one is first_and_last, as older
+# bundles wrote it): first with last (refused), a page of one, the page after it (sent twice, by
+# the cursor the page of one gave), a page of 1000, no page size at all, and cursor with offset or
+# page pagination in one request (refused).
+PaginationTestKind = Literal["first_and_last", "page_of_one", "next_page", "large_page", "default_page", "mixed_styles"]
+FIRST_AND_LAST: PaginationTestKind = "first_and_last"
+PAGE_OF_ONE: PaginationTestKind = "page_of_one"
+NEXT_PAGE: PaginationTestKind = "next_page"
+LARGE_PAGE: PaginationTestKind = "large_page"
+DEFAULT_PAGE: PaginationTestKind = "default_page"
+MIXED_STYLES: PaginationTestKind = "mixed_styles"
+
 # The calls capture sends to see how the server reads a request itself (request_tests[].name):
 # one without `operation`, one with an empty name, a known name in upper case, a parameter both
 # at the top level and in params, two unknown parameters at once, a string holding U+0000, a
@@ -101,6 +113,9 @@ QUERY_GRAMMAR = "introspection:query_grammar"  # a READ operation named query_* 
 WARNED = "responses:warnings"  # a successful answer carrying warnings
 WARNED_TWICE = "responses:repeated_warning"  # one warning (code and details) on two answers, a severity on both
 BATCH_WARNED = "batch_example:item_warnings"  # a batch two of whose items carry warnings
+# beside `pagination_tests:KIND` for each kind of call the run holds:
+BEYOND_A_PAGE = "pagination_tests:beyond_a_page"  # a page of 1000 showing more items than it holds, or over 100
+FULL_DEFAULT = "pagination_tests:full_default_page"  # a page asked with no size that says another follows
 
 # -- agent runs ------------------------------------------------------------------------------
 

@@ -31,8 +31,8 @@ JsonObject = dict[str, Any]
 # Phases of a capture, the first part of every record's sort key.
 (
     PHASE_INTROSPECT, PHASE_TYPES, PHASE_TYPE_DETAILS, PHASE_DETAILS, PHASE_PROBES, PHASE_EXAMPLES, PHASE_CYCLES,
-    PHASE_BATCH, PHASE_UNKNOWN, PHASE_REQUESTS, PHASE_CLEANUP,
-) = range(11)  # fmt: skip
+    PHASE_BATCH, PHASE_UNKNOWN, PHASE_REQUESTS, PHASE_CLEANUP, PHASE_PAGES,
+) = range(12)  # fmt: skip
 
 # Why a probe was not sent (the bundle's capture_notes[].cause): withheld for safety, the
 # run's level too low (WRITES: --allow-writes would send it; DESTRUCTIVE: --allow-destructive);
@@ -126,6 +126,8 @@ class Live:
     introspect_params: JsonObject = field(default_factory=dict)  # the list query that worked
     operations: list[Any] = field(default_factory=list)  # discovery's Operations, in list order
     named: NamedTypes = field(default_factory=NamedTypes)  # the types the server documents, once described
+    # (operation, params as sent, endCursor) of each page of one that said another page follows
+    next_pages: list[tuple[Any, JsonObject, str]] = field(default_factory=list)
     _slots: anyio.Semaphore | None = None
     _by_name: dict[str, Any] = field(default_factory=dict)
     _indexed: int = -1  # how many operations _by_name was built from

@@ -66,7 +66,6 @@ LIMITS = {
     "max_nesting_depth": 32,
     "max_batch_operations": 50,
 }
-DEFAULT_PAGE, MAX_PAGE = 20, 100
 RECOVERABLE_PREFIXES = ("VALIDATION_", "NOT_FOUND_", "CONFLICT_", "PERMISSION_", "RATE_LIMIT_")
 CURSOR_KEY = secrets.token_bytes(16)  # signs cursors: tamper-resistant within this server's life
 # One rule of the registry broken on purpose ($READING_DEFECT, a rule id): the proof that a test
@@ -85,6 +84,15 @@ PARAMETER_LEFT_OUT = {"operations:5.2:type": "type", "operations:4.3:required-or
 def broken(rule: str) -> bool:
     """Whether this run breaks ``rule`` on purpose (a defect switch: one per proven rule)."""
     return rule == DEFECT
+
+
+# Page sizes (features/pagination §5.2-5.3): 20 by default, at most 100; where a defect pages
+# otherwise, a shelf of extra books (EXTRA_BOOKS) shows it.
+DEFAULT_PAGE = 10 if broken("features/pagination:5.2:default-page-size") else 20
+MAX_PAGE = 200 if broken("features/pagination:5.3:max-100") else 100
+UNCAPPED = broken("features/pagination:5.3:max-page-size")  # documents MAX_PAGE, serves any size
+EXTRA_BOOKS = 150 if UNCAPPED or MAX_PAGE > 100 else 30 if DEFAULT_PAGE != 20 else 0
+MIXED_STYLES = broken("features/collection-querying:2.6:mixed-styles-rejected")  # offset too, mixing taken
 
 
 def param(name: str, kind: str, description: str, required: bool = False, **extra: Any) -> JsonObject:
@@ -251,6 +259,8 @@ def pagination(operation: str) -> list[JsonObject]:
         entries[0].update(default=SHELF_PAGE, description=f"Shelves from the start; default {SHELF_PAGE}.")
     if operation == "list_books" and broken("operations:4.4.4:same-type"):  # what its validator takes anyway
         entries[2]["type"] = "number"
+    if operation == "list_books" and MIXED_STYLES:  # offset paging too; given with `first`, it is ignored
+        entries.append(param("offset", "integer", "Items to skip (offset paging, instead of a cursor).", minimum=0))
     return entries
 
 
@@ -710,11 +720,13 @@ def project(item: JsonObject, paths: list[str]) -> JsonObject:
 def encode_cursor(key: list[Any], sort: JsonObject) -> str:
     body = json.dumps([key, sort["field"], sort["order"]], separators=(",", ":")).encode()
     mac = hmac.new(CURSOR_KEY, body, hashlib.sha256).digest()[:8]
-    return base64.urlsafe_b64encode(mac + body).decode().rstrip("=")
+    cursor = base64.urlsafe_b64encode(mac + body).decode().rstrip("=")
+    return f"page/{cursor}" if broken("features/pagination:6.4:cursor-properties") else cursor  # a slash in it
 
 
 def decode_cursor(name: str, cursor: str, sort: JsonObject) -> list[Any] | JsonObject:
     try:
+        cursor = cursor.removeprefix("page/") if broken("features/pagination:6.4:cursor-properties") else cursor
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
         good = hmac.compare_digest(raw[:8], hmac.new(CURSOR_KEY, raw[8:], hashlib.sha256).digest()[:8])
         key, field, order = json.loads(raw[8:]) if good else (None, None, None)
@@ -763,20 +775,33 @@ def paginate(rows: list[JsonObject], id_field: str, params: JsonObject, paths: l
                 return mark
             window = [r for r in ordered if (key(r) > mark) == (later != descending) and key(r) != mark]
             start, end = (len(ordered) - len(window), 0) if later else (0, len(ordered) - len(window))
+    asked = params.get("last", params.get("first", DEFAULT_PAGE))
+    if asked > MAX_PAGE and broken("features/pagination:5.3:clamp-not-reject"):
+        return refuse("VALIDATION_OUT_OF_RANGE", f"A page holds at most {MAX_PAGE} items; {asked} were asked for.",
+                      param_name="last" if "last" in params else "first", maximum=MAX_PAGE)  # fmt: skip
+    size = asked if UNCAPPED else min(asked, MAX_PAGE)
+    if broken("features/pagination:6.1:must-list"):  # `first` and `last` ignored: every item at once
+        size = max(len(window), 1)
+    if "offset" in params and "first" not in params:  # offset paging (documented where MIXED_STYLES)
+        window, start = window[params["offset"] :], start + params["offset"]
     if "last" in params:
-        size = min(params["last"], MAX_PAGE)
         page, more_before, more_after = window[-size:], len(window) > size, end > 0
     else:
-        size = min(params.get("first", DEFAULT_PAGE), MAX_PAGE)
         page, more_before, more_after = window[:size], start > 0, len(window) > size
     info: JsonObject = {"hasNextPage": more_after, "hasPreviousPage": more_before, "totalCount": len(ordered)}
     if broken("features/pagination:3.1:page-info"):
         del info["hasPreviousPage"]
     if page:
         info |= {"startCursor": encode_cursor(key(page[0]), sort), "endCursor": encode_cursor(key(page[-1]), sort)}
+    if broken("operations:4.4.3:pagination-metadata"):  # no word of where the next page starts
+        info.pop("endCursor", None)
     applied = {"fields": paths, "sort": sort, "last" if "last" in params else "first": size}
     applied |= {k: params[k] for k in ("shelf_id", "filter") if k in params}  # collection-querying §5.5
-    return {"success": True, "data": {"items": [project(r, paths) for r in page], "pageInfo": info, "applied": applied}}
+    items = [project(r, paths) for r in page]
+    if broken("operations:4.4.3:page-info"):  # the next cursor alone, no pageInfo
+        return {"success": True, "data": {"items": items, "next": info.get("endCursor"), "applied": applied}}
+    shown = "results" if broken("features/pagination:4.1:connection-shape") else "items"
+    return {"success": True, "data": {shown: items, "pageInfo": info, "applied": applied}}
 
 
 # --- The reading list ----------------------------------------------------------------------------
@@ -808,6 +833,11 @@ class ReadingList:
             }
             book |= {"rating": rating} if rating is not None else {}
             self.books[book["book_id"]] = book | {"updated_at": book["added_at"]}
+        for number in range(len(self.books) + 1, len(self.books) + 1 + EXTRA_BOOKS):
+            added = stamp(f"2026-02-{1 + number % 28:02d}T10:{number % 60:02d}:00Z")
+            self.books[f"book_{number}"] = {"book_id": f"book_{number}", "shelf_id": "shelf_later", "title":
+                                            f"Volume {number}", "tags": [], "status": "to-read", "added_at": added,
+                                            "updated_at": added}  # fmt: skip
         self.next_book = len(self.books) + 1
 
     # Tools and routing ------------------------------------------------------------------------

@@ -15,7 +15,7 @@ def test_rules_lists_every_rule_with_its_tests_or_why_not() -> None:
     assert "core:4.6:unknown-rejected  MUST (MUST)  versions/v1.0.0-draft.md §4.6" in out
     assert "    judged by L1.params.unknown-explicit (proven: a server that accepts a parameter the operation" in out
     # a rule a test names without a defect proof is not judged, and says so
-    assert "not judged: no proof yet that a server breaking it alone is caught by L1." in out
+    assert "not judged: no proof yet that a server breaking it alone is caught by L2." in out
     assert "not judged: about conformance runners" in out
     assert "  total: MUST " in out and " rules (" in out
 

@@ -129,15 +129,34 @@ def test_values_keep_patterns_and_references_and_probes_respect_exclusions(folde
         call["params"] for call in calls if call.get("operation") == "add_book" and isinstance(call.get("params"), dict)
     ]
     assert books and all(params["shelf_id"] in created for params in books if "shelf_id" in params), books
-    probes = [call for call in calls if call.get("params") == {"first": 1, "last": 1}]  # asks for the refusal
-    assert [call["operation"] for call in probes] == ["list_shelves", "list_books"]
+    probes = [call for call in calls if {"first", "last"} <= set(call.get("params") or {})]  # asks for the refusal
+    assert [call["operation"] for call in probes] == ["list_shelves", "list_books", "query_books"]
+    walked = [call for call in calls if "after" in (call.get("params") or {})]
     for call in calls:
         params = call.get("params") if isinstance(call.get("params"), dict) else {}
         if call in probes:
             continue
         assert not ({"first", "after"} & set(params) and {"last", "before"} & set(params)), call  # pagination §2.3
-        for cursor in ("after", "before"):
-            assert cursor not in params, call  # no cursor but the server's own (none was asked for)
+        assert "before" not in params, call  # no cursor but the server's own: `after` a page of one's endCursor
+    # the page after each page of one that said another follows, twice by the cursor it gave
+    assert sorted({call["operation"] for call in walked}) == ["list_books", "list_shelves"]
+    assert all(walked.count(call) == 2 and call["params"]["first"] == 1 for call in walked), walked
+
+
+def test_a_cursor_walk_is_recorded_and_judged(folder: Path) -> None:
+    report, calls, _ = checked(folder, "reading", "semantic")
+    evidence = set(report["evidence"])
+    assert {"pagination_tests:page_of_one", "pagination_tests:next_page", "pagination_tests:large_page"} <= evidence
+    judged = {entry["rule"]: entry["result"] for entry in report["requirements"]}
+    for rule in (
+        "features/pagination:6.4:cursor-properties",
+        "features/pagination:6.1:must-list",
+        "operations:4.4.3:pagination-metadata",
+        "features/pagination:5.3:clamp-not-reject",
+    ):
+        assert judged[rule] == "PASS", rule  # fmt: skip
+    large = [call for call in calls if (call.get("params") or {}).get("first") == 1000]
+    assert sorted(call["operation"] for call in large) == ["list_books", "list_shelves", "query_books"]
 
 
 def test_a_batch_goes_to_an_endpoint_family_where_the_server_declares_batches(folder: Path) -> None:

@@ -219,3 +219,25 @@ def test_an_update_is_probed_with_each_break_of_its_input() -> None:
     )
     assert "input_wrong_type" not in {probe.variant for probe in update_input_probes(untyped, base)}
     assert update_input_probes(Operation("get_book", 0, "READ", "mcp_aql_read", parameters), base) == []
+
+
+def test_an_operation_paging_with_cursors_is_walked_and_one_mixing_styles_asked_to_refuse() -> None:
+    from mcpaql_conformance.capture.collections import collection_calls, next_cursor
+    from mcpaql_conformance.live.discovery import Operation
+
+    paging = [{"name": name, "type": "integer" if name == "first" else "string"} for name in ("first", "after")]
+    op = Operation("list_books", 0, "READ", "mcp_aql_read", [{"name": "shelf_id", "required": True}, *paging])
+    calls = {variant: params for _, _, params, variant in collection_calls(op, {"shelf_id": "s", "first": 5}, "?")}
+    assert calls == {"page_of_one": {"shelf_id": "s", "first": 1}, "large_page": {"shelf_id": "s", "first": 1000},
+                     "default_page": {"shelf_id": "s"}}  # fmt: skip
+    both = Operation("list_books", 0, "READ", "mcp_aql_read", [*paging, {"name": "last"}, {"name": "offset"}])
+    variants = [variant for _, _, _, variant in collection_calls(both, {}, "?")]
+    assert variants == ["first_and_last", "page_of_one", "large_page", "default_page", "mixed_styles"]
+    assert [params for *_, params, variant in collection_calls(both, {}, "?") if variant == "mixed_styles"] == [
+        {"first": 1, "offset": 0}
+    ]
+    assert collection_calls(Operation("add_book", 0, "CREATE", "mcp_aql_create", paging), {}, "?") == []
+    more = {"success": True, "data": {"pageInfo": {"hasNextPage": True, "endCursor": "abc"}}}
+    assert next_cursor(more) == "abc"
+    assert next_cursor({**more, "data": {"pageInfo": {"hasNextPage": False, "endCursor": "abc"}}}) is None
+    assert next_cursor({"success": False, "error": {}}) is None and next_cursor("text") is None

@@ -39,12 +39,12 @@ from mcpaql_conformance.verdict.checks.details import (
 from mcpaql_conformance.verdict.checks.encoding import encoding_findings
 from mcpaql_conformance.verdict.checks.grammar import query_grammar_findings
 from mcpaql_conformance.verdict.checks.listing import discovery_failures, introspect_answer, protocol_findings
+from mcpaql_conformance.verdict.checks.pages import pagination_findings
 from mcpaql_conformance.verdict.checks.parameters import unknown_parameter_problem
 from mcpaql_conformance.verdict.checks.requests import (
     filter_findings,
     limit_findings,
     null_byte_findings,
-    pagination_findings,
     request_shape_findings,
 )
 from mcpaql_conformance.verdict.checks.returns import return_shape_warnings
@@ -510,7 +510,13 @@ _INTROSPECTION_COMPLETENESS_RULES = (
     "features/collection-querying:2.6:style-documented", "features/collection-querying:4.2:input-type-introspected",
     "core:4.7.1:null-bytes", "core:4.7.5:enforce-limits", "core:4.7.5:too-large-error",
     "features/pagination:2.3:invalid-combinations", "features/collection-querying:2.2:unknown-filter-key",
-    "features/collection-querying:6:expose-list",
+    "features/collection-querying:6:expose-list", "features/pagination:4.1:connection-shape",
+    "features/pagination:6.1:must-list", "features/pagination:6.4:cursor-properties",
+    "features/pagination:5.2:default-page-size", "features/pagination:5.3:max-page-size",
+    "features/pagination:5.3:max-100",
+    "features/pagination:5.3:clamp-not-reject", "features/pagination:6.2:should-list", "operations:4.4.3:page-info",
+    "operations:4.4.3:pagination-metadata", "features/collection-querying:2.6:mixed-styles-rejected",
+    "features/collection-querying:5:validation-list",
 )  # fmt: skip
 
 

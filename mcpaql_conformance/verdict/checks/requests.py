@@ -83,18 +83,6 @@ def several_unknown_findings(ctx: Context) -> list[str]:
     return [cite("error-codes:4.5:several-unknown-parameters", text)]
 
 
-def pagination_findings(ctx: Context) -> list[str]:
-    """A READ operation given `first` and `last` together refuses the contradiction
-    (features/pagination §2.3); a refusal for another reason shows nothing."""
-    findings: list[str] = []
-    for case in ctx.bundle.cases("pagination_tests"):
-        answer = classify(case.get("response"))
-        if answer.succeeded:
-            text = f"{case.get('operation')} with first and last together was answered with success, not refused"
-            findings.append(cite("features/pagination:2.3:invalid-combinations", plain(text, max_len=300)))
-    return findings
-
-
 def filter_findings(ctx: Context) -> list[str]:
     """A READ operation given a filter key it does not support refuses it with a validation error
     (features/collection-querying §2.2, a SHOULD); a refusal for another reason says nothing of it."""

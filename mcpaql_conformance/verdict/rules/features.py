@@ -11,6 +11,7 @@ from mcpaql_conformance.verdict.rules.model import (
     A_MAY,
     ABOUT_CLIENT,
     CLIENT,
+    COMPLETENESS,
     MAY,
     MUST,
     PROBE,
@@ -38,7 +39,7 @@ PAGINATION: tuple[Rule, ...] = (
          tests=("L1.introspection.completeness",)),
     Rule(f"{_PG}:4.1:connection-shape", SHOULD, "4.1", "return a connection-style response",
          "A server that pages with cursors answers in the connection shape: items (or edges) beside pageInfo.",
-         not_judged=PROBE + "a list call with first: 1, to read the shape of its data"),
+         tests=(COMPLETENESS,)),
     Rule(f"{_PG}:4.5:compat-metadata", MAY, "4.5", "MAY return pagination metadata",
          "A server paging by page or offset may report its window in a pagination object, not pageInfo.",
          not_judged=A_MAY),
@@ -49,26 +50,30 @@ PAGINATION: tuple[Rule, ...] = (
          reading="The §5.1 table marks pagination Required for each list and search operation, the sentence "
          "above it says SHOULD; we take SHOULD: the document is informative and the core asks for no pagination."),
     Rule(f"{_PG}:5.2:default-page-size", RECOMMENDED, "5.2", "Implementation-defined (RECOMMENDED: 20)",
-         "A server that paginates, asked for no page size, is advised to return pages of 20 items.",
-         not_judged=PROBE + "a list call without pagination parameters over a collection of more than 20"),
+         "A server that paginates, asked for no page size, is advised to return pages of 20 items (judged on a "
+         "page that says another follows, or holds more than 20).",
+         tests=(COMPLETENESS,)),
     Rule(f"{_PG}:5.3:max-page-size", SHOULD, "5.3", "enforce a maximum page size",
-         "A server that paginates caps how many items one page may hold.",
-         not_judged=PROBE + "a list call asking for a page of 1000 items"),
+         "A server that paginates caps how many items one page may hold (judged: a page of 1000 holds no more "
+         "than the maximum the operation documents).",
+         tests=(COMPLETENESS,)),
     Rule(f"{_PG}:5.3:max-100", RECOMMENDED, "5.3", "RECOMMENDED maximum: 100 items",
          "A paginating server's page cap is advised to be 100 items.",
-         not_judged=PROBE + "a list call asking for a page of 1000 items, counting what comes back"),
+         tests=(COMPLETENESS,)),
     Rule(f"{_PG}:5.3:clamp-not-reject", SHOULD, "5.3", "SHOULD be clamped to the maximum",
          "A page request above the cap is served at the cap instead of being refused.",
-         not_judged=PROBE + "a list call asking for a page above the documented maximum"),
+         tests=(COMPLETENESS,)),
     Rule(f"{_PG}:6.1:must-list", MUST, "6.1", "supporting pagination MUST",
          "A server that paginates takes first/after/last/before, answers pageInfo with both has-page flags "
          "(and both end cursors when items come back), refuses invalid combinations with an error code, and "
          "keeps one stable order across the pages of a walk.",
-         not_judged=PROBE + "calls with first/after and last/before walking a collection page by page"),
+         tests=(COMPLETENESS,), reading="Judged on capture's walk: first: 1 gives at most one item, `after` its "
+         "endCursor another item, and the rest as features/pagination §2.3 and §3.1 (judged there) say."),
     Rule(f"{_PG}:6.2:should-list", SHOULD, "6.2", "supporting pagination SHOULD",
          "A server that paginates gives totalCount when cheap, caps the page size, pages both ways, uses "
          "opaque URL-safe cursors and declares its pagination in introspection.",
-         not_judged=PROBE + "paging through a list with the cursors its pageInfo gives"),
+         tests=(COMPLETENESS,), reading="Judged on its page cap (§5.3, judged there) and its cursors (§6.4); "
+         "totalCount is a MAY-like 'when cheap' no answer can weigh."),
     Rule(f"{_PG}:6.3:may-list", MAY, "6.3", "supporting pagination MAY",
          "A server that paginates may add edges, expiring or cross-session cursors, sorting, and window "
          "metadata such as returned.",
@@ -76,7 +81,7 @@ PAGINATION: tuple[Rule, ...] = (
     Rule(f"{_PG}:6.4:cursor-properties", MUST, "6.4", "Cursors MUST be",
          "A paginating server's cursors are opaque, URL-safe, and stable (one cursor always resumes at the "
          "same place).",
-         not_judged=PROBE + "a paginated walk that reuses each endCursor twice and reads its characters",
+         tests=(COMPLETENESS,),
          reading="The §6.4 encoding example uses btoa, plain Base64 whose alphabet is not URL-safe in general; "
          "we take the rule over the example: a cursor holds only URL-safe characters."),
     Rule(f"{_PG}:6.4:cursor-qualities", SHOULD, "6.4", "Cursors SHOULD be",

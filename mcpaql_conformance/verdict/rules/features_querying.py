@@ -88,8 +88,9 @@ COLLECTION_QUERYING: tuple[Rule, ...] = (
          "A server that pages by offset or page says so in introspection.",
          tests=(COMPLETENESS,), anchored_by=COMPLETENESS),
     Rule(f"{_CQ}:2.6:mixed-styles-rejected", SHOULD, "2.6", "Mixed pagination styles in a single request",
-         "A server refuses a request that mixes cursor and offset or page pagination.",
-         not_judged=PROBE + "a call that sends first with offset, or after with page"),
+         "A server refuses a request that mixes cursor and offset or page pagination (judged where an operation "
+         "documents both styles).",
+         tests=(COMPLETENESS,)),
     Rule(f"{_CQ}:2.6:cursor-preferred", SHOULD, "2.6", "Cursor pagination SHOULD remain the preferred",
          "A server's new, MCP-AQL-native collection operations page with cursors.",
          not_judged=UNSEEN + "whether an operation is new or native to MCP-AQL shows in no answer"),
@@ -163,7 +164,8 @@ COLLECTION_QUERYING: tuple[Rule, ...] = (
     Rule(f"{_CQ}:5:validation-list", SHOULD, "5", "implementing collection queries SHOULD",
          "A server with collection queries refuses unknown filter keys and sort fields and mixed pagination, "
          "never silently drops an advertised control, and reports what it applied.",
-         not_judged=PROBE + "a made-up filter key, a made-up sort field, and first sent with offset"),
+         tests=(COMPLETENESS,), reading="Judged on its items capture probes: unknown filter keys (§2.2, judged "
+         "there) and mixed pagination (§2.6); the others are said in no answer a check can weigh."),
     Rule(f"{_CQ}:5:partial-explicit", SHOULD, "5", "make that limitation explicit",
          "A server that implements only part of the query shape says which part, rather than guessing.",
          not_judged=UNRECORDED + "which parts of the preferred query shape the server means to implement"),

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from mcpaql_conformance.files.vocabulary import (
     BATCH_WARNED,
+    BEYOND_A_PAGE,
     CUSTOM_FAMILY,
     FAILING_ITEM,
+    FULL_DEFAULT,
     QUERY_GRAMMAR,
     SEARCH,
     SHARED,
@@ -39,12 +41,19 @@ SAID = {
     WARNED: "answer carrying warnings",
     WARNED_TWICE: "warning given on two answers",
     BATCH_WARNED: "batch two of whose items carry warnings",
+    BEYOND_A_PAGE: "page of 1000 asked of a collection larger than the page it got",
+    FULL_DEFAULT: "page asked with no size that says another follows",
 }
 
 
 def asked(name: str) -> tuple[str, ...]:
     """A request call of capture's (``request_tests`` entries of that name)."""
     return (f"request_tests:{name}",)
+
+
+def paged(kind: str) -> tuple[str, ...]:
+    """A pagination call of capture's of that kind (``pagination_tests`` entries of that kind)."""
+    return (f"pagination_tests:{kind}",)
 
 
 TOOLS = ("mcp_tools",)
@@ -86,7 +95,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "features/collection-querying:2.1:list-no-query": ("category:READ",),
     "operations:4.4.4:same-type": (SHARED,),
     "operations:4.4.4:same-default": (SHARED,),
-    "features/pagination:2.3:invalid-combinations": ("pagination_tests",),
+    "features/pagination:2.3:invalid-combinations": paged("first_and_last"),
     "features/collection-querying:2.2:unknown-filter-key": ("filter_tests",),
     "mcp:2.1:introspect-in-descriptions": TOOLS,
     "mcp:2.3:tool-annotations": TOOLS,
@@ -109,6 +118,18 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "features/collection-querying:4.2:input-type-introspected": (QUERY_GRAMMAR,),
     "features/collection-querying:4.2:composed-example": (QUERY_GRAMMAR,),
     "features/collection-querying:6:grammar-summary": (QUERY_GRAMMAR,),
+    "features/pagination:4.1:connection-shape": paged("page_of_one"),
+    "features/pagination:6.1:must-list": paged("page_of_one"),
+    "operations:4.4.3:page-info": paged("page_of_one"),
+    "operations:4.4.3:pagination-metadata": paged("page_of_one"),
+    "features/pagination:6.4:cursor-properties": paged("next_page"),
+    "features/pagination:5.3:clamp-not-reject": paged("large_page"),
+    "features/pagination:5.3:max-page-size": (BEYOND_A_PAGE,),
+    "features/pagination:5.3:max-100": (BEYOND_A_PAGE,),
+    "features/pagination:6.2:should-list": (BEYOND_A_PAGE,),
+    "features/pagination:5.2:default-page-size": (FULL_DEFAULT,),
+    "features/collection-querying:2.6:mixed-styles-rejected": paged("mixed_styles"),
+    "features/collection-querying:5:validation-list": ("filter_tests",),
     "features/warnings:6.4:at-most-ten": (WARNED,),
     "features/warnings:6.2:should-list": (WARNED,),
     "features/warnings:server-side-deduplication:exact-duplicates": (WARNED,),

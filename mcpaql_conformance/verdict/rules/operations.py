@@ -16,7 +16,6 @@ from mcpaql_conformance.verdict.rules.model import (
     NOT_RECOMMENDED,
     OPS_QUERY,
     OPTIONAL,
-    PROBE,
     RECOMMENDED,
     REQUIRED,
     REQUIRED_ENFORCED,
@@ -32,7 +31,6 @@ _SHARED = (
     "needs evidence no bundle records yet: which parameters of different operations share one definition "
     "(introspection expands them inline); no test compares same-named parameters across operation details"
 )
-_PAGE_PROBE = PROBE + "a collection READ asked for a page smaller than its results"
 
 RULES: tuple[Rule, ...] = (
     Rule("operations:1:rfc2119", MUST, "1", "are to be interpreted as described",
@@ -121,9 +119,10 @@ RULES: tuple[Rule, ...] = (
          "Existing shared-parameter reference paths are kept or aliased, never silently renamed.",
          not_judged="needs evidence no bundle records yet: captures of two versions of one adapter"),
     Rule("operations:4.4.3:pagination-metadata", SHOULD, "4.4.3", "include explicit pagination metadata",
-         "A paginated collection answer says how to fetch the next page.", not_judged=_PAGE_PROBE),
+         "A paginated collection answer says how to fetch the next page (judged on a page of one: hasNextPage, "
+         "and endCursor where another page follows).", tests=(COMPLETENESS,)),
     Rule("operations:4.4.3:page-info", SHOULD, "4.4.3", "use the pageInfo connection-style metadata",
-         "Cursor-paginated operations report their position in a pageInfo object.", not_judged=_PAGE_PROBE),
+         "Cursor-paginated operations report their position in a pageInfo object.", tests=(COMPLETENESS,)),
     Rule("operations:4.4.3:omit-totals", MAY, "4.4.3", "MAY omit total_items",
          "Totals may be left out when costly, relying on has-more flags.", not_judged=f"{A_MAY}: totals"),
     Rule("operations:4.4.4:same-name", SHOULD, "4.4.4", "parameter name SHOULD be identical",
