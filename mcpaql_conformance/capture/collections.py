@@ -3,7 +3,8 @@ documents them: `first` with `last`, a contradiction features/pagination §2.3 a
 for an operation that pages with cursors, a page of one (its shape, its pageInfo), the page after it
 by the cursor it gave (twice: the cursor is stable), a page of 1000 (capped, not refused), no page
 size (the default) and cursor with offset or page pagination at once (refused, collection-querying
-§2.6); and a filter key no server supports, which collection-querying §2.2 asks to be refused
+§2.6); each standard preset as `fields` and a field name no server has (field-selection §3.1,
+§5.2); and a filter key no server supports, which collection-querying §2.2 asks to be refused
 with a validation error."""
 
 from __future__ import annotations
@@ -18,11 +19,14 @@ from mcpaql_conformance.files.vocabulary import (
     MIXED_STYLES,
     NEXT_PAGE,
     PAGE_OF_ONE,
+    STANDARD_PRESETS,
+    UNKNOWN_FIELD_NAME,
 )
 from mcpaql_conformance.live.discovery import Operation
 from mcpaql_conformance.live.session import PHASE_PAGES, Live, gather
 
 UNKNOWN_FILTER_KEY = "zz_conformance_filter_key"
+UNKNOWN_FIELD = "zz_conformance_field"
 LARGE = 1000  # beyond any page cap the spec advises (features/pagination §5.3: 100)
 PAGING = frozenset({"first", "after", "last", "before", "offset", "page", "limit", "page_size", "cursor"})
 NEXT_DESCRIPTION = "the page after the page of one, by the endCursor it gave (sent twice: the cursor is stable)"
@@ -49,6 +53,11 @@ def collection_calls(op: Operation, base: JsonObject, unknown: Any) -> list[Call
         if other is not None:
             mixed = {**plain, "first": 1, other: 0 if other == "offset" else 1}
             calls.append(("pagination", f"first and {other} together", mixed, MIXED_STYLES))
+    if "fields" in names:  # field selection (features/field-selection §3.1, §5.2)
+        rest = {key: value for key, value in base.items() if key != "fields"}
+        calls += [("field", f"fields {preset!r}", {**rest, "fields": preset}, preset) for preset in STANDARD_PRESETS]
+        calls.append(("field", f"fields naming {UNKNOWN_FIELD}, a field no server has",
+                      {**rest, "fields": [UNKNOWN_FIELD]}, UNKNOWN_FIELD_NAME))  # fmt: skip
     if takes_filter_object(op):
         calls.append(("filter", f"a filter key it does not support ({UNKNOWN_FILTER_KEY})",
                       {**base, "filter": {UNKNOWN_FILTER_KEY: unknown}}, ""))  # fmt: skip

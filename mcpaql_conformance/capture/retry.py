@@ -54,8 +54,8 @@ def _retries(live: Live, sent: Sent, seen: SeenValues) -> list[Any]:
     another parameter is judged: nothing shows it is about the value)."""
     jobs = []
     for index, (probe, answer) in enumerate(zip(sent.probes, sent.answers, strict=True)):
-        if probe.kind in ("routing", "update_input", "pagination", "filter"):  # the values are the point: an identifier
-            continue  # in `input`, first with last: their refusal is the one asked for
+        if probe.kind in ("routing", "update_input", "pagination", "filter", "field"):  # the values are the point:
+            continue  # an identifier in `input`, first with last: their refusal is the one asked for
         recorded = _as_recorded(live, sent, probe.params)
         blame = our_value_refused(recorded, under_test(probe), answer)
         if blame is None or blame.parameter not in sent.chosen:

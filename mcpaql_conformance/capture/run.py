@@ -511,6 +511,7 @@ def assemble(
         "request_tests": evidence.request_tests,
         "pagination_tests": evidence.pagination_tests,
         "filter_tests": evidence.filter_tests,
+        "field_tests": evidence.field_tests,
         "constraint_tests": evidence.constraint_tests,
         "capture_readings": live.readings.lines(""),
         "capture_notes": evidence.notes,

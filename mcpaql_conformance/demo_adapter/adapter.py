@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcpaql_conformance.demo_adapter.fields import FIELDS_DOC, NOTE_FIELDS, PRESETS, selection
 from mcpaql_conformance.demo_adapter.limits import LIMITS, over_limit
 
 JsonObject = dict[str, Any]
@@ -46,7 +47,6 @@ PERMISSIONS = {
     "DELETE": (False, True),
     "EXECUTE": (False, True),
 }
-NOTE_FIELDS = ("note_id", "title", "body", "tags", "created_at", "updated_at")
 
 
 def _field(name: str, type_: str, required: bool, description: str) -> JsonObject:
@@ -315,10 +315,17 @@ def _has_type(value: Any, kind: str) -> bool:
     return checks.get(kind, lambda v: True)(value)
 
 
-def _select(note: JsonObject, fields: Any) -> JsonObject:
-    if not isinstance(fields, list) or not fields:
-        return copy.deepcopy(note)
-    return {key: copy.deepcopy(note[key]) for key in note if key in fields or key == "note_id"}
+FIELDS = Param("fields", "string | string[]", False, FIELDS_DOC, {"presets": {k: list(v) for k, v in PRESETS.items()}})
+
+
+def _selected(fields: Any) -> tuple[str, ...] | JsonObject:
+    """The note fields ``fields`` selects, or VALIDATION_INVALID_TYPE saying why it selects none."""
+    selected = selection(fields)
+    return selected if isinstance(selected, tuple) else failure("VALIDATION_INVALID_TYPE", selected, param="fields")
+
+
+def _select(note: JsonObject, fields: tuple[str, ...]) -> JsonObject:
+    return {key: copy.deepcopy(note[key]) for key in note if key in fields}
 
 
 # --- operation handlers ------------------------------------------------------------
@@ -386,14 +393,18 @@ def _get(adapter: NotesAdapter, params: JsonObject) -> JsonObject:
     note = adapter.note(params["note_id"])
     if note is None:
         return failure("NOT_FOUND_RESOURCE", f"No note with note_id '{params['note_id']}'.")
-    return ok(_select(note, params.get("fields")))
+    fields = _selected(params.get("fields"))
+    return fields if isinstance(fields, dict) else ok(_select(note, fields))
 
 
 def _list(adapter: NotesAdapter, params: JsonObject) -> JsonObject:
     limit = params.get("limit", 20)
     if not 1 <= limit <= 100:
         return adapter._error("VALIDATION_INVALID_VALUE", "Parameter 'limit' must be between 1 and 100.")
-    items = [_select(note, params.get("fields")) for note in list(adapter.notes.values())[:limit]]
+    fields = _selected(params.get("fields"))
+    if isinstance(fields, dict):
+        return fields
+    items = [_select(note, fields) for note in list(adapter.notes.values())[:limit]]
     return ok({"items": items, "applied": {"limit": limit}})
 
 
@@ -495,7 +506,9 @@ OPERATIONS = (
         "Read one note.",
         (
             Param("note_id", "string", True, "Identifier of the note"),
-            Param("fields", "array", False, "Fields to return (field selection)", {"items": {"type": "string"}}),
+            Param(
+                "fields", "string | string[]", False, FIELDS_DOC, {"presets": {k: list(v) for k, v in PRESETS.items()}}
+            ),
         ),
         _get,
     ),
@@ -505,7 +518,9 @@ OPERATIONS = (
         "List notes.",
         (
             Param("limit", "integer", False, "Page size", {"default": 20, "minimum": 1, "maximum": 100}),
-            Param("fields", "array", False, "Fields to return (field selection)", {"items": {"type": "string"}}),
+            Param(
+                "fields", "string | string[]", False, FIELDS_DOC, {"presets": {k: list(v) for k, v in PRESETS.items()}}
+            ),
         ),
         _list,
         "NotePage",

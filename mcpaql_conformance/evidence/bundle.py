@@ -158,6 +158,7 @@ class Bundle:
             ("request_tests", "response"),
             ("pagination_tests", "response"),
             ("filter_tests", "response"),
+            ("field_tests", "response"),
             ("constraint_tests", "response"),
         ):
             cases = self.cases(key)

@@ -8,7 +8,19 @@ from collections.abc import Callable
 from typing import Any
 
 from mcpaql_conformance.evidence.bundle import JsonObject, response_path
-from mcpaql_conformance.files.vocabulary import INPUT_NOT_OBJECT, INPUT_UNKNOWN_FIELD, INPUT_WRONG_TYPE, MISSING_INPUT
+from mcpaql_conformance.files.vocabulary import (
+    DEFAULT_PAGE,
+    FIRST_AND_LAST,
+    INPUT_NOT_OBJECT,
+    INPUT_UNKNOWN_FIELD,
+    INPUT_WRONG_TYPE,
+    LARGE_PAGE,
+    MISSING_INPUT,
+    MIXED_STYLES,
+    NEXT_PAGE,
+    PAGE_OF_ONE,
+    STANDARD_PRESETS,
+)
 from mcpaql_conformance.sanitize import plain
 
 
@@ -105,11 +117,32 @@ _SECTIONS: dict[str, Callable[[JsonObject], str]] = {
     "update_preservation_tests": lambda case: _read_back(case),
     "update_input_tests": lambda case: update_input_label(case),
     "request_tests": lambda case: f"capture's request {_name(case['name'])}",
-    "pagination_tests": lambda case: f"{_name(case['operation'])} with first and last together",
+    "pagination_tests": lambda case: f"{_name(case['operation'])} {_page_call(case)}",
     "filter_tests": lambda case: f"{_name(case['operation'])} with a filter key it does not support",
+    "field_tests": lambda case: f"{_name(case['operation'])} with {_fields_sent(case)}",
     "constraint_tests": lambda case: f"constraint {_name(case['name'])}",
     "batch_example": lambda case: "the batch",
 }  # fmt: skip
+
+
+# What each kind of pagination_tests call asked (no kind: first_and_last, as older bundles wrote it).
+PAGE_CALLS: dict[str, str] = {
+    FIRST_AND_LAST: "with first and last together",
+    PAGE_OF_ONE: "asked for a page of one item",
+    NEXT_PAGE: "asked for the page after its endCursor",
+    LARGE_PAGE: "asked for a page of 1000 items",
+    DEFAULT_PAGE: "asked for no page size",
+    MIXED_STYLES: "with first and offset (or page) together",
+}
+
+
+def _fields_sent(case: JsonObject) -> str:
+    kind = str(case.get("kind"))
+    return f"fields {kind!r}" if kind in STANDARD_PRESETS else "fields naming a field it does not have"
+
+
+def _page_call(case: JsonObject) -> str:
+    return PAGE_CALLS.get(str(case.get("kind")), PAGE_CALLS[FIRST_AND_LAST])
 
 
 def update_input_label(case: JsonObject) -> str:

@@ -74,6 +74,11 @@ NEXT_PAGE: PaginationTestKind = "next_page"
 LARGE_PAGE: PaginationTestKind = "large_page"
 DEFAULT_PAGE: PaginationTestKind = "default_page"
 MIXED_STYLES: PaginationTestKind = "mixed_styles"
+# What a field_tests call sends as `fields` (its `kind`): each standard preset of features/field-
+# selection §3.1, or a field name no server has (to be refused, §5.2).
+FieldTestKind = Literal["minimal", "standard", "full", "unknown_field"]
+STANDARD_PRESETS: tuple[FieldTestKind, ...] = ("minimal", "standard", "full")
+UNKNOWN_FIELD_NAME: FieldTestKind = "unknown_field"
 
 # The calls capture sends to see how the server reads a request itself (request_tests[].name):
 # one without `operation`, one with an empty name, a known name in upper case, a parameter both
@@ -113,6 +118,8 @@ QUERY_GRAMMAR = "introspection:query_grammar"  # a READ operation named query_* 
 WARNED = "responses:warnings"  # a successful answer carrying warnings
 WARNED_TWICE = "responses:repeated_warning"  # one warning (code and details) on two answers, a severity on both
 BATCH_WARNED = "batch_example:item_warnings"  # a batch two of whose items carry warnings
+RELISTED = "batch_example:relisted"  # a batch item answering an introspect list again
+PRESET_PARAMETER = "introspection:preset_parameter"  # a READ operation documenting a `preset` parameter
 # beside `pagination_tests:KIND` for each kind of call the run holds:
 BEYOND_A_PAGE = "pagination_tests:beyond_a_page"  # a page of 1000 showing more items than it holds, or over 100
 FULL_DEFAULT = "pagination_tests:full_default_page"  # a page asked with no size that says another follows

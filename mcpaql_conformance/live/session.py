@@ -53,6 +53,7 @@ class Findings:
     update_input_tests: list[JsonObject] = field(default_factory=list)
     pagination_tests: list[JsonObject] = field(default_factory=list)
     filter_tests: list[JsonObject] = field(default_factory=list)
+    field_tests: list[JsonObject] = field(default_factory=list)
     error_tests: list[JsonObject] = field(default_factory=list)
     routing_tests: list[JsonObject] = field(default_factory=list)
     valid_requests: list[JsonObject] = field(default_factory=list)
@@ -80,6 +81,7 @@ class Evidence:
     update_input_tests: list[JsonObject] = field(default_factory=list)
     pagination_tests: list[JsonObject] = field(default_factory=list)
     filter_tests: list[JsonObject] = field(default_factory=list)
+    field_tests: list[JsonObject] = field(default_factory=list)
     error_tests: list[JsonObject] = field(default_factory=list)
     routing_tests: list[JsonObject] = field(default_factory=list)
     valid_requests: list[JsonObject] = field(default_factory=list)
@@ -95,7 +97,7 @@ class Evidence:
             self.accepted[operation] = findings.accepted
         for key in (
             "missing_required", "unknown_parameter", "optional_defaults", "optional_omitted", "update_input_tests",
-            "pagination_tests", "filter_tests", "error_tests", "routing_tests", "valid_requests",
+            "pagination_tests", "filter_tests", "field_tests", "error_tests", "routing_tests", "valid_requests",
         ):  # fmt: skip
             getattr(self, key).extend(getattr(findings, key))
         self.notes.extend(findings.notes)

@@ -15,6 +15,7 @@ from mcpaql_conformance.files.vocabulary import (
     CUSTOM_FAMILY,
     FAILING_ITEM,
     QUERY_GRAMMAR,
+    RELISTED,
     SEARCH,
     SHARED,
     SINGLE_TOOL,
@@ -28,7 +29,9 @@ from mcpaql_conformance.verdict.checks.descriptions import CRUDE_FAMILIES as CRU
 from mcpaql_conformance.verdict.checks.details import shared_parameters
 from mcpaql_conformance.verdict.checks.grammar import grammar_parameters
 from mcpaql_conformance.verdict.checks.level2 import failed_items
+from mcpaql_conformance.verdict.checks.listing import relisted as relisted_lists
 from mcpaql_conformance.verdict.checks.pages import pagination_evidence
+from mcpaql_conformance.verdict.checks.selection import selection_evidence
 from mcpaql_conformance.verdict.checks.semantic import run_verdicts
 from mcpaql_conformance.verdict.checks.warned import warning_evidence
 from mcpaql_conformance.verdict.metrics import agent_metrics
@@ -119,7 +122,9 @@ def evidence_held(bundle: Bundle, ctx: Context) -> tuple[str, ...]:
     search = [SEARCH] if any(name.startswith("search_") for name in ctx.operations_in("READ")) else []
     grammar = [QUERY_GRAMMAR] if any(grammar_parameters(detail) is not None for detail in ctx.details) else []
     warned = warning_evidence(bundle.response_groups)
-    held = (*failing, *shared, *search, *grammar, *warned, *pagination_evidence(ctx), *_described_tools(ctx))
+    relisted = [RELISTED] if relisted_lists(ctx) else []
+    paged = (*pagination_evidence(ctx), *selection_evidence(ctx))
+    held = (*failing, *shared, *search, *grammar, *warned, *relisted, *paged, *_described_tools(ctx))
     return (*present, *requests, *held, *documented)
 
 

@@ -38,6 +38,7 @@ import base64
 import hashlib
 import hmac
 import io
+import itertools
 import json
 import os
 import re
@@ -144,6 +145,9 @@ PRESETS = {
     "Shelf": {"minimal": ["shelf_id", "name"], "standard": [f["name"] for f in SHELF_FIELDS],
               "full": [f["name"] for f in SHELF_FIELDS]},
 }
+if broken("features/field-selection:3.1:standard-presets"):  # no minimal preset (and says so)
+    for _presets in PRESETS.values():
+        del _presets["minimal"]
 READ_ONLY = ("book_id", "added_at", "updated_at")
 BOOK_INPUT = [{**f, "required": False} for f in BOOK_FIELDS if f["name"] not in READ_ONLY]
 NULLABLE = ("author", "tags", "rating")  # update input: null removes these (core §4.5.2); others may not be null
@@ -214,13 +218,27 @@ TYPE_BY_NAME = {t["name"]: t for t in TYPES}
 
 
 # --- Operations (core §7-8, introspection §3.3, operations §5) ------------------------------------
+PRESET_ONLY = broken("features/collection-querying:2.4:preset-alias-only")  # get_book: `preset`, no `fields`
+
+
 def fields_param(type_name: str, default: str) -> JsonObject:
     if broken("features/field-selection:5.3:discoverable"):  # takes presets and paths, says neither
         return param("fields", "string | string[]", "Which fields to return.")
-    names = ", ".join(FIELD_OF[type_name])
-    return param("fields", "string | string[]", f"Field selection: a preset ('minimal', 'standard', 'full') or an "
-                 f"array of {type_name} field names ({names}); dot notation reaches nested values. Default: "
-                 f"'{default}'.", default=default, presets=PRESETS[type_name])
+    names, presets = ", ".join(FIELD_OF[type_name]), ", ".join(repr(name) for name in PRESETS[type_name])
+    return param("fields", "string | string[]", f"Field selection: a preset ({presets}) or an array of {type_name} "
+                 f"field names ({names}); dot notation reaches nested values. Default: '{default}'.",
+                 default=default, presets=PRESETS[type_name])
+
+
+def preset_param() -> JsonObject:
+    """get_book's own control where one defect has it: a preset, and no `fields` beside it."""
+    return param("preset", "string", "Which fields to show: a preset. Default: 'full'.", default="full",
+                 enum=list(PRESETS["Book"]))
+
+
+def book_selection() -> list[JsonObject]:
+    """How get_book selects fields: `fields`, or (one defect) a `preset` of its own instead."""
+    return [preset_param() if PRESET_ONLY else fields_param("Book", "full")]
 
 
 def sort_param(type_name: str, fields: list[str], default: str) -> JsonObject:
@@ -264,6 +282,7 @@ def pagination(operation: str) -> list[JsonObject]:
     return entries
 
 
+LISTINGS = itertools.count(1)  # operations lists answered (one defect numbers them)
 CUSTOM_FAMILY = {  # the READ family under a name of its own, by defect (its description: FAMILY_TEXT)
     "mcp:2.1.1:custom-template": "lookup",  # and its description names no semantic category
     "endpoint-modes:4.7:intent-revealing-names": "books",  # named after its resource, not what it does
@@ -367,9 +386,10 @@ OPERATIONS = [
         sort_param("Book", ["title", "author", "rating", "status", "added_at"], "added_at"),
         fields_param("Book", "standard"), *pagination("query_books")],
         _returns("BookPage", "A page of the books matching the selector."), *query_examples(), **LIST_INFO),
-    _op("get_book", "READ", "Read one book.", [BOOK_ID, fields_param("Book", "full")],
+    _op("get_book", "READ", "Read one book.", [BOOK_ID, *book_selection()],
         _returns("Book", "The book."), ("Read a book", {"book_id": "book_1"}),
-        ("Just its title", {"book_id": "book_1", "fields": ["title"]}), supports_field_selection=True),
+        ("Just its title", {"book_id": "book_1", **({"preset": "minimal"} if PRESET_ONLY else {"fields": ["title"]})}),
+        supports_field_selection=True),
     _op("add_book", "CREATE", "Add a book to an existing shelf (like `create`: the verb is the reading-list "
         "idiom). Answers the book with its new book_id.", [
             {**SHELF_ID, "description": "The existing shelf to put the book on."},
@@ -686,11 +706,14 @@ def selection(type_name: str, fields: Any) -> list[str] | JsonObject:
     if fields is None:
         return refuse(
             "VALIDATION_INVALID_TYPE",
-            f"Parameter 'fields' expected a preset ('minimal', 'standard', 'full') or {type_name} field names.",
+            f"Parameter 'fields' expected a preset ({', '.join(map(repr, PRESETS[type_name]))}) or {type_name} field "
+            "names.",
             param_name="fields",
             expected_type="preset",
         )
     unknown = [path for path in fields if path.split(".")[0] not in FIELD_OF[type_name]]
+    if broken("features/field-selection:5.2:should-list"):  # names it does not know are dropped unseen
+        return [path for path in fields if path not in unknown]
     if unknown:
         return refuse(
             "VALIDATION_INVALID_TYPE",
@@ -1056,6 +1079,8 @@ class ReadingList:
                 return not_found("operation", name, "introspect")
             return {"success": True, "data": {"operation": None if op is None else self.details(op)}}
         listed = [{k: op[k] for k in ("name", "semantic_category", "endpoint", "description")} for op in OPERATIONS]
+        if broken("introspection:7.3:caching"):  # built afresh each time: it never reads the same twice
+            listed[0] = {**listed[0], "description": f"{listed[0]['description']} (listing {next(LISTINGS)})"}
         if broken("introspection:8.2:should-list"):
             listed = [entry for entry in listed if entry["name"] != "introspect"]
         if broken("introspection:4.1:endpoint-family-name"):
@@ -1232,7 +1257,7 @@ class ReadingList:
         book = self.books.get(params["book_id"])
         if book is None:
             return not_found("book", params["book_id"], "list_books")
-        return self._shown(book, "Book", params.get("fields", "full"))
+        return self._shown(book, "Book", params.get("preset" if PRESET_ONLY else "fields", "full"))
 
     def add_book(self, params: JsonObject) -> JsonObject:
         if params["shelf_id"] not in self.shelves:

@@ -43,6 +43,7 @@ ASKED_FOR = (
     "request",
     "pagination",
     "filter",
+    "field",
     "batch",  # its middle item asks for a refusal (operations §7.3: the items after it still run)
 )
 

@@ -237,6 +237,12 @@ def test_an_operation_paging_with_cursors_is_walked_and_one_mixing_styles_asked_
         {"first": 1, "offset": 0}
     ]
     assert collection_calls(Operation("add_book", 0, "CREATE", "mcp_aql_create", paging), {}, "?") == []
+    selecting = Operation("get_book", 0, "READ", "mcp_aql_read", [{"name": "book_id"}, {"name": "fields"}])
+    fields = [(kind, params, variant) for kind, _, params, variant in collection_calls(
+        selecting, {"book_id": "b1", "fields": "full"}, "?")]  # fmt: skip
+    assert fields == [
+        ("field", {"book_id": "b1", "fields": preset}, preset) for preset in ("minimal", "standard", "full")
+    ] + [("field", {"book_id": "b1", "fields": ["zz_conformance_field"]}, "unknown_field")]
     more = {"success": True, "data": {"pageInfo": {"hasNextPage": True, "endCursor": "abc"}}}
     assert next_cursor(more) == "abc"
     assert next_cursor({**more, "data": {"pageInfo": {"hasNextPage": False, "endCursor": "abc"}}}) is None

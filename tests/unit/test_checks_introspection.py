@@ -51,6 +51,26 @@ def test_operations_query_passes_and_counts_operations(bundle: Bundle) -> None:
     assert outcome.detail == "introspect {query: operations} answered 5 operation(s) in the documented shape."
 
 
+def test_a_list_a_batch_asks_for_again_is_the_list_introspect_gave_first(bundle: Bundle) -> None:
+    import copy
+
+    first = copy.deepcopy(bundle["introspection"]["operations_list"])
+    types = copy.deepcopy(bundle["introspection"]["types_list"])
+    bundle["batch_example"] = {"success": True, "results": [{"index": 0, "result": first},
+                                                           {"index": 1, "result": types}]}  # fmt: skip
+    assert run(operations_query, bundle).result is Result.PASS
+    first["data"]["operations"].reverse()
+    first["data"]["_protocol"] = {"version": "1.0.0-draft", "session": "another"}  # metadata may differ
+    outcome = run(operations_query, bundle)
+    assert outcome.result is Result.WARN
+    assert [(str(f), f.rule) for f in outcome.findings] == [
+        ("introspect {query: operations} answered another list in the batch than first (5 entries, then 5, not "
+         "the same ones)", "introspection:7.3:caching")
+    ]  # fmt: skip
+    bundle["batch_example"] = {"success": True, "results": ["x", {"result": None}, {"result": {"data": []}}]}
+    assert run(operations_query, bundle).result is Result.PASS
+
+
 def test_operations_query_without_evidence_fails(bundle: Bundle) -> None:
     del bundle["introspection"]["operations_list"]
     outcome = run(operations_query, bundle)

@@ -65,3 +65,15 @@ def test_single_mode_introspection_routes_everything_through_mcp_aql():
     adapter = NotesAdapter(mode="single")
     detail = call(adapter, "mcp_aql", "introspect", query="operations", name="get_note")["data"]["operation"]
     assert detail["mcpTool"] == "mcp_aql" and detail["endpoint"] == "read"
+
+
+def test_fields_take_the_standard_presets_and_refuse_names_a_note_lacks():
+    adapter = NotesAdapter()
+    created = call(adapter, "mcp_aql_create", "create_note", title="Plan", body="b", tags=["x"])["data"]
+    minimal = call(adapter, "mcp_aql_read", "get_note", note_id=created["note_id"], fields="minimal")
+    assert minimal == {"success": True, "data": {"note_id": created["note_id"], "title": "Plan"}}
+    listed = call(adapter, "mcp_aql_read", "list_notes", fields="standard")["data"]["items"]
+    assert all(set(item) == {"note_id", "title", "tags", "updated_at"} for item in listed)
+    refused = call(adapter, "mcp_aql_read", "list_notes", fields=["title", "colour"])
+    assert refused["success"] is False and refused["error"]["code"] == "VALIDATION_INVALID_TYPE"
+    assert "unknown note field(s): colour" in refused["error"]["message"]

@@ -50,7 +50,7 @@ TEST_MODULES = {
     "mcpaql_conformance.verdict.checks.warned",
     "mcpaql_conformance.verdict.checks.errors", "mcpaql_conformance.verdict.checks.introspection",
     "mcpaql_conformance.verdict.checks.level2", "mcpaql_conformance.verdict.checks.listing",
-    "mcpaql_conformance.verdict.checks.pages",
+    "mcpaql_conformance.verdict.checks.pages", "mcpaql_conformance.verdict.checks.selection",
     "mcpaql_conformance.verdict.checks.parameters", "mcpaql_conformance.verdict.checks.returns",
     "mcpaql_conformance.verdict.checks.requests", "mcpaql_conformance.verdict.checks.roundtrip",
     "mcpaql_conformance.verdict.checks.routing",

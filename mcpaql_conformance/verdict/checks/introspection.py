@@ -38,7 +38,12 @@ from mcpaql_conformance.verdict.checks.details import (
 )
 from mcpaql_conformance.verdict.checks.encoding import encoding_findings
 from mcpaql_conformance.verdict.checks.grammar import query_grammar_findings
-from mcpaql_conformance.verdict.checks.listing import discovery_failures, introspect_answer, protocol_findings
+from mcpaql_conformance.verdict.checks.listing import (
+    cached_findings,
+    discovery_failures,
+    introspect_answer,
+    protocol_findings,
+)
 from mcpaql_conformance.verdict.checks.pages import pagination_findings
 from mcpaql_conformance.verdict.checks.parameters import unknown_parameter_problem
 from mcpaql_conformance.verdict.checks.requests import (
@@ -49,6 +54,7 @@ from mcpaql_conformance.verdict.checks.requests import (
 )
 from mcpaql_conformance.verdict.checks.returns import return_shape_warnings
 from mcpaql_conformance.verdict.checks.routing import routing_evidence_failures, unknown_operation_findings
+from mcpaql_conformance.verdict.checks.selection import field_test_findings, preset_alias_findings
 from mcpaql_conformance.verdict.checks.tools import mcp_tool_findings
 from mcpaql_conformance.verdict.checks.typeinfo import (
     type_detail_failures,
@@ -85,6 +91,7 @@ PERMISSION_TABLE = {
 
 _INTROSPECTION_OPERATIONS_QUERY_RULES = (
     "core:3.3:one-mode", "core:4.7.5:limits-in-protocol", "core:6.2:one-category", "core:7.2:introspect",
+    "introspection:7.3:caching",
     "core:10.1:l1-one-mode", "core:10.1:l1-introspect", "core:10.1:l1-classify", "core:10.1:l1-document-routing",
     "core:10.1:l2-meets-l1", "core:10.1:l2-passes-suite", "core:10.2:claiming",
     "conformance:2.1:introspection-fidelity", "conformance:4.1:level1-categories",
@@ -125,7 +132,7 @@ def operations_query(ctx: Context) -> Outcome:
         failures += _reserved_failures(named)
         if not operations:
             failures.append("the operations list is empty")
-    failures += protocol_findings(ctx)
+    failures += protocol_findings(ctx) + cached_findings(ctx)
     passed = f"introspect {{query: operations}} answered {count} operation(s) in the documented shape."
     return single(MUST, failures, passed)
 
@@ -204,6 +211,7 @@ _INTROSPECTION_OPERATION_DETAILS_RULES = (
     "mcp:2.1.1:crude-templates", "mcp:2.1.1:custom-template", "mcp:2.1.1:purpose-and-kinds",
     "endpoint-modes:4.7:family-description", "endpoint-modes:4.7:intent-revealing-names",
     "endpoint-modes:5.4:unified-description",
+    "features/collection-querying:2.4:preset-alias-only",
     "features/collection-querying:2.1:query-grammar-documented", "features/collection-querying:3:query-grammar",
     "features/collection-querying:3:query-filter-rules", "features/collection-querying:4.2:grammar-in-description",
     "features/collection-querying:4.2:composed-example", "features/collection-querying:6:grammar-summary",
@@ -227,7 +235,7 @@ def operation_details(ctx: Context) -> Outcome:
     failures += _listing_failures(ctx, valid)
     failures += _reserved_failures(valid) + routing_evidence_failures(ctx) + unknown_operation_findings(ctx)
     failures += request_shape_findings(ctx) + shared_parameter_findings(valid) + search_query_findings(valid)
-    failures += list_query_findings(valid) + query_grammar_findings(valid)
+    failures += list_query_findings(valid) + query_grammar_findings(valid) + preset_alias_findings(ctx)
     shape_failures, warnings = _shape_failures(ctx, valid)
     input_failures, input_warnings = update_input_documentation(valid, ctx.named_types)
     failures += shape_failures + input_failures
@@ -516,7 +524,8 @@ _INTROSPECTION_COMPLETENESS_RULES = (
     "features/pagination:5.3:max-100",
     "features/pagination:5.3:clamp-not-reject", "features/pagination:6.2:should-list", "operations:4.4.3:page-info",
     "operations:4.4.3:pagination-metadata", "features/collection-querying:2.6:mixed-styles-rejected",
-    "features/collection-querying:5:validation-list",
+    "features/collection-querying:5:validation-list", "features/field-selection:3.1:standard-presets",
+    "features/field-selection:5.2:should-list",
 )  # fmt: skip
 
 
@@ -561,7 +570,7 @@ def completeness(ctx: Context) -> Outcome:
                 if p not in seen and ctx.not_probed(operation, ("accepted_parameters",), p) is None
             ]
     failures += _refused_valid_requests(ctx) + null_byte_findings(ctx) + limit_findings(ctx) + pagination_findings(ctx)
-    failures += filter_findings(ctx)
+    failures += filter_findings(ctx) + field_test_findings(ctx)
     warnings += return_shape_warnings(ctx.bundle, ctx.details_by_name)
     encoding_failures, encoding_warnings = encoding_findings(ctx.bundle, ctx.details_by_name)
     failures += encoding_failures

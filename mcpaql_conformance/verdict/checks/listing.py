@@ -15,6 +15,7 @@ from mcpaql_conformance.evidence.bundle import JsonObject
 from mcpaql_conformance.evidence.index import CRUDE_ENDPOINTS, Context
 from mcpaql_conformance.evidence.reading import data_of, operations_of, read_entry, read_type, types_of
 from mcpaql_conformance.files.schemas import introspection_schema, operation_result_schema
+from mcpaql_conformance.files.values import json_equal
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.checks.base import cite
 
@@ -47,6 +48,42 @@ def introspect_answer(ctx: Context, query: str) -> tuple[list[str], list[JsonObj
             entries: list[JsonObject] = data[query]
             return [], entries
     return _lenient_list(answer, label, definition, query)
+
+
+CACHED = "introspection:7.3:caching"
+
+
+def relisted(ctx: Context) -> list[tuple[str, Any, Any]]:
+    """(query, the list introspect answered first, the list a batch item answered again) for each
+    introspect list a batch of the run asked for again (in the same session as the first)."""
+    example = ctx.bundle.batch_example
+    results = example.get("results") if isinstance(example, dict) else None
+    firsts = {"operations": data_of(ctx.bundle.operations_list)[0], "types": data_of(ctx.bundle.types_list)[0]}
+    pairs: list[tuple[str, Any, Any]] = []
+    for item in results if isinstance(results, list) else []:
+        again = data_of(item.get("result"))[0] if isinstance(item, dict) else None
+        for query, first in firsts.items():
+            if isinstance(first, dict) and isinstance(again, dict) and query in first and query in again:
+                pairs.append((query, first[query], again[query]))
+    return pairs
+
+
+def cached_findings(ctx: Context) -> list[str]:
+    """introspection §7.3: within one session an introspect answer stays the same: a list a batch
+    asked for again is the list introspect gave first (a SHOULD)."""
+    findings: list[str] = []
+    for query, first, again in relisted(ctx):
+        if json_equal(first, again):
+            continue
+        counts = f"{_count(first)} entries, then {_count(again)}"
+        same = ", not the same ones" if _count(first) == _count(again) else ""
+        text = f"introspect {{query: {query}}} answered another list in the batch than first ({counts}{same})"
+        findings.append(cite(CACHED, text))
+    return findings
+
+
+def _count(entries: Any) -> int:
+    return len(entries) if isinstance(entries, list) else 0
 
 
 def _without_protocol(data: JsonObject) -> JsonObject:

@@ -103,8 +103,9 @@ FIELD_SELECTION: tuple[Rule, ...] = (
          "A server with field selection takes presets through fields (fields: \"minimal\"), not its own control.",
          tests=("L2.features.field-selection",)),
     Rule(f"{_FS}:3.1:standard-presets", SHOULD, "3.1", "SHOULD support these presets",
-         "A server with field selection offers the minimal, standard and full presets.",
-         not_judged=PROBE + "a READ with fields set to minimal, standard and full in turn"),
+         "A server with field selection offers the minimal, standard and full presets (judged: each, given as "
+         "fields, is taken, not refused).",
+         tests=(COMPLETENESS,)),
     Rule(f"{_FS}:3.3:custom-presets", MAY, "3.3", "define additional presets",
          "A server with field selection may add presets of its own domain.",
          not_judged=A_MAY),
@@ -121,10 +122,11 @@ FIELD_SELECTION: tuple[Rule, ...] = (
     Rule(f"{_FS}:5.2:should-list", SHOULD, "5.2", "implementing field selection SHOULD",
          "A server with field selection implements the three presets, documents selectable and _computed. "
          "fields, selects on search results too, checks field names, and takes preset only as a legacy alias.",
-         not_judged=PROBE + "fields set to each preset, to an unknown field name, and on a search operation",
+         tests=(COMPLETENESS,),
          reading="§4.3 has a requested field that an item lacks skipped without error, while this asks for "
          "names to be validated; we read validation against the type's known fields, skipping for fields a "
-         "given item happens to lack."),
+         "given item happens to lack. Judged on what answers show: the presets (§3.1, judged there) and a "
+         "field name no server has refused; documenting fields and _computed. paths is judged by §5.3."),
     Rule(f"{_FS}:5.3:discoverable", SHOULD, "5.3", "Field selection options SHOULD be discoverable",
          "A server with field selection lets introspection show its selection options.",
          tests=("L2.features.field-selection",)),

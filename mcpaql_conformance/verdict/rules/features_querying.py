@@ -31,7 +31,6 @@ _RQ = "features/relationship-queries"
 
 _APPLIED = "filter, sort, cursor and fields values sent to each {} operation, checked for effect"
 
-_PRESET_PROBE = PROBE + "a request giving a preset by another parameter than fields"
 
 COLLECTION_QUERYING: tuple[Rule, ...] = (
     Rule(f"{_CQ}:1:families-coexist", MAY, "1", "These patterns MAY coexist",
@@ -75,8 +74,9 @@ COLLECTION_QUERYING: tuple[Rule, ...] = (
          "A server projects its computed fields through fields under the _computed. prefix.",
          not_judged=PROBE + "a READ whose fields name a _computed. path"),
     Rule(f"{_CQ}:2.4:preset-alias-only", SHOULD, "2.4", "treated as compatibility aliases only",
-         "A server that takes a separate preset parameter keeps it only as an alias of fields.",
-         not_judged=_PRESET_PROBE),
+         "A server that takes a separate preset parameter keeps it only as an alias of fields (judged on what "
+         "introspection documents: a `preset` beside `fields`, never instead of it).",
+         tests=(DETAILS,)),
     Rule(f"{_CQ}:2.5:summary-by-default", SHOULD, "2.5", "SHOULD return summary data by default",
          "A server that aggregates answers an aggregate request with the summary alone unless include_items "
          "is true.",

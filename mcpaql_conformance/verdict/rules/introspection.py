@@ -157,8 +157,10 @@ RULES: tuple[Rule, ...] = (
         SHOULD,
         "7.3",
         "Implementations SHOULD",
-        "Introspection answers are cached per session, stay the same within it and are dropped when it ends.",
-        not_judged="needs a probe capture does not send yet: the same introspect query twice in one session",
+        "Introspection answers are cached per session, stay the same within it and are dropped when it ends "
+        "(judged: a list a batch asks for again is the list introspect gave first; how long a cache lives "
+        "shows in no answer).",
+        tests=(OPS_QUERY,),
     ),
     # 8.1 MUST requirements
     Rule(
