@@ -4,8 +4,10 @@ for an operation that pages with cursors, a page of one (its shape, its pageInfo
 by the cursor it gave (twice: the cursor is stable), a page of 1000 (capped, not refused), no page
 size (the default) and cursor with offset or page pagination at once (refused, collection-querying
 §2.6); each standard preset as `fields` and a field name no server has (field-selection §3.1,
-§5.2); and a filter key no server supports, which collection-querying §2.2 asks to be refused
-with a validation error."""
+§5.2); for one documenting `aggregate`, a count, with include_items, an unknown function and
+field, and group_by (aggregations §2-§4); for a relationship query, every section, one section and
+a deep traversal (relationship-queries §3-§5); and a filter key no server supports, which
+collection-querying §2.2 asks to be refused with a validation error."""
 
 from __future__ import annotations
 
@@ -13,20 +15,30 @@ from typing import Any
 
 from mcpaql_conformance.evidence.bundle import JsonObject
 from mcpaql_conformance.files.vocabulary import (
+    ALL_SECTIONS,
+    DEEP_TRAVERSAL,
     DEFAULT_PAGE,
     FIRST_AND_LAST,
+    GROUPED,
     LARGE_PAGE,
     MIXED_STYLES,
     NEXT_PAGE,
+    ONE_SECTION,
     PAGE_OF_ONE,
     STANDARD_PRESETS,
+    SUMMARY,
+    UNKNOWN_AGGREGATE_FIELD,
     UNKNOWN_FIELD_NAME,
+    UNKNOWN_FUNCTION,
+    WITH_ITEMS,
 )
 from mcpaql_conformance.live.discovery import Operation
 from mcpaql_conformance.live.session import PHASE_PAGES, Live, gather
 
 UNKNOWN_FILTER_KEY = "zz_conformance_filter_key"
 UNKNOWN_FIELD = "zz_conformance_field"
+UNKNOWN_AGGREGATE = "zz_conformance_function"
+DEEP = 50  # deeper than any traversal a server means to expand: its cap and its cycles show
 LARGE = 1000  # beyond any page cap the spec advises (features/pagination §5.3: 100)
 PAGING = frozenset({"first", "after", "last", "before", "offset", "page", "limit", "page_size", "cursor"})
 NEXT_DESCRIPTION = "the page after the page of one, by the endCursor it gave (sent twice: the cursor is stable)"
@@ -58,10 +70,69 @@ def collection_calls(op: Operation, base: JsonObject, unknown: Any) -> list[Call
         calls += [("field", f"fields {preset!r}", {**rest, "fields": preset}, preset) for preset in STANDARD_PRESETS]
         calls.append(("field", f"fields naming {UNKNOWN_FIELD}, a field no server has",
                       {**rest, "fields": [UNKNOWN_FIELD]}, UNKNOWN_FIELD_NAME))  # fmt: skip
+    if "aggregate" in names:  # features/aggregations
+        calls += aggregate_calls(op, {key: value for key, value in base.items() if key != "aggregate"}, names)
+    if traverses(op.name, names):  # features/relationship-queries
+        rest = {key: value for key, value in base.items() if key not in ("include", "depth", "first", "after")}
+        rest |= {"direction": "both"} if "direction" in names else {}
+        deep = max_depth(op) or DEEP
+        calls += [
+            ("relationship", "every section (no include)", rest, ALL_SECTIONS),
+            ("relationship", "the relationships section alone", {**rest, "include": ["relationships"]}, ONE_SECTION),
+            ("relationship", f"a traversal {deep} levels deep", {**rest, "depth": deep}, DEEP_TRAVERSAL),
+        ]
     if takes_filter_object(op):
         calls.append(("filter", f"a filter key it does not support ({UNKNOWN_FILTER_KEY})",
                       {**base, "filter": {UNKNOWN_FILTER_KEY: unknown}}, ""))  # fmt: skip
     return calls
+
+
+def aggregate_calls(op: Operation, rest: JsonObject, names: set[Any]) -> list[Call]:
+    """The aggregate calls of an operation documenting `aggregate`: a count alone, with include_items
+    where documented, a function and a field no server has, and group_by a documented groupable
+    field with count."""
+    count = {"total": {"count": True}}
+    calls: list[Call] = [("aggregate", "a count", {**rest, "aggregate": count}, SUMMARY)]
+    if "include_items" in names:
+        calls.append(("aggregate", "a count with include_items", {**rest, "aggregate": count, "include_items": True},
+                      WITH_ITEMS))  # fmt: skip
+    calls += [
+        ("aggregate", f"an aggregate function no server has ({UNKNOWN_AGGREGATE})",
+         {**rest, "aggregate": {"total": {UNKNOWN_AGGREGATE: True}}}, UNKNOWN_FUNCTION),
+        ("aggregate", f"a sum over a field no server has ({UNKNOWN_FIELD})",
+         {**rest, "aggregate": {"total": {"sum": UNKNOWN_FIELD}}}, UNKNOWN_AGGREGATE_FIELD),
+    ]  # fmt: skip
+    groupable = next(iter(aggregation_fields(op, "groupable_fields")), None)
+    if groupable is not None:
+        grouped = {"by": {"group_by": groupable, "count": True}}
+        calls.append(("aggregate", f"a count grouped by {groupable}", {**rest, "aggregate": grouped}, GROUPED))
+    return calls
+
+
+def aggregation_fields(op: Operation, key: str) -> list[str]:
+    """The fields an operation's details list under ``aggregation_support.<key>`` (strings only)."""
+    for declaration in op.declarations:
+        support = declaration.get("aggregation_support") if isinstance(declaration, dict) else None
+        listed = support.get(key) if isinstance(support, dict) else None
+        if isinstance(listed, list):
+            return [name for name in listed if isinstance(name, str)]
+    return []
+
+
+def traverses(name: str, parameters: set[Any]) -> bool:
+    """A relationship query: named query_relationships, or taking `root` and `direction`."""
+    return name.startswith("query_relationships") or {"root", "direction"} <= parameters
+
+
+def max_depth(op: Operation) -> int | None:
+    """The deepest traversal an operation documents (relationship_capabilities.max_depth, or a maximum
+    on `depth`), where it documents one above 1: a deep traversal asks that much and no more."""
+    found = [declaration.get("relationship_capabilities") for declaration in op.declarations
+             if isinstance(declaration, dict)]  # fmt: skip
+    found += [{"max_depth": p.get("maximum")} for p in op.parameters or [] if p.get("name") == "depth"]
+    depths = [entry.get("max_depth") for entry in found if isinstance(entry, dict)]
+    usable = [depth for depth in depths if isinstance(depth, int) and not isinstance(depth, bool) and depth > 1]
+    return min(min(usable), DEEP) if usable else None
 
 
 def takes_filter_object(op: Operation) -> bool:

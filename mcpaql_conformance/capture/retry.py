@@ -48,14 +48,19 @@ async def retry_refused(live: Live, sent: list[Sent]) -> SeenValues:
     return seen
 
 
+# Probes whose values are the point (an identifier in `input`, first with last, a field no server has):
+# their refusal is the one asked for, never retried with another value.
+_ASKED = frozenset({"routing", "update_input", "pagination", "filter", "field", "aggregate", "relationship"})
+
+
 def _retries(live: Live, sent: Sent, seen: SeenValues) -> list[Any]:
     """One job per probe refused for our value that has a next value to try; a probe without one
     is marked inconclusive at once when its refusal quotes our value (a refusal that only names
     another parameter is judged: nothing shows it is about the value)."""
     jobs = []
     for index, (probe, answer) in enumerate(zip(sent.probes, sent.answers, strict=True)):
-        if probe.kind in ("routing", "update_input", "pagination", "filter", "field"):  # the values are the point:
-            continue  # an identifier in `input`, first with last: their refusal is the one asked for
+        if probe.kind in _ASKED:
+            continue
         recorded = _as_recorded(live, sent, probe.params)
         blame = our_value_refused(recorded, under_test(probe), answer)
         if blame is None or blame.parameter not in sent.chosen:

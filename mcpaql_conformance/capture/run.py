@@ -512,6 +512,8 @@ def assemble(
         "pagination_tests": evidence.pagination_tests,
         "filter_tests": evidence.filter_tests,
         "field_tests": evidence.field_tests,
+        "aggregate_tests": evidence.aggregate_tests,
+        "relationship_tests": evidence.relationship_tests,
         "constraint_tests": evidence.constraint_tests,
         "capture_readings": live.readings.lines(""),
         "capture_notes": evidence.notes,

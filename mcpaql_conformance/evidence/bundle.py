@@ -159,6 +159,8 @@ class Bundle:
             ("pagination_tests", "response"),
             ("filter_tests", "response"),
             ("field_tests", "response"),
+            ("aggregate_tests", "response"),
+            ("relationship_tests", "response"),
             ("constraint_tests", "response"),
         ):
             cases = self.cases(key)

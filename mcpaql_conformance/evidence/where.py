@@ -11,6 +11,7 @@ from mcpaql_conformance.evidence.bundle import JsonObject, response_path
 from mcpaql_conformance.files.vocabulary import (
     DEFAULT_PAGE,
     FIRST_AND_LAST,
+    GROUPED,
     INPUT_NOT_OBJECT,
     INPUT_UNKNOWN_FIELD,
     INPUT_WRONG_TYPE,
@@ -20,6 +21,10 @@ from mcpaql_conformance.files.vocabulary import (
     NEXT_PAGE,
     PAGE_OF_ONE,
     STANDARD_PRESETS,
+    SUMMARY,
+    UNKNOWN_AGGREGATE_FIELD,
+    UNKNOWN_FUNCTION,
+    WITH_ITEMS,
 )
 from mcpaql_conformance.sanitize import plain
 
@@ -120,6 +125,8 @@ _SECTIONS: dict[str, Callable[[JsonObject], str]] = {
     "pagination_tests": lambda case: f"{_name(case['operation'])} {_page_call(case)}",
     "filter_tests": lambda case: f"{_name(case['operation'])} with a filter key it does not support",
     "field_tests": lambda case: f"{_name(case['operation'])} with {_fields_sent(case)}",
+    "aggregate_tests": lambda case: f"{_name(case['operation'])} asked for {_aggregate_asked(case)}",
+    "relationship_tests": lambda case: f"{_name(case['operation'])} asked for {_traversal_asked(case)}",
     "constraint_tests": lambda case: f"constraint {_name(case['name'])}",
     "batch_example": lambda case: "the batch",
 }  # fmt: skip
@@ -134,6 +141,25 @@ PAGE_CALLS: dict[str, str] = {
     DEFAULT_PAGE: "asked for no page size",
     MIXED_STYLES: "with first and offset (or page) together",
 }
+
+
+# What each kind of aggregate_tests call asked.
+AGGREGATE_CALLS: dict[str, str] = {
+    SUMMARY: "a count",
+    WITH_ITEMS: "a count with include_items",
+    UNKNOWN_FUNCTION: "an aggregate function it does not have",
+    UNKNOWN_AGGREGATE_FIELD: "an aggregate over a field it does not have",
+    GROUPED: "a count grouped by a field",
+}
+
+
+def _traversal_asked(case: JsonObject) -> str:
+    asked = {"all_sections": "every section", "one_section": "the relationships section alone", "deep": "depth 50"}
+    return asked.get(str(case.get("kind")), "a traversal")
+
+
+def _aggregate_asked(case: JsonObject) -> str:
+    return AGGREGATE_CALLS.get(str(case.get("kind")), "an aggregate")
 
 
 def _fields_sent(case: JsonObject) -> str:

@@ -79,6 +79,21 @@ MIXED_STYLES: PaginationTestKind = "mixed_styles"
 FieldTestKind = Literal["minimal", "standard", "full", "unknown_field"]
 STANDARD_PRESETS: tuple[FieldTestKind, ...] = ("minimal", "standard", "full")
 UNKNOWN_FIELD_NAME: FieldTestKind = "unknown_field"
+# What an aggregate_tests call sends as `aggregate` (its `kind`), to an operation documenting it
+# (features/aggregations): a count alone, a count with include_items true (where documented), a
+# function no server has, a field no server has, group_by with count.
+AggregateTestKind = Literal["summary", "with_items", "unknown_function", "unknown_field", "grouped"]
+SUMMARY: AggregateTestKind = "summary"
+WITH_ITEMS: AggregateTestKind = "with_items"
+UNKNOWN_FUNCTION: AggregateTestKind = "unknown_function"
+UNKNOWN_AGGREGATE_FIELD: AggregateTestKind = "unknown_field"
+GROUPED: AggregateTestKind = "grouped"
+# What a relationship_tests call asks of a relationship query (its `kind`, features/relationship-
+# queries): every section (no include), one section (include: relationships), a deep traversal.
+RelationshipTestKind = Literal["all_sections", "one_section", "deep"]
+ALL_SECTIONS: RelationshipTestKind = "all_sections"
+ONE_SECTION: RelationshipTestKind = "one_section"
+DEEP_TRAVERSAL: RelationshipTestKind = "deep"
 
 # The calls capture sends to see how the server reads a request itself (request_tests[].name):
 # one without `operation`, one with an empty name, a known name in upper case, a parameter both
@@ -120,6 +135,8 @@ WARNED_TWICE = "responses:repeated_warning"  # one warning (code and details) on
 BATCH_WARNED = "batch_example:item_warnings"  # a batch two of whose items carry warnings
 RELISTED = "batch_example:relisted"  # a batch item answering an introspect list again
 PRESET_PARAMETER = "introspection:preset_parameter"  # a READ operation documenting a `preset` parameter
+AGGREGATES = "introspection:aggregate_parameter"  # a READ operation documenting an `aggregate` parameter
+RELATIONSHIPS = "introspection:relationship_query"  # a READ operation traversing relationships
 # beside `pagination_tests:KIND` for each kind of call the run holds:
 BEYOND_A_PAGE = "pagination_tests:beyond_a_page"  # a page of 1000 showing more items than it holds, or over 100
 FULL_DEFAULT = "pagination_tests:full_default_page"  # a page asked with no size that says another follows

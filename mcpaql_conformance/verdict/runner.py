@@ -25,12 +25,14 @@ from mcpaql_conformance.files.vocabulary import (
 )
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.checks import CATEGORIES, Category, Context
+from mcpaql_conformance.verdict.checks.aggregates import aggregate_evidence
 from mcpaql_conformance.verdict.checks.descriptions import CRUDE_FAMILIES as CRUDE
 from mcpaql_conformance.verdict.checks.details import shared_parameters
 from mcpaql_conformance.verdict.checks.grammar import grammar_parameters
 from mcpaql_conformance.verdict.checks.level2 import failed_items
 from mcpaql_conformance.verdict.checks.listing import relisted as relisted_lists
 from mcpaql_conformance.verdict.checks.pages import pagination_evidence
+from mcpaql_conformance.verdict.checks.relations import relationship_evidence
 from mcpaql_conformance.verdict.checks.selection import selection_evidence
 from mcpaql_conformance.verdict.checks.semantic import run_verdicts
 from mcpaql_conformance.verdict.checks.warned import warning_evidence
@@ -123,7 +125,7 @@ def evidence_held(bundle: Bundle, ctx: Context) -> tuple[str, ...]:
     grammar = [QUERY_GRAMMAR] if any(grammar_parameters(detail) is not None for detail in ctx.details) else []
     warned = warning_evidence(bundle.response_groups)
     relisted = [RELISTED] if relisted_lists(ctx) else []
-    paged = (*pagination_evidence(ctx), *selection_evidence(ctx))
+    paged = (*pagination_evidence(ctx), *selection_evidence(ctx), *aggregate_evidence(ctx), *relationship_evidence(ctx))
     held = (*failing, *shared, *search, *grammar, *warned, *relisted, *paged, *_described_tools(ctx))
     return (*present, *requests, *held, *documented)
 

@@ -184,6 +184,11 @@ TYPES = [
               "required": True, "description": "A shelf."}),
         param("pageInfo", "PageInfo", "Pagination metadata.", True), APPLIED]),
     _type("PageInfo", "object", "Cursor pagination metadata (features/pagination §3).", fields=PAGE_INFO),
+    _type("RelationshipGraph", "object", "A traversal (features/relationship-queries §3); the sections asked for.",
+          fields=[param("root", "object", "Where the traversal started: {element_type, element_name}."),
+                  param("relationships", "array", "Each link met: {type, direction, target, depth}."),
+                  param("graph", "object", "nodes ({id, element_type, element_name}) and edges ({source, target, "
+                        "type}).")]),
     _type("DeletedBook", "object", "What delete_book removed.", fields=[
         param("book_id", "string", "The removed book.", True), param("deleted", "boolean", "Always true.", True)]),
     _type("SortOrder", "enum", "Sort direction.", values=["asc", "desc"]),
@@ -328,6 +333,88 @@ def query_examples() -> list[tuple[str, JsonObject]]:
     return [("Books done", {"query": "status:done"}), ("Well-rated titles, best first, two a page", best)]
 
 
+# Aggregations (features/aggregations) of list_books and query_books over the books that match.
+SUMMARIES = ("count", "sum", "avg", "min", "max")
+GROUPABLE, NUMERIC = ("status", "shelf_id", "author"), ("rating",)
+AGGREGATE_PARAMS = [
+    param("aggregate", "object", "Named summaries of the matching books: each key a label of yours, each value "
+          "{count: true}, {sum|avg|min|max: 'rating'}, or either with group_by: 'status', 'shelf_id' or 'author'. "
+          "Answers the summaries alone unless include_items is true."),
+    param("include_items", "boolean", "With `aggregate`: true for the page of matching books too (left out: "
+          "the summaries alone)."),
+]
+
+
+def aggregation_support(operation: str) -> JsonObject:
+    """What an operation's details say of its aggregations (features/aggregations §5); defects say less."""
+    if operation == "query_books" and broken("features/aggregations:5:advertise"):
+        return {}
+    if operation == "list_books" and broken("features/aggregations:2:expose-functions"):
+        return {"aggregation_support": {"supported": True}}
+    return {"aggregation_support": {"supported": True, "default_mode": "summary_only",
+            "functions": ["count", "group_by", *SUMMARIES[1:]], "groupable_fields": list(GROUPABLE),
+            "numeric_fields": list(NUMERIC)}}  # fmt: skip
+
+
+def aggregate(rows: list[JsonObject], asked: Any) -> JsonObject:
+    """The aggregations ``asked`` names over ``rows``, or VALIDATION_INVALID_TYPE naming what it does not know."""
+    found: JsonObject = {}
+    for label, spec in (asked.items() if isinstance(asked, dict) else []):
+        if not isinstance(spec, dict) or not spec:
+            return refuse("VALIDATION_INVALID_TYPE", f"Aggregate '{label}' expected an object such as {{count: true}}.",
+                          param_name="aggregate")  # fmt: skip
+        unknown = [key for key in spec if key not in (*SUMMARIES, "group_by")]
+        fields = [spec[key] for key in SUMMARIES[1:] if key in spec and spec[key] not in NUMERIC]
+        group = spec.get("group_by")
+        if group is not None and group not in GROUPABLE:
+            fields.append(group)
+        if (unknown or fields) and not broken("features/aggregations:4:reject-unsupported"):
+            what = f"unknown function(s) {', '.join(map(str, unknown))}" if unknown else f"field(s) {fields} unknown"
+            return refuse("VALIDATION_INVALID_TYPE", f"Aggregate '{label}': {what}. Functions: count, group_by, sum, "
+                          "avg, min, max; group_by: status, shelf_id, author; sum/avg/min/max: rating.",
+                          param_name="aggregate")  # fmt: skip
+        if group is not None and len(spec) > 1 and broken("features/aggregations:2:unsupported-combinations"):
+            return refuse("VALIDATION_INVALID_TYPE", f"Aggregate '{label}': group_by takes no other function.",
+                          param_name="aggregate")  # fmt: skip
+        groups: dict[str, list[JsonObject]] = {}
+        for row in rows:
+            groups.setdefault(str(row.get(group, "none")) if group is not None else "", []).append(row)
+        summaries = {key: summary(members, spec) for key, members in groups.items()}
+        found[str(label)] = summaries if group is not None else summaries.get("", summary([], spec))
+    return {"aggregations": found}
+
+
+def summary(rows: list[JsonObject], spec: JsonObject) -> Any:
+    """One aggregate's value over ``rows``: the count alone, or {count, sum, avg, min, max} asked for."""
+    values = [row["rating"] for row in rows if isinstance(row.get("rating"), int)]
+    done: JsonObject = {"count": len(rows)} if spec.get("count") is True or set(spec) <= {"group_by"} else {}
+    for key in (key for key in SUMMARIES[1:] if key in spec):
+        done[key] = {"sum": sum(values), "avg": sum(values) / len(values) if values else None,
+                     "min": min(values, default=None), "max": max(values, default=None)}[key]  # fmt: skip
+    return done["count"] if list(done) == ["count"] else done
+
+
+# Relationship queries (features/relationship-queries): books and shelves, linked both ways.
+RELATION_TYPES = ["shelved_on", "composes"]  # a book is shelved_on its shelf (ours); a shelf composes its books
+SECTIONS = ("root", "relationships", "graph", "graph.nodes", "graph.edges")
+MAX_DEPTH = 5
+VOCABULARY = "features/relationship-queries:2:stable-vocabulary"  # `start` for root
+DEPTH_SAID = "features/relationship-queries:5:max-depth-documented"  # no maximum anywhere
+
+
+def relationship_capabilities() -> JsonObject:
+    """What query_relationships's details say of it (features/relationship-queries §6); defects say less."""
+    if broken("features/relationship-queries:6:advertise"):
+        return {}
+    said: JsonObject = {"supported": True, "directions": ["incoming", "outgoing", "both"], "max_depth": MAX_DEPTH,
+                        "relationship_types": RELATION_TYPES}  # fmt: skip
+    if broken(DEPTH_SAID):
+        del said["max_depth"]
+    if broken("features/relationship-queries:4:custom-types-documented"):  # shelved_on unsaid
+        said["relationship_types"] = ["composes"]
+    return {"relationship_capabilities": said}
+
+
 LIST_INFO = {"supports_pagination": True, "pagination": {"style": "cursor", "default_page_size": DEFAULT_PAGE,
              "max_page_size": MAX_PAGE, "supports_total_count": True}, "supports_field_selection": True}
 
@@ -372,11 +459,12 @@ OPERATIONS = [
         "(pageInfo); `fields` selects what each item shows.", [
             {**SHELF_ID, "required": False, "description": "Only books of this existing shelf."}, BOOK_FILTER,
             sort_param("Book", ["title", "author", "rating", "status", "added_at"], "added_at"),
-            fields_param("Book", "standard"), *pagination("list_books")],
+            fields_param("Book", "standard"), *pagination("list_books"), *AGGREGATE_PARAMS],
         _returns("BookPage", "A page of books."), ("First page", {"first": 10}),
         ("Titles of the main shelf still to read, best rated first", {"shelf_id": "shelf_main", "filter":
          {"status": "to-read"}, "sort": {"field": "rating", "order": "desc"}, "fields": ["book_id", "title"],
-         "first": 5}), **LIST_INFO),
+         "first": 5}), ("How many books of each status", {"aggregate": {"by_status": {"group_by": "status",
+         "count": True}}}), **LIST_INFO, **aggregation_support("list_books")),
     _op("search_books", "READ", "Search the books by free text: every word of `query` appears in the title or "
         "the author (any case); the first page of matches.", [
             param("text" if broken(SEARCH_QUERY) else "query", "string", "The words to look for.", True,
@@ -384,8 +472,26 @@ OPERATIONS = [
         _returns("BookPage", "The first page of matching books."), ("Books by Le Guin", {"query": "le guin"})),
     _op("query_books", "READ", query_books_text(), [query_param(), BOOK_FILTER,
         sort_param("Book", ["title", "author", "rating", "status", "added_at"], "added_at"),
-        fields_param("Book", "standard"), *pagination("query_books")],
-        _returns("BookPage", "A page of the books matching the selector."), *query_examples(), **LIST_INFO),
+        fields_param("Book", "standard"), *pagination("query_books"), *AGGREGATE_PARAMS],
+        _returns("BookPage", "A page of the books matching the selector."), *query_examples(), **LIST_INFO,
+        **aggregation_support("query_books")),
+    _op("query_relationships", "READ", "Traverse the reading list: a book is shelved_on its shelf (a type of "
+        "ours), a shelf composes its books. From `root` along `direction`, up to `depth` hops; `include` picks the "
+        "sections (root, relationships, graph, graph.nodes, graph.edges), every one when left out.", [
+            param("start" if broken(VOCABULARY) else "root", "object", "Where to start: {element_type: 'book' or "
+                  "'shelf', element_name: its book_id or shelf_id}.", True, fields=[
+                      param("element_type", "string", "book or shelf.", True, enum=["book", "shelf"]),
+                      param("element_name", "string", "The book_id or shelf_id.", True, minLength=1)]),
+            param("direction", "string", "incoming, outgoing or both.", True, enum=["incoming", "outgoing", "both"]),
+            param("relationship", "string", "Only links of this type.", enum=RELATION_TYPES),
+            param("depth", "integer", "Hops from the root (1 when left out; deeper asks are served at the "
+                  "max_depth of relationship_capabilities).", minimum=1),
+            param("include", "array", "The sections to answer.", items={"name": "section", "type": "string",
+                  "required": True, "description": "A section.", "enum": list(SECTIONS)})],
+        _returns("RelationshipGraph", "The traversal."), ("Around the first book, two hops", {
+            "start" if broken(VOCABULARY) else "root": {"element_type": "book", "element_name": "book_1"},
+            "direction": "both", "depth": 2}),
+        **relationship_capabilities()),
     _op("get_book", "READ", "Read one book.", [BOOK_ID, *book_selection()],
         _returns("Book", "The book."), ("Read a book", {"book_id": "book_1"}),
         ("Just its title", {"book_id": "book_1", **({"preset": "minimal"} if PRESET_ONLY else {"fields": ["title"]})}),
@@ -765,6 +871,19 @@ def decode_cursor(name: str, cursor: str, sort: JsonObject) -> list[Any] | JsonO
             actual_type="unknown cursor",
         )
     return list(key)
+
+
+def sections(found: JsonObject, include: Any) -> JsonObject:
+    """The sections of a traversal ``include`` names (all of them when it names none)."""
+    if broken("features/relationship-queries:3:all-sections-default") and include is None:
+        return {"relationships": found["relationships"]}
+    if include is None or broken("features/relationship-queries:3:requested-sections"):
+        return found
+    kept: JsonObject = {name: found[name] for name in ("root", "relationships", "graph") if name in include}
+    for part in ("nodes", "edges"):
+        if f"graph.{part}" in include and "graph" not in include:
+            kept.setdefault("graph", {})[part] = found["graph"][part]
+    return kept
 
 
 def paginate(rows: list[JsonObject], id_field: str, params: JsonObject, paths: list[str]) -> JsonObject:
@@ -1223,6 +1342,15 @@ class ReadingList:
             and ("tag" not in wanted or wanted["tag"] in b.get("tags", []))
             and selected(b)
         ]
+        if "aggregate" in params:  # features/aggregations: the summaries, the page only when asked for
+            summaries = aggregate(rows, params["aggregate"])
+            if summaries.get("success") is False:
+                return summaries
+            rows_too = params.get("include_items") is True and not broken("features/aggregations:3:include-items-flag")
+            if not rows_too and not broken("features/aggregations:3:omit-items"):
+                return {"success": True, "data": {**summaries, "applied": {"aggregate": params["aggregate"]}}}
+            page = paginate(rows, "book_id", {"sort": {"field": "added_at"}, **params}, paths)
+            return page if page.get("success") is False else page | {"data": {**summaries, **page["data"]}}
         return paginate(rows, "book_id", {"sort": {"field": "added_at"}, **params}, paths)
 
     def query_books(self, params: JsonObject) -> JsonObject:
@@ -1252,6 +1380,55 @@ class ReadingList:
         rows = [b for b in self.books.values() if all(w in f"{b['title']} {b.get('author', '')}".casefold()
                                                        for w in words)]  # fmt: skip
         return paginate(rows, "book_id", {"sort": {"field": "added_at"}}, paths)
+
+    def query_relationships(self, params: JsonObject) -> JsonObject:
+        """A breadth-first walk from the root, each node expanded once (a cycle's closing edge still shown)."""
+        root = params["start" if broken(VOCABULARY) else "root"]
+        kind, ident = root["element_type"], root["element_name"]
+        if ident not in (self.books if kind == "book" else self.shelves):
+            return not_found(kind, ident, "list_books" if kind == "book" else "list_shelves")
+        start, direction, wanted = f"{kind}:{ident}", params["direction"], params.get("relationship")
+        depth = min(params.get("depth", 1), MAX_DEPTH)
+        again = broken("features/relationship-queries:5:bounded-expansion")  # re-expands what it met (up to 5)
+        twice = broken("features/relationship-queries:5:dedupe-visited")  # lists a node each time it meets it
+        nodes, edges, links, frontier, visited = [start], [], [], [start], {start}
+        for level in range(1, min(depth, MAX_DEPTH) + 1):
+            reached = []
+            for node in frontier:
+                for source, target, kind_of, way in self.links(node, direction):
+                    other, edge = (target if way == "outgoing" else source), (source, target, kind_of)
+                    if wanted not in (None, kind_of) or (edge in edges and not again):
+                        continue  # each link once: a cycle's closing edge is shown, not followed again
+                    edges.append(edge)
+                    links.append({"type": kind_of, "direction": way, "target": self.node(other), "depth": level})
+                    if other not in visited or twice:
+                        nodes.append(other)
+                    if other not in visited or again:
+                        reached.append(other)
+                    visited.add(other)
+            frontier = reached
+        graph = {"nodes": [self.node(node) | {"id": node} for node in nodes],
+                 "edges": [{"source": a, "target": b, "type": t} for a, b, t in edges]}  # fmt: skip
+        found = {"root": self.node(start), "relationships": links, "graph": graph}
+        return {"success": True, "data": sections(found, params.get("include"))}
+
+    def links(self, node: str, direction: str) -> list[tuple[str, str, str, str]]:
+        """(source, target, type, direction from ``node``) of each link at a node."""
+        kind, ident = node.split(":", 1)
+        if kind == "book":
+            book = self.books.get(ident, {})
+            out = [(node, f"shelf:{book['shelf_id']}", "shelved_on", "outgoing")] if book else []
+            into = [(f"shelf:{book['shelf_id']}", node, "composes", "incoming")] if book else []
+        else:
+            shelved = [b for b in self.books if self.books[b]["shelf_id"] == ident]
+            out = [(node, f"book:{b}", "composes", "outgoing") for b in shelved]
+            into = [(f"book:{b}", node, "shelved_on", "incoming") for b in shelved]
+        return {"outgoing": out, "incoming": into, "both": out + into}[direction]
+
+    @staticmethod
+    def node(node: str) -> JsonObject:
+        kind, ident = node.split(":", 1)
+        return {"element_type": kind, "element_name": ident}
 
     def get_book(self, params: JsonObject) -> JsonObject:
         book = self.books.get(params["book_id"])

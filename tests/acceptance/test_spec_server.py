@@ -44,6 +44,8 @@ ASKED_FOR = (
     "pagination",
     "filter",
     "field",
+    "aggregate",
+    "relationship",
     "batch",  # its middle item asks for a refusal (operations §7.3: the items after it still run)
 )
 

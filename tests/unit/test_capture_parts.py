@@ -247,3 +247,46 @@ def test_an_operation_paging_with_cursors_is_walked_and_one_mixing_styles_asked_
     assert next_cursor(more) == "abc"
     assert next_cursor({**more, "data": {"pageInfo": {"hasNextPage": False, "endCursor": "abc"}}}) is None
     assert next_cursor({"success": False, "error": {}}) is None and next_cursor("text") is None
+
+
+def test_an_operation_taking_aggregate_is_asked_for_counts_unknown_names_and_a_grouping() -> None:
+    from mcpaql_conformance.capture.collections import collection_calls
+    from mcpaql_conformance.live.discovery import Operation
+
+    parameters = [{"name": "aggregate", "type": "object"}, {"name": "include_items", "type": "boolean"}]
+    detail = {"aggregation_support": {"groupable_fields": [7, "status"]}}
+    op = Operation("list_books", 0, "READ", "mcp_aql_read", parameters, declarations=[detail])
+    calls = {variant: params for kind, _, params, variant in collection_calls(op, {"aggregate": {}}, "?")}
+    assert calls == {
+        "summary": {"aggregate": {"total": {"count": True}}},
+        "with_items": {"aggregate": {"total": {"count": True}}, "include_items": True},
+        "unknown_function": {"aggregate": {"total": {"zz_conformance_function": True}}},
+        "unknown_field": {"aggregate": {"total": {"sum": "zz_conformance_field"}}},
+        "grouped": {"aggregate": {"by": {"group_by": "status", "count": True}}},
+    }
+    bare = Operation("list_books", 0, "READ", "mcp_aql_read", parameters[:1])
+    assert [variant for *_, variant in collection_calls(bare, {}, "?")] == ["summary", "unknown_function",
+                                                                           "unknown_field"]  # fmt: skip
+
+
+def test_a_relationship_query_is_asked_for_every_section_one_section_and_its_deepest_traversal() -> None:
+    from mcpaql_conformance.capture.collections import collection_calls
+    from mcpaql_conformance.live.discovery import Operation
+
+    parameters = [{"name": "root", "required": True}, {"name": "direction", "required": True}, {"name": "depth"},
+                  {"name": "include"}]  # fmt: skip
+    root = {"element_type": "book", "element_name": "b1"}
+    op = Operation("query_relationships", 0, "READ", "mcp_aql_read", parameters,
+                   declarations=[{"relationship_capabilities": {"max_depth": 4}}])  # fmt: skip
+    calls = {variant: params for kind, _, params, variant in collection_calls(
+        op, {"root": root, "direction": "incoming", "include": ["root"]}, "?") if kind == "relationship"}  # fmt: skip
+    assert calls == {
+        "all_sections": {"root": root, "direction": "both"},
+        "one_section": {"root": root, "direction": "both", "include": ["relationships"]},
+        "deep": {"root": root, "direction": "both", "depth": 4},
+    }
+    undocumented = Operation("links_of", 0, "READ", "mcp_aql_read", parameters)
+    deep = [params for kind, _, params, variant in collection_calls(undocumented, {"root": root}, "?")
+            if variant == "deep"]  # fmt: skip
+    assert deep == [{"root": root, "direction": "both", "depth": 50}]
+    assert collection_calls(Operation("get_book", 0, "READ", "mcp_aql_read", [{"name": "root"}]), {}, "?") == []

@@ -51,6 +51,8 @@ TEST_MODULES = {
     "mcpaql_conformance.verdict.checks.errors", "mcpaql_conformance.verdict.checks.introspection",
     "mcpaql_conformance.verdict.checks.level2", "mcpaql_conformance.verdict.checks.listing",
     "mcpaql_conformance.verdict.checks.pages", "mcpaql_conformance.verdict.checks.selection",
+    "mcpaql_conformance.verdict.checks.aggregates", "mcpaql_conformance.verdict.checks.relations",
+    "mcpaql_conformance.verdict.checks.controls",
     "mcpaql_conformance.verdict.checks.parameters", "mcpaql_conformance.verdict.checks.returns",
     "mcpaql_conformance.verdict.checks.requests", "mcpaql_conformance.verdict.checks.roundtrip",
     "mcpaql_conformance.verdict.checks.routing",

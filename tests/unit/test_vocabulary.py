@@ -60,6 +60,8 @@ SOURCES: dict[tuple[str, str], Source] = {
     ("bundle", "/properties/update_input_tests/items/properties/kind/enum"): _vocabulary("UpdateInputKind"),
     ("bundle", "/properties/pagination_tests/items/properties/kind/enum"): _vocabulary("PaginationTestKind"),
     ("bundle", "/properties/field_tests/items/properties/kind/enum"): _vocabulary("FieldTestKind"),
+    ("bundle", "/properties/aggregate_tests/items/properties/kind/enum"): _vocabulary("AggregateTestKind"),
+    ("bundle", "/properties/relationship_tests/items/properties/kind/enum"): _vocabulary("RelationshipTestKind"),
     ("bundle", "/properties/request_tests/items/properties/name/enum"): _vocabulary("RequestTestName"),
     ("bundle", "/$defs/AgentRun/properties/tool_calls/items/properties/outcome/enum"): _vocabulary("ToolCallOutcome"),
     ("bundle", "/$defs/ValueSource/enum"): _vocabulary("ValueSource"),

@@ -68,8 +68,10 @@ def encoding_findings(bundle: Bundle, details: dict[str, JsonObject]) -> tuple[l
             elif key not in warnings and _off_utc(value) and _named_or_documented(field, documented, name):
                 text = f"{_label(name, field)}: timestamp {show(value)} is not in UTC (Z) at {where}"
                 warnings[key] = cite(UTC, text)
-        # a page is cursor-paginated when its operation documents cursors or it answers a pageInfo
+        # a page is cursor-paginated when its operation documents cursors or it answers a pageInfo;
+        # a summary alone (aggregations without rows, features/aggregations §3) is no page
         paged = name in cursor_operations or (isinstance(data, dict) and "pageInfo" in data)
+        paged = paged and not (isinstance(data, dict) and "aggregations" in data and "items" not in data)
         if own and paged and (name, "pageInfo") not in warnings:
             problem = _page_info_problem(data)
             if problem is not None:

@@ -29,32 +29,27 @@ from mcpaql_conformance.verdict.checks.base import (
     told,
     uncited,
 )
+from mcpaql_conformance.verdict.checks.controls import control_call_findings, control_documentation_findings
 from mcpaql_conformance.verdict.checks.details import (
     detail_schema_failures,
-    list_query_findings,
-    search_query_findings,
     shared_parameter_findings,
     tool_name_failures,
 )
 from mcpaql_conformance.verdict.checks.encoding import encoding_findings
-from mcpaql_conformance.verdict.checks.grammar import query_grammar_findings
 from mcpaql_conformance.verdict.checks.listing import (
     cached_findings,
     discovery_failures,
     introspect_answer,
     protocol_findings,
 )
-from mcpaql_conformance.verdict.checks.pages import pagination_findings
 from mcpaql_conformance.verdict.checks.parameters import unknown_parameter_problem
 from mcpaql_conformance.verdict.checks.requests import (
-    filter_findings,
     limit_findings,
     null_byte_findings,
     request_shape_findings,
 )
 from mcpaql_conformance.verdict.checks.returns import return_shape_warnings
 from mcpaql_conformance.verdict.checks.routing import routing_evidence_failures, unknown_operation_findings
-from mcpaql_conformance.verdict.checks.selection import field_test_findings, preset_alias_findings
 from mcpaql_conformance.verdict.checks.tools import mcp_tool_findings
 from mcpaql_conformance.verdict.checks.typeinfo import (
     type_detail_failures,
@@ -211,7 +206,10 @@ _INTROSPECTION_OPERATION_DETAILS_RULES = (
     "mcp:2.1.1:crude-templates", "mcp:2.1.1:custom-template", "mcp:2.1.1:purpose-and-kinds",
     "endpoint-modes:4.7:family-description", "endpoint-modes:4.7:intent-revealing-names",
     "endpoint-modes:5.4:unified-description",
-    "features/collection-querying:2.4:preset-alias-only",
+    "features/collection-querying:2.4:preset-alias-only", "features/aggregations:5:advertise",
+    "features/collection-querying:3:query-aggregate", "features/relationship-queries:6:advertise",
+    "features/relationship-queries:5:max-depth-documented", "features/relationship-queries:2:stable-vocabulary",
+    "features/aggregations:2:expose-functions",
     "features/collection-querying:2.1:query-grammar-documented", "features/collection-querying:3:query-grammar",
     "features/collection-querying:3:query-filter-rules", "features/collection-querying:4.2:grammar-in-description",
     "features/collection-querying:4.2:composed-example", "features/collection-querying:6:grammar-summary",
@@ -234,8 +232,8 @@ def operation_details(ctx: Context) -> Outcome:
     failures += _naming_failures(_names(details, ctx.details_by_name), "documented")
     failures += _listing_failures(ctx, valid)
     failures += _reserved_failures(valid) + routing_evidence_failures(ctx) + unknown_operation_findings(ctx)
-    failures += request_shape_findings(ctx) + shared_parameter_findings(valid) + search_query_findings(valid)
-    failures += list_query_findings(valid) + query_grammar_findings(valid) + preset_alias_findings(ctx)
+    failures += request_shape_findings(ctx) + shared_parameter_findings(valid)
+    failures += control_documentation_findings(ctx, valid)
     shape_failures, warnings = _shape_failures(ctx, valid)
     input_failures, input_warnings = update_input_documentation(valid, ctx.named_types)
     failures += shape_failures + input_failures
@@ -525,7 +523,12 @@ _INTROSPECTION_COMPLETENESS_RULES = (
     "features/pagination:5.3:clamp-not-reject", "features/pagination:6.2:should-list", "operations:4.4.3:page-info",
     "operations:4.4.3:pagination-metadata", "features/collection-querying:2.6:mixed-styles-rejected",
     "features/collection-querying:5:validation-list", "features/field-selection:3.1:standard-presets",
-    "features/field-selection:5.2:should-list",
+    "features/field-selection:5.2:should-list", "features/aggregations:3:omit-items",
+    "features/aggregations:3:include-items-flag", "features/aggregations:4:reject-unsupported",
+    "features/aggregations:2:unsupported-combinations", "features/collection-querying:2.5:summary-by-default",
+    "features/relationship-queries:3:all-sections-default", "features/relationship-queries:3:requested-sections",
+    "features/relationship-queries:5:dedupe-visited", "features/relationship-queries:5:bounded-expansion",
+    "features/relationship-queries:4:custom-types-documented",
 )  # fmt: skip
 
 
@@ -569,8 +572,8 @@ def completeness(ctx: Context) -> Outcome:
                 for p in documented
                 if p not in seen and ctx.not_probed(operation, ("accepted_parameters",), p) is None
             ]
-    failures += _refused_valid_requests(ctx) + null_byte_findings(ctx) + limit_findings(ctx) + pagination_findings(ctx)
-    failures += filter_findings(ctx) + field_test_findings(ctx)
+    failures += _refused_valid_requests(ctx) + null_byte_findings(ctx) + limit_findings(ctx)
+    failures += control_call_findings(ctx)
     warnings += return_shape_warnings(ctx.bundle, ctx.details_by_name)
     encoding_failures, encoding_warnings = encoding_findings(ctx.bundle, ctx.details_by_name)
     failures += encoding_failures
