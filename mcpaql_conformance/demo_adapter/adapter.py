@@ -515,7 +515,7 @@ OPERATIONS = (
     Operation(
         "list_notes",
         "READ",
-        "List notes.",
+        "List notes, in the order they were created (no filter or sort: a notebook is short).",
         (
             Param("limit", "integer", False, "Page size", {"default": 20, "minimum": 1, "maximum": 100}),
             Param(

@@ -152,7 +152,10 @@ def minimal_conformant_bundle() -> dict[str, Any]:
             "semantic_category": category,
             "endpoint": endpoint,
             "mcpTool": f"mcp_aql_{endpoint}",
-            "description": f"{name} operation.",
+            "description": f"{name} operation."
+            + (
+                " No filter, sort or fields: every bookmark in full." if name.startswith("list_") else ""
+            ),  # collection-querying §3
             "permissions": {"readOnly": perms[0], "destructive": perms[1]},
             "parameters": [{"name": p, "type": "string", "required": r} for p, r in params],
             "returns": {"name": "Bookmark", "kind": "object"},

@@ -313,7 +313,9 @@ def query_books_text() -> str:
                'field:value for status, tag or author (quote a value with spaces: author:"Ursula K. Le Guin") and '
                "rating>=N or rating<=N")  # fmt: skip
     combined = "" if broken(WITH_FILTER) else " `filter` narrows the result too: a book must match both."
-    return f"Query the books{grammar}.{combined} Sorted, cursor-paginated and field-selected like list_books."
+    tail = {QUERY_SORT: "Cursor-paginated and field-selected", QUERY_FIELDS: "Sorted and cursor-paginated"}
+    shown = next((text for rule, text in tail.items() if broken(rule)), "Sorted, cursor-paginated and field-selected")
+    return f"Query the books{grammar}.{combined} {shown} like list_books."
 
 
 def query_param() -> JsonObject:
@@ -323,6 +325,39 @@ def query_param() -> JsonObject:
                  "of another form is refused.", not broken(GRAMMAR), minLength=1, maxLength=200)  # fmt: skip
 
 
+# The capability matrix (features/collection-querying §3, §2.2), a control left out unsaid by defect.
+LIST_CONTROLS = "features/collection-querying:3:list-controls"  # list_shelves: no filter, unsaid
+LIST_FIELDS = "features/collection-querying:3:list-paging-fields"  # list_shelves: no fields, unsaid
+SEARCH_CONTROLS = "features/collection-querying:3:search-filter-sort"
+SEARCH_PAGING = "features/collection-querying:3:search-paging-fields"
+QUERY_SORT = "features/collection-querying:3:query-sort"  # query_books: no sort
+QUERY_FIELDS = "features/collection-querying:3:query-paging-fields"  # query_books: no fields
+STRING_FILTER = "features/collection-querying:2.2:filter-object"  # search_books: a filter that is a string
+
+
+def search_books_text() -> str:
+    """search_books's description, saying which controls it leaves out (collection-querying §3)."""
+    said = "" if broken(SEARCH_CONTROLS) else " No filter or sort: matches come in the order added."
+    paged = "matches" if broken(SEARCH_PAGING) else "the first page of matches"
+    return f"Search the books by free text: every word of `query` appears in the title or the author (any case); " \
+           f"{paged}.{said}"
+
+
+def status_filter() -> list[JsonObject]:
+    """search_books's filter where one defect has it: a string, not an object of filter keys."""
+    return [param("filter", "string", "Only books of this status.", enum=STATUSES)] if broken(STRING_FILTER) else []
+
+
+def shelf_fields() -> list[JsonObject]:
+    return [] if broken(LIST_FIELDS) else [fields_param("Shelf", "standard")]
+
+
+def without(example: JsonObject) -> JsonObject:
+    """An example's params without what a defect leaves out of query_books (sort, fields)."""
+    gone = {"sort"} if broken(QUERY_SORT) else {"fields"} if broken(QUERY_FIELDS) else set()
+    return {key: value for key, value in example.items() if key not in gone}
+
+
 def query_examples() -> list[tuple[str, JsonObject]]:
     best = {"query": "rating>=4", "sort": {"field": "rating", "order": "desc"}, "fields": ["book_id", "title"],
             "first": 2}  # fmt: skip
@@ -330,7 +365,7 @@ def query_examples() -> list[tuple[str, JsonObject]]:
         return [("Every book, two a page", {"first": 2})]
     if broken(COMPOSED):
         return [("Books done", {"query": "status:done"}), ("Well-rated books", {"query": "rating>=4"})]
-    return [("Books done", {"query": "status:done"}), ("Well-rated titles, best first, two a page", best)]
+    return [("Books done", {"query": "status:done"}), ("Well-rated titles, best first, two a page", without(best))]
 
 
 # Aggregations (features/aggregations) of list_books and query_books over the books that match.
@@ -444,11 +479,12 @@ OPERATIONS = [
         _returns("IntrospectionResult", "Lists or details."), ("List the operations", {"query": "operations"}),
         ("Details of add_book", {"query": "operations", "name": "add_book"}),
         ("Details of the Book type", {"query": "types", "name": "Book"})),
-    _op("list_shelves", "READ", "List the shelves, sorted and cursor-paginated (no filter: there are few).",
-        [*shelf_query(), fields_param("Shelf", "standard"),
+    _op("list_shelves", "READ", "List the shelves, sorted and cursor-paginated" + ("." if broken(LIST_CONTROLS) else
+        " (no filter: there are few)."), [*shelf_query(), *shelf_fields(),
          sort_param("Shelf", ["shelf_id", "name", "created_at"], "shelf_id"),
          *pagination("list_shelves")], _returns("ShelfPage", "A page of shelves."), ("All shelves", {}),
-        ("Shelf names, two at a time", {"fields": "minimal", "first": 2}), **LIST_INFO),
+        ("Shelf names, two at a time", {"first": 2, **({} if broken(LIST_FIELDS) else {"fields": "minimal"})}),
+        **LIST_INFO),
     _op("get_shelf", "READ", "Read one shelf.", [SHELF_ID, fields_param("Shelf", "full")],
         _returns("Shelf", "The shelf."), ("Read the main shelf", {"shelf_id": "shelf_main"}),
         supports_field_selection=True),
@@ -465,14 +501,15 @@ OPERATIONS = [
          {"status": "to-read"}, "sort": {"field": "rating", "order": "desc"}, "fields": ["book_id", "title"],
          "first": 5}), ("How many books of each status", {"aggregate": {"by_status": {"group_by": "status",
          "count": True}}}), **LIST_INFO, **aggregation_support("list_books")),
-    _op("search_books", "READ", "Search the books by free text: every word of `query` appears in the title or "
-        "the author (any case); the first page of matches.", [
+    _op("search_books", "READ", search_books_text(), [
             param("text" if broken(SEARCH_QUERY) else "query", "string", "The words to look for.", True,
-                  minLength=1, maxLength=200), fields_param("Book", "standard")],
+                  minLength=1, maxLength=200), fields_param("Book", "standard"), *status_filter()],
         _returns("BookPage", "The first page of matching books."), ("Books by Le Guin", {"query": "le guin"})),
     _op("query_books", "READ", query_books_text(), [query_param(), BOOK_FILTER,
-        sort_param("Book", ["title", "author", "rating", "status", "added_at"], "added_at"),
-        fields_param("Book", "standard"), *pagination("query_books"), *AGGREGATE_PARAMS],
+        *([] if broken(QUERY_SORT) else [sort_param("Book", ["title", "author", "rating", "status", "added_at"],
+                                                    "added_at")]),
+        *([] if broken(QUERY_FIELDS) else [fields_param("Book", "standard")]), *pagination("query_books"),
+        *AGGREGATE_PARAMS],
         _returns("BookPage", "A page of the books matching the selector."), *query_examples(), **LIST_INFO,
         **aggregation_support("query_books")),
     _op("query_relationships", "READ", "Traverse the reading list: a book is shelved_on its shelf (a type of "
@@ -1378,7 +1415,8 @@ class ReadingList:
             return paths
         words = str(params["text" if broken(SEARCH_QUERY) else "query"]).casefold().split()
         rows = [b for b in self.books.values() if all(w in f"{b['title']} {b.get('author', '')}".casefold()
-                                                       for w in words)]  # fmt: skip
+                                                       for w in words) and params.get("filter", b["status"]) ==
+                b["status"]]  # fmt: skip
         return paginate(rows, "book_id", {"sort": {"field": "added_at"}}, paths)
 
     def query_relationships(self, params: JsonObject) -> JsonObject:

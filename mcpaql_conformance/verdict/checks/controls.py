@@ -11,6 +11,7 @@ from mcpaql_conformance.evidence.index import Context
 from mcpaql_conformance.verdict.checks.aggregates import aggregate_documentation_findings, aggregate_test_findings
 from mcpaql_conformance.verdict.checks.details import list_query_findings, search_query_findings
 from mcpaql_conformance.verdict.checks.grammar import query_grammar_findings
+from mcpaql_conformance.verdict.checks.matrix import matrix_findings
 from mcpaql_conformance.verdict.checks.pages import pagination_findings
 from mcpaql_conformance.verdict.checks.relations import relationship_documentation_findings, relationship_test_findings
 from mcpaql_conformance.verdict.checks.requests import filter_findings
@@ -23,6 +24,7 @@ def control_documentation_findings(ctx: Context, valid: list[JsonObject]) -> lis
         *search_query_findings(valid),
         *list_query_findings(valid),
         *query_grammar_findings(valid),
+        *matrix_findings(ctx),
         *preset_alias_findings(ctx),
         *aggregate_documentation_findings(ctx),
         *relationship_documentation_findings(ctx),

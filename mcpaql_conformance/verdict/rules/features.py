@@ -66,14 +66,15 @@ PAGINATION: tuple[Rule, ...] = (
     Rule(f"{_PG}:6.1:must-list", MUST, "6.1", "supporting pagination MUST",
          "A server that paginates takes first/after/last/before, answers pageInfo with both has-page flags "
          "(and both end cursors when items come back), refuses invalid combinations with an error code, and "
-         "keeps one stable order across the pages of a walk.",
-         tests=(COMPLETENESS,), reading="Judged on capture's walk: first: 1 gives at most one item, `after` its "
-         "endCursor another item, and the rest as features/pagination §2.3 and §3.1 (judged there) say."),
+         "keeps one stable order across the pages of a walk (judged on capture's walk: first: 1 gives at most one "
+         "item, `after` its endCursor another item, and the rest as features/pagination §2.3 and §3.1 (judged there) "
+         "say).",
+         tests=(COMPLETENESS,)),
     Rule(f"{_PG}:6.2:should-list", SHOULD, "6.2", "supporting pagination SHOULD",
          "A server that paginates gives totalCount when cheap, caps the page size, pages both ways, uses "
-         "opaque URL-safe cursors and declares its pagination in introspection.",
-         tests=(COMPLETENESS,), reading="Judged on its page cap (§5.3, judged there) and its cursors (§6.4); "
-         "totalCount is a MAY-like 'when cheap' no answer can weigh."),
+         "opaque URL-safe cursors and declares its pagination in introspection (judged on its page cap (§5.3, judged "
+         "there) and its cursors (§6.4); totalCount is a MAY-like 'when cheap' no answer can weigh).",
+         tests=(COMPLETENESS,)),
     Rule(f"{_PG}:6.3:may-list", MAY, "6.3", "supporting pagination MAY",
          "A server that paginates may add edges, expiring or cross-session cursors, sorting, and window "
          "metadata such as returned.",

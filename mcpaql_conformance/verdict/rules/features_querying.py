@@ -29,17 +29,16 @@ _CQ = "features/collection-querying"
 _AG = "features/aggregations"
 _RQ = "features/relationship-queries"
 
-_APPLIED = "filter, sort, cursor and fields values sent to each {} operation, checked for effect"
-
 
 COLLECTION_QUERYING: tuple[Rule, ...] = (
     Rule(f"{_CQ}:1:families-coexist", MAY, "1", "These patterns MAY coexist",
          "A server may offer list_*, search_* and query_* operations side by side.",
          not_judged=A_MAY),
     Rule(f"{_CQ}:1:shared-shapes", SHOULD, "1", "share the same cross-cutting parameter shapes",
-         "A server offering several collection families gives their common controls the same shape.",
-         not_judged=PROBE + "the same filter, sort, fields and pagination values sent to the list_, search_ "
-         "and query_ operations of one collection"),
+         "A server offering several collection families gives their common controls the same shape (judged with "
+         "operations §4.4.4 (same-type, same-default): a cross-cutting parameter documented with two types or two "
+         "defaults across operations).",
+         tests=(DETAILS,)),
     Rule(f"{_CQ}:2.1:search-query-name", SHOULD, "2.1", "use query as the canonical text-search parameter",
          "A server's search_* operations take their free text in a parameter named query.",
          tests=(DETAILS,)),
@@ -55,8 +54,9 @@ COLLECTION_QUERYING: tuple[Rule, ...] = (
          "`query` parameter described, an example using it).",
          tests=(DETAILS,)),
     Rule(f"{_CQ}:2.2:filter-object", SHOULD, "2.2", "object whose keys are adapter-defined filter",
-         "A server that filters takes filter as an object keyed by its own filter fields.",
-         not_judged=PROBE + "a filter object holding one documented filter key"),
+         "A server that filters takes filter as an object keyed by its own filter fields (judged on what introspection "
+         "documents: `filter` typed as an object).",
+         tests=(DETAILS,)),
     Rule(f"{_CQ}:2.2:unknown-filter-key", SHOULD, "2.2", "Unsupported filter keys SHOULD produce",
          "A server that filters refuses an unsupported filter key with a validation error.",
          tests=(COMPLETENESS,)),
@@ -96,26 +96,26 @@ COLLECTION_QUERYING: tuple[Rule, ...] = (
          not_judged=UNSEEN + "whether an operation is new or native to MCP-AQL shows in no answer"),
     Rule(f"{_CQ}:3:list-controls", SHOULD, "3", "Not required | SHOULD support | SHOULD support",
          "A server's list_* operations support filter and sort.",
-         not_judged=PROBE + _APPLIED.format("list_*")),
+         tests=(DETAILS,)),
     Rule(f"{_CQ}:3:list-aggregate", MAY, "3", "MAY support",
          "A server's list_* operations may support aggregate.",
          not_judged=A_MAY),
     Rule(f"{_CQ}:3:list-paging-fields", SHOULD, "3", "MAY support | SHOULD support | SHOULD support",
          "A server's list_* operations support pagination and fields.",
-         not_judged=PROBE + _APPLIED.format("list_*")),
+         tests=(DETAILS,)),
     Rule(f"{_CQ}:3:search-query", SHOULD, "3", "SHOULD support as the canonical text parameter",
          "A server's search_* operations take their text in query.",
          tests=(DETAILS,)),
     Rule(f"{_CQ}:3:search-filter-sort", SHOULD, "3", "text parameter | SHOULD support | SHOULD support",
          "A server's search_* operations support filter and sort.",
-         not_judged=PROBE + _APPLIED.format("search_*")),
+         tests=(DETAILS,)),
     Rule(f"{_CQ}:3:search-aggregate", SHOULD, "3", "SHOULD support for summary-style searches",
          "A server's search_* operations support aggregate where a search asks for a summary.",
          not_judged=UNSEEN + "which searches are summary-style is the callers' intent, stated in no answer; a "
          "search_* operation that takes `aggregate` is judged by features/aggregations §2-§5"),
     Rule(f"{_CQ}:3:search-paging-fields", SHOULD, "3", "summary-style searches | SHOULD support | SHOULD support",
          "A server's search_* operations support pagination and fields.",
-         not_judged=PROBE + _APPLIED.format("search_*")),
+         tests=(DETAILS,)),
     Rule(f"{_CQ}:3:query-grammar", MUST, "3", "MUST document grammar",
          "A server's query_* operations document their query grammar.",
          tests=(DETAILS,), reading="Restates §2.1 (query-grammar-documented) in the capability matrix; same "
@@ -126,22 +126,23 @@ COLLECTION_QUERYING: tuple[Rule, ...] = (
          tests=(DETAILS,)),
     Rule(f"{_CQ}:3:query-sort", SHOULD, "3", "SHOULD support when meaningful",
          "A server's query_* operations support sort where ordering makes sense.",
-         not_judged=PROBE + "a sort value sent to each query_* operation, checked for effect"),
+         tests=(DETAILS,)),
     Rule(f"{_CQ}:3:query-aggregate", SHOULD, "3", "SHOULD document support when meaningful",
          "A server's query_* operations document whether they aggregate, where that makes sense (judged where "
          "one takes `aggregate`: its details advertise it; where aggregating makes sense is the server's domain).",
          tests=(DETAILS,)),
     Rule(f"{_CQ}:3:query-paging-fields", SHOULD, "3", "when meaningful | SHOULD support | SHOULD support",
-         "A server's query_* operations support pagination and fields.",
-         not_judged=PROBE + _APPLIED.format("query_*")),
+         "A server's query_* operations support pagination and fields (judged on what introspection documents: the "
+         "control taken as a parameter, or left out where the description names it).",
+         tests=(DETAILS,)),
     Rule(f"{_CQ}:3:omit-capability", MAY, "3", "An adapter MAY omit a capability",
          "A server may leave out any control of the matrix.",
          not_judged=A_MAY),
     Rule(f"{_CQ}:3:omission-explicit", SHOULD, "3", "make the omission explicit",
          "A server that leaves out a collection control says so in introspection and in the operation's "
-         "description.",
-         not_judged=UNRECORDED + "which collection controls each operation is meant to offer, to tell an "
-         "omission from an oversight"),
+         "description (judged on what introspection documents: the control taken as a parameter, or left out where the "
+         "description names it).",
+         tests=(DETAILS,)),
     Rule(f"{_CQ}:4.1:multi-word-consistent", SHOULD, "4.1", "behave consistently with single-word queries",
          "A server that searches treats a query of several words the way it treats one word.",
          not_judged=PROBE + "search calls with one word, then with that word and another"),
@@ -165,9 +166,10 @@ COLLECTION_QUERYING: tuple[Rule, ...] = (
          tests=(DETAILS,)),
     Rule(f"{_CQ}:5:validation-list", SHOULD, "5", "implementing collection queries SHOULD",
          "A server with collection queries refuses unknown filter keys and sort fields and mixed pagination, "
-         "never silently drops an advertised control, and reports what it applied.",
-         tests=(COMPLETENESS,), reading="Judged on its items capture probes: unknown filter keys (§2.2, judged "
-         "there) and mixed pagination (§2.6); the others are said in no answer a check can weigh."),
+         "never silently drops an advertised control, and reports what it applied (judged on its items capture probes: "
+         "unknown filter keys (§2.2, judged there) and mixed pagination (§2.6); the others are said in no answer a "
+         "check can weigh).",
+         tests=(COMPLETENESS,)),
     Rule(f"{_CQ}:5:partial-explicit", SHOULD, "5", "make that limitation explicit",
          "A server that implements only part of the query shape says which part, rather than guessing.",
          not_judged=UNRECORDED + "which parts of the preferred query shape the server means to implement"),
@@ -185,17 +187,18 @@ AGGREGATIONS: tuple[Rule, ...] = (
          "A server that aggregates may offer only some of count, group_by, sum, avg, min and max.",
          not_judged=A_MAY),
     Rule(f"{_AG}:2:expose-functions", SHOULD, "2", "expose the supported functions and fields",
-         "A server that aggregates shows in introspection which functions and fields it supports.",
-         tests=(DETAILS,), reading="Judged where a READ operation takes `aggregate`: its aggregation_support "
-         "lists functions and fields (a server that aggregates without documenting an `aggregate` parameter "
-         "breaks introspection §8.1.2 first)."),
+         "A server that aggregates shows in introspection which functions and fields it supports (judged where a READ "
+         "operation takes `aggregate`: its aggregation_support lists functions and fields (a server that aggregates "
+         "without documenting an `aggregate` parameter breaks introspection §8.1.2 first)).",
+         tests=(DETAILS,)),
     Rule(f"{_AG}:2:group-by-combined", MAY, "2", "MAY be combined with one or more summary",
          "A server that aggregates may take group_by together with summary functions in one expression.",
          not_judged=A_MAY),
     Rule(f"{_AG}:2:unsupported-combinations", SHOULD, "2", "document any unsupported combinations",
-         "A server that aggregates documents the function combinations it does not accept.",
-         tests=(COMPLETENESS,), reading="Judged on group_by with count over a field the details list as "
-         "groupable: refused, the details must say which combinations they leave out."),
+         "A server that aggregates documents the function combinations it does not accept (judged on group_by with "
+         "count over a field the details list as groupable: refused, the details must say which combinations they "
+         "leave out).",
+         tests=(COMPLETENESS,)),
     Rule(f"{_AG}:2:bare-group-by", NOT_RECOMMENDED, "2", "bare group_by without at least one",
          "A caller should not send group_by without a summary function.",
          not_judged=ABOUT_CLIENT, subject=CLIENT),
@@ -203,9 +206,9 @@ AGGREGATIONS: tuple[Rule, ...] = (
          "A server that aggregates leaves the rows out of a summary-oriented answer.",
          tests=(COMPLETENESS,)),
     Rule(f"{_AG}:3:include-items-flag", SHOULD, "3", "explicit include_items: true flag",
-         "A server that can return rows with summaries does so only when include_items is true.",
-         tests=(COMPLETENESS,), reading="Judged where include_items is documented: a count with it answers "
-         "the rows; without it none (omit-items)."),
+         "A server that can return rows with summaries does so only when include_items is true (judged where "
+         "include_items is documented: a count with it answers the rows; without it none (omit-items)).",
+         tests=(COMPLETENESS,)),
     Rule(f"{_AG}:4:ignore-sort", MAY, "4", "MAY ignore it when ordering",
          "A server answering a summary alone may ignore sort when order cannot change it.",
          not_judged=A_MAY),
@@ -231,9 +234,10 @@ RELATIONSHIP_QUERIES: tuple[Rule, ...] = (
          "A server with relationship queries may add its own root identifiers or filters.",
          not_judged=A_MAY),
     Rule(f"{_RQ}:2:stable-vocabulary", SHOULD, "2", "keep the traversal vocabulary stable",
-         "A server with relationship queries keeps the standard root, direction, relationship and depth words.",
-         tests=(DETAILS,), reading="Judged on the parameters a relationship query documents: root and "
-         "direction by those names, and depth and relationship not under another name (max_depth, relation...)."),
+         "A server with relationship queries keeps the standard root, direction, relationship and depth words (judged "
+         "on the parameters a relationship query documents: root and direction by those names, and depth and "
+         "relationship not under another name (max_depth, relation...)).",
+         tests=(DETAILS,)),
     Rule(f"{_RQ}:3:all-sections-default", SHOULD, "3", "If include is omitted",
          "A server answering a relationship query without include returns root, relationships and graph.",
          tests=(COMPLETENESS,)),
@@ -247,9 +251,10 @@ RELATIONSHIP_QUERIES: tuple[Rule, ...] = (
          "A server may add relationship types beyond the five standard ones.",
          not_judged=A_MAY),
     Rule(f"{_RQ}:4:custom-types-documented", SHOULD, "4", "document them in introspection",
-         "A server that adds relationship types documents them in introspection with explicit meaning.",
-         tests=(COMPLETENESS,), reading="Judged on the types its traversals answer: one beyond the standard five "
-         "(uses, extends, references, triggers, composes) is listed in relationship_capabilities."),
+         "A server that adds relationship types documents them in introspection with explicit meaning (judged on the "
+         "types its traversals answer: one beyond the standard five (uses, extends, references, triggers, composes) is "
+         "listed in relationship_capabilities).",
+         tests=(COMPLETENESS,)),
     Rule(f"{_RQ}:5:max-depth-documented", SHOULD, "5", "document a maximum supported traversal depth",
          "A server with relationship queries documents how deep a traversal may go.",
          tests=(DETAILS,)),
@@ -261,9 +266,9 @@ RELATIONSHIP_QUERIES: tuple[Rule, ...] = (
          not_judged=UNSEEN + "whether the server's data holds a cycle shows only in the edge that closes it: an "
          "edge left out cannot be told from one that does not exist"),
     Rule(f"{_RQ}:5:bounded-expansion", MUST, "5", "MUST prevent unbounded expansion",
-         "A server traversing a cycle stops instead of expanding it without end.",
-         tests=(COMPLETENESS,), reading="Judged on a traversal 50 levels deep: it answers, and repeats no edge "
-         "(an edge met again means a cycle expanded again)."),
+         "A server traversing a cycle stops instead of expanding it without end (judged on a traversal 50 levels deep: "
+         "it answers, and repeats no edge (an edge met again means a cycle expanded again)).",
+         tests=(COMPLETENESS,)),
     Rule(f"{_RQ}:6:advertise", SHOULD, "6", "advertise relationship-query support",
          "A server with relationship queries describes that support in its operation details.",
          tests=(DETAILS,)),
