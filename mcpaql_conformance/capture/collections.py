@@ -16,6 +16,9 @@ from typing import Any
 from mcpaql_conformance.evidence.bundle import JsonObject
 from mcpaql_conformance.files.vocabulary import (
     ALL_SECTIONS,
+    COMPUTED,
+    COMPUTED_FILTER,
+    COMPUTED_SORT,
     DEEP_TRAVERSAL,
     DEFAULT_PAGE,
     FIRST_AND_LAST,
@@ -70,6 +73,7 @@ def collection_calls(op: Operation, base: JsonObject, unknown: Any) -> list[Call
         calls += [("field", f"fields {preset!r}", {**rest, "fields": preset}, preset) for preset in STANDARD_PRESETS]
         calls.append(("field", f"fields naming {UNKNOWN_FIELD}, a field no server has",
                       {**rest, "fields": [UNKNOWN_FIELD]}, UNKNOWN_FIELD_NAME))  # fmt: skip
+        calls += computed_calls(op, rest, names)
     if "aggregate" in names:  # features/aggregations
         calls += aggregate_calls(op, {key: value for key, value in base.items() if key != "aggregate"}, names)
     if traverses(op.name, names):  # features/relationship-queries
@@ -85,6 +89,32 @@ def collection_calls(op: Operation, base: JsonObject, unknown: Any) -> list[Call
         calls.append(("filter", f"a filter key it does not support ({UNKNOWN_FILTER_KEY})",
                       {**base, "filter": {UNKNOWN_FILTER_KEY: unknown}}, ""))  # fmt: skip
     return calls
+
+
+def computed_calls(op: Operation, rest: JsonObject, names: set[Any]) -> list[Call]:
+    """Calls about the first computed field the details list (features/computed-fields): asked for
+    by `fields`, and sorted or filtered on where the details say it cannot be."""
+    entry = next(iter(computed_fields(op)), None)
+    if entry is None:
+        return []
+    path = f"_computed.{entry['name']}"
+    calls: list[Call] = [("field", f"fields naming {path}", {**rest, "fields": [path]}, COMPUTED)]
+    if entry.get("sortable") is False and "sort" in names:
+        calls.append(("field", f"sort by {path}, documented as not sortable",
+                      {**rest, "sort": {"field": path, "order": "asc"}}, COMPUTED_SORT))  # fmt: skip
+    if entry.get("filterable") is False and takes_filter_object(op):
+        calls.append(("field", f"a filter on {path}, documented as not filterable",
+                      {**rest, "filter": {path: 1}}, COMPUTED_FILTER))  # fmt: skip
+    return calls
+
+
+def computed_fields(op: Operation) -> list[JsonObject]:
+    """The computed fields an operation's details list (each with a string name)."""
+    for declaration in op.declarations:
+        listed = declaration.get("computed_fields") if isinstance(declaration, dict) else None
+        if isinstance(listed, list):
+            return [entry for entry in listed if isinstance(entry, dict) and isinstance(entry.get("name"), str)]
+    return []
 
 
 def aggregate_calls(op: Operation, rest: JsonObject, names: set[Any]) -> list[Call]:

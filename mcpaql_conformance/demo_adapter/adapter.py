@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcpaql_conformance.demo_adapter.fields import FIELDS_DOC, NOTE_FIELDS, PRESETS, selection
+from mcpaql_conformance.demo_adapter.fields import FIELDS_DOC, NOTE_FIELDS, PRESETS, computed, selection
 from mcpaql_conformance.demo_adapter.limits import LIMITS, over_limit
 
 JsonObject = dict[str, Any]
@@ -325,7 +325,7 @@ def _selected(fields: Any) -> tuple[str, ...] | JsonObject:
 
 
 def _select(note: JsonObject, fields: tuple[str, ...]) -> JsonObject:
-    return {key: copy.deepcopy(note[key]) for key in note if key in fields}
+    return {**{key: copy.deepcopy(note[key]) for key in note if key in fields}, **computed(note, fields)}
 
 
 # --- operation handlers ------------------------------------------------------------

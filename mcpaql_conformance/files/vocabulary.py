@@ -74,11 +74,16 @@ NEXT_PAGE: PaginationTestKind = "next_page"
 LARGE_PAGE: PaginationTestKind = "large_page"
 DEFAULT_PAGE: PaginationTestKind = "default_page"
 MIXED_STYLES: PaginationTestKind = "mixed_styles"
-# What a field_tests call sends as `fields` (its `kind`): each standard preset of features/field-
-# selection §3.1, or a field name no server has (to be refused, §5.2).
-FieldTestKind = Literal["minimal", "standard", "full", "unknown_field"]
+# What a field_tests call sends (its `kind`): each standard preset of features/field-selection §3.1
+# as `fields`, a field name no server has (to be refused, §5.2), a computed field the details list
+# (`_computed.NAME`, answered under `_computed`, §4.4), and a sort or a filter on one they say is
+# not sortable or filterable (to be refused, features/computed-fields §3).
+FieldTestKind = Literal["minimal", "standard", "full", "unknown_field", "computed", "computed_sort", "computed_filter"]
 STANDARD_PRESETS: tuple[FieldTestKind, ...] = ("minimal", "standard", "full")
 UNKNOWN_FIELD_NAME: FieldTestKind = "unknown_field"
+COMPUTED: FieldTestKind = "computed"
+COMPUTED_SORT: FieldTestKind = "computed_sort"
+COMPUTED_FILTER: FieldTestKind = "computed_filter"
 # What an aggregate_tests call sends as `aggregate` (its `kind`), to an operation documenting it
 # (features/aggregations): a count alone, a count with include_items true (where documented), a
 # function no server has, a field no server has, group_by with count.
@@ -136,6 +141,8 @@ BATCH_WARNED = "batch_example:item_warnings"  # a batch two of whose items carry
 RELISTED = "batch_example:relisted"  # a batch item answering an introspect list again
 PRESET_PARAMETER = "introspection:preset_parameter"  # a READ operation documenting a `preset` parameter
 AGGREGATES = "introspection:aggregate_parameter"  # a READ operation documenting an `aggregate` parameter
+COMPUTED_ANSWERED = "responses:computed"  # an answer of a READ operation carrying a `_computed` object
+DEPRECATED_PARAMETER = "introspection:deprecated_parameter"  # a parameter introspection marks deprecated
 RELATIONSHIPS = "introspection:relationship_query"  # a READ operation traversing relationships
 # beside `pagination_tests:KIND` for each kind of call the run holds:
 BEYOND_A_PAGE = "pagination_tests:beyond_a_page"  # a page of 1000 showing more items than it holds, or over 100

@@ -26,6 +26,7 @@ from mcpaql_conformance.files.vocabulary import (
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.checks import CATEGORIES, Category, Context
 from mcpaql_conformance.verdict.checks.aggregates import aggregate_evidence
+from mcpaql_conformance.verdict.checks.deprecation import deprecation_evidence
 from mcpaql_conformance.verdict.checks.descriptions import CRUDE_FAMILIES as CRUDE
 from mcpaql_conformance.verdict.checks.details import shared_parameters
 from mcpaql_conformance.verdict.checks.grammar import grammar_parameters
@@ -126,6 +127,7 @@ def evidence_held(bundle: Bundle, ctx: Context) -> tuple[str, ...]:
     warned = warning_evidence(bundle.response_groups)
     relisted = [RELISTED] if relisted_lists(ctx) else []
     paged = (*pagination_evidence(ctx), *selection_evidence(ctx), *aggregate_evidence(ctx), *relationship_evidence(ctx))
+    paged += (*deprecation_evidence(ctx),)
     held = (*failing, *shared, *search, *grammar, *warned, *relisted, *paged, *_described_tools(ctx))
     return (*present, *requests, *held, *documented)
 

@@ -84,7 +84,7 @@ FILES_OPERATIONS = [
         "semantic_category": "READ",
         "endpoint": "read",
         "mcpTool": "mcp_aql_read",
-        "description": "List the files.",
+        "description": "List the files (no filter, sort, paging or fields: all of them, in full).",
         "permissions": READ,
         "returns": RETURNS,
         "parameters": [],

@@ -148,6 +148,18 @@ PRESETS = {
 if broken("features/field-selection:3.1:standard-presets"):  # no minimal preset (and says so)
     for _presets in PRESETS.values():
         del _presets["minimal"]
+# A book's computed fields (features/computed-fields §4): selectable by `fields`, not filtered or sorted on.
+COMPUTED = [
+    {"name": "title_length", "type": "integer", "description": "Characters in the title.", "filterable": False,
+     "sortable": False},
+    {"name": "tag_count", "type": "integer", "description": "How many tags the book carries.", "filterable": False,
+     "sortable": False},
+]  # fmt: skip
+UNLISTED = broken("features/computed-fields:4:advertise")  # tag_count answered, never listed
+if UNLISTED:
+    COMPUTED = COMPUTED[:1]
+# One defect sorts by a computed field it cannot sort on, ignoring it (computed-fields §3).
+COMPUTED_SORT = ["_computed.title_length"] if broken("features/computed-fields:3:reject-unsupported") else []
 READ_ONLY = ("book_id", "added_at", "updated_at")
 BOOK_INPUT = [{**f, "required": False} for f in BOOK_FIELDS if f["name"] not in READ_ONLY]
 NULLABLE = ("author", "tags", "rating")  # update input: null removes these (core §4.5.2); others may not be null
@@ -197,7 +209,8 @@ TYPES = [
         param("presets", "object", "Fields of each preset, by type.", True, default=PRESETS),
         param("fields", "object", "Selectable fields, by type.", True,
               default={name: list(fields) for name, fields in FIELD_OF.items()}),
-        param("computed_fields", "array", "Derived fields (none).", True, default=[])]),
+        param("computed_fields", "array", "Derived fields, by type (requested as _computed.<name>).", True,
+              default={"Book": [entry["name"] for entry in COMPUTED]})]),
     _type("IntrospectionResult", "object", "What introspect answers.", fields=[
         param("_protocol", "object", "Version, conformance, mode, capabilities, limits (operations list)."),
         param("operations", "array", "OperationInfo of every operation (query 'operations')."),
@@ -230,9 +243,10 @@ def fields_param(type_name: str, default: str) -> JsonObject:
     if broken("features/field-selection:5.3:discoverable"):  # takes presets and paths, says neither
         return param("fields", "string | string[]", "Which fields to return.")
     names, presets = ", ".join(FIELD_OF[type_name]), ", ".join(repr(name) for name in PRESETS[type_name])
+    computed = ", ".join(f"_computed.{entry['name']}" for entry in COMPUTED) if type_name == "Book" else ""
     return param("fields", "string | string[]", f"Field selection: a preset ({presets}) or an array of {type_name} "
-                 f"field names ({names}); dot notation reaches nested values. Default: '{default}'.",
-                 default=default, presets=PRESETS[type_name])
+                 f"field names ({names}{'; computed: ' + computed if computed else ''}); dot notation reaches "
+                 f"nested values. Default: '{default}'.", default=default, presets=PRESETS[type_name])
 
 
 def preset_param() -> JsonObject:
@@ -244,6 +258,13 @@ def preset_param() -> JsonObject:
 def book_selection() -> list[JsonObject]:
     """How get_book selects fields: `fields`, or (one defect) a `preset` of its own instead."""
     return [preset_param() if PRESET_ONLY else fields_param("Book", "full")]
+
+
+# list_books's older name for shelf_id, deprecated (introspection §8.2.4), and the warning its use draws.
+OLD_SHELF = param("shelf", "string", "Deprecated." if broken("introspection:8.2.4:migration-guidance") else
+                  "Deprecated: use shelf_id (the same shelf).", deprecated=True)
+SHELF_DEPRECATED = {"code": "DEPRECATION_WARNING", "message": "Parameter 'shelf' is deprecated: use shelf_id.",
+                    "details": {"parameter": "shelf", "replacement": "shelf_id"}}  # fmt: skip
 
 
 def sort_param(type_name: str, fields: list[str], default: str) -> JsonObject:
@@ -494,8 +515,8 @@ OPERATIONS = [
     _op("list_books", "READ", "List books, optionally of one shelf, filtered, sorted and cursor-paginated "
         "(pageInfo); `fields` selects what each item shows.", [
             {**SHELF_ID, "required": False, "description": "Only books of this existing shelf."}, BOOK_FILTER,
-            sort_param("Book", ["title", "author", "rating", "status", "added_at"], "added_at"),
-            fields_param("Book", "standard"), *pagination("list_books"), *AGGREGATE_PARAMS],
+            sort_param("Book", ["title", "author", "rating", "status", "added_at", *COMPUTED_SORT], "added_at"),
+            fields_param("Book", "standard"), *pagination("list_books"), *AGGREGATE_PARAMS, OLD_SHELF],
         _returns("BookPage", "A page of books."), ("First page", {"first": 10}),
         ("Titles of the main shelf still to read, best rated first", {"shelf_id": "shelf_main", "filter":
          {"status": "to-read"}, "sort": {"field": "rating", "order": "desc"}, "fields": ["book_id", "title"],
@@ -551,6 +572,10 @@ OPERATIONS = [
 ]
 # fmt: on
 for _declared in OPERATIONS:  # the permission flags of core §6.1, from the category
+    if _declared["returns"]["name"] in ("Book", "BookPage") and any(
+        p["name"] == "fields" for p in _declared["parameters"]
+    ):  # a book's derived values (features/computed-fields §4)
+        _declared["computed_fields"] = COMPUTED
     read_only, destructive = PERMISSIONS[_declared["semantic_category"]]
     _declared["permissions"] = {"readOnly": read_only, "destructive": destructive}
     _declared["endpoint"] = family_of(_declared["semantic_category"])
@@ -854,7 +879,11 @@ def selection(type_name: str, fields: Any) -> list[str] | JsonObject:
             param_name="fields",
             expected_type="preset",
         )
-    unknown = [path for path in fields if path.split(".")[0] not in FIELD_OF[type_name]]
+    computed = {f"_computed.{entry['name']}" for entry in COMPUTED} if type_name == "Book" else set()
+    if broken("features/collection-querying:2.4:computed-prefix"):  # only by its bare name, no prefix
+        fields = [f"_computed.{path}" if f"_computed.{path}" in computed else path for path in fields]
+        computed = {path.removeprefix("_computed.") for path in computed}
+    unknown = [path for path in fields if path.split(".")[0] not in FIELD_OF[type_name] and path not in computed]
     if broken("features/field-selection:5.2:should-list"):  # names it does not know are dropped unseen
         return [path for path in fields if path not in unknown]
     if unknown:
@@ -870,8 +899,12 @@ def selection(type_name: str, fields: Any) -> list[str] | JsonObject:
 
 
 def project(item: JsonObject, paths: list[str]) -> JsonObject:
-    """Only the selected paths; nested paths keep their structure; missing ones are left out (§4.3)."""
+    """Only the selected paths; nested paths keep their structure; missing ones are left out (§4.3);
+    `_computed.` paths are derived values, answered under `_computed` (features/computed-fields §2)."""
     out: JsonObject = {}
+    item = {**item, "_computed": derived(item)} if any(path.startswith("_computed.") for path in paths) else item
+    paths = [*paths, "_computed.tag_count"] if UNLISTED and "title" in item and "title" in paths else paths
+    item = {**item, "_computed": derived(item)} if UNLISTED and "title" in item else item
     for path in paths:
         source: Any = item
         target, parts = out, path.split(".")
@@ -880,7 +913,16 @@ def project(item: JsonObject, paths: list[str]) -> JsonObject:
             target = target.setdefault(part, {}) if isinstance(source, dict) else target
         if isinstance(source, dict) and parts[-1] in source:
             target[parts[-1]] = source[parts[-1]]
+    if broken("features/field-selection:4.4:computed-object"):  # derived values beside the stored ones
+        out |= out.pop("_computed", {})
     return out
+
+
+def derived(item: JsonObject) -> JsonObject:
+    """A book's computed fields (COMPUTED): its title's length and how many tags it carries."""
+    if "title" not in item:
+        return {}
+    return {"title_length": len(item["title"]), "tag_count": len(item.get("tags", []))}
 
 
 def encode_cursor(key: list[Any], sort: JsonObject) -> str:
@@ -1155,6 +1197,11 @@ class ReadingList:
         if broken("features/field-selection:2.2:prefer-fields"):  # the handler's own name for it
             params = {("fields" if k == "select" else k): v for k, v in params.items()}
         handler: Callable[[JsonObject], JsonObject] = getattr(self, operation)
+        if operation == "list_books" and "shelf" in params:  # the deprecated alias (introspection §8.2.4)
+            shelf = params.pop("shelf")
+            params = {"shelf_id": shelf, **params}
+            answer = handler(params)
+            return answer | {"warnings": [SHELF_DEPRECATED]} if answer.get("success") is True else answer
         return warned(operation, params, handler(params))
 
     def batch(self, family: str | None, arguments: JsonObject) -> JsonObject:

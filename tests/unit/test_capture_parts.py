@@ -290,3 +290,18 @@ def test_a_relationship_query_is_asked_for_every_section_one_section_and_its_dee
             if variant == "deep"]  # fmt: skip
     assert deep == [{"root": root, "direction": "both", "depth": 50}]
     assert collection_calls(Operation("get_book", 0, "READ", "mcp_aql_read", [{"name": "root"}]), {}, "?") == []
+
+
+def test_a_computed_field_is_asked_for_and_sorted_or_filtered_on_where_the_details_say_it_cannot_be() -> None:
+    from mcpaql_conformance.capture.collections import collection_calls
+    from mcpaql_conformance.live.discovery import Operation
+
+    parameters = [{"name": "fields"}, {"name": "sort"}, {"name": "filter", "type": "object"}]
+    listed = [{"name": "age_days", "sortable": False, "filterable": True}, {"name": "size"}]
+    op = Operation("list_notes", 0, "READ", "mcp_aql_read", parameters, declarations=[{"computed_fields": listed}])
+    calls = {variant: params for kind, _, params, variant in collection_calls(op, {}, "?") if kind == "field"}
+    assert calls["computed"] == {"fields": ["_computed.age_days"]}
+    assert calls["computed_sort"] == {"sort": {"field": "_computed.age_days", "order": "asc"}}
+    assert "computed_filter" not in calls  # filterable: nothing to refuse
+    plain = Operation("list_notes", 0, "READ", "mcp_aql_read", parameters)
+    assert not {"computed", "computed_sort"} & {variant for *_, variant in collection_calls(plain, {}, "?")}

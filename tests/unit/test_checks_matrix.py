@@ -52,3 +52,14 @@ def test_a_filter_that_is_no_object_warns() -> None:
     found = judged(op("search_items", "Search, no sort, one page.", "query", "filter", "fields"))
     assert found == [("features/collection-querying:2.2:filter-object",
                       "search_items takes filter as string, not an object of filter keys")]  # fmt: skip
+
+
+def test_a_filter_of_a_documented_object_type_is_an_object() -> None:
+    data = conformant_bundle()
+    data["introspection"]["operation_details"] = [
+        op("search_items", "Search, no sort, one page.", "query", "filter", "fields", filter="ItemFilter")
+    ]
+    data["introspection"]["types_list"]["data"]["types"].append(
+        {"name": "ItemFilter", "kind": "object", "description": "Filter keys.", "fields": []}
+    )
+    assert matrix_findings(Context(Bundle(data))) == []

@@ -56,3 +56,47 @@ def test_a_preset_parameter_instead_of_fields_warns_and_the_evidence_says_what_w
                      f"{read['name']} takes a `preset` parameter but no `fields`: a preset is meant as an alias of "
                      "fields, not a control of its own")]  # fmt: skip
     assert selection_evidence(Context(Bundle(data))) == ["field_tests:full", "introspection:preset_parameter"]
+
+
+def test_a_computed_field_taken_under_its_object_passes_and_every_departure_warns() -> None:
+    asked = {"fields": ["_computed.age_days"]}
+
+    def computed(kind: str, response: Any) -> dict[str, Any]:
+        return {"operation": "list_notes", "kind": kind, "request": asked, "response": response}
+
+    inside = ok({"items": [{"note_id": "n1", "_computed": {"age_days": 3}}]})
+    assert judged(computed("computed", inside), computed("computed_sort", fail("VALIDATION_INVALID_TYPE", "no"))) == []
+    beside = ok({"items": [{"note_id": "n1", "age_days": 3}]})
+    refused = fail("VALIDATION_INVALID_TYPE", "Parameter 'fields' names unknown note field(s): _computed.age_days.")
+    assert judged(computed("computed", beside), computed("computed", refused),
+                  computed("computed_filter", ok({"items": []}))) == [
+        ("features/field-selection:4.4:computed-object",
+         "list_notes answered fields naming _computed.age_days without a `_computed` object holding it"),
+        ("features/collection-querying:2.4:computed-prefix",
+         "list_notes refused fields naming _computed.age_days, a computed field its details list: "
+         "VALIDATION_INVALID_TYPE: Parameter 'fields' names unknown note field(s): _computed.age_days."),
+        ("features/computed-fields:3:reject-unsupported",
+         "list_notes answered a filter on a computed field its details say it cannot take with success, not "
+         "refusing it"),
+    ]  # fmt: skip
+    assert judged(computed("computed", ok({"items": []}))) == []  # no item to look in
+
+
+def test_computed_fields_listed_without_their_type_or_controls_warn() -> None:
+    from mcpaql_conformance.verdict.checks.selection import computed_documentation_findings
+
+    data = conformant_bundle()
+    read = next(d for d in data["introspection"]["operation_details"] if d["semantic_category"] == "READ")
+    read["computed_fields"] = [{"name": "age_days", "type": "number"}]
+    answer = ok({"items": [{"id": 1, "_computed": {"age_days": 3, "size": 9}}]})
+    data["valid_requests"] = [{"operation": read["name"], "params": {}, "response": answer}]
+    found = [(f.rule, str(f)) for f in computed_documentation_findings(Context(Bundle(data)))]
+    assert found == [
+        (
+            "features/computed-fields:4:advertise",
+            f"{read['name']} answers computed value(s) size its details do not list in computed_fields",
+        )
+    ]
+    assert "responses:computed" in selection_evidence(Context(Bundle(data)))
+    read["computed_fields"].append({"name": "size", "type": "number"})
+    assert computed_documentation_findings(Context(Bundle(data))) == []

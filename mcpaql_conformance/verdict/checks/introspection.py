@@ -29,7 +29,12 @@ from mcpaql_conformance.verdict.checks.base import (
     told,
     uncited,
 )
-from mcpaql_conformance.verdict.checks.controls import control_call_findings, control_documentation_findings
+from mcpaql_conformance.verdict.checks.controls import (
+    CONTROL_CALL_RULES,
+    CONTROL_DOCUMENTATION_RULES,
+    control_call_findings,
+    control_documentation_findings,
+)
 from mcpaql_conformance.verdict.checks.details import (
     detail_schema_failures,
     shared_parameter_findings,
@@ -198,26 +203,11 @@ _INTROSPECTION_OPERATION_DETAILS_RULES = (
     "mcp:6.4:prefix-short", "endpoint-modes:7.1:tool-annotations", "endpoint-modes:7.1:conservative-annotations",
     "crude:3.3:tool-annotations", "operations:2.1:input-structure", "operations:2.2:operation-field",
     "operations:4.4.4:same-type", "operations:4.4.4:same-default",
-    "features/collection-querying:2.1:search-query-name", "features/collection-querying:3:search-query",
-    "features/collection-querying:2.1:list-no-query",
-    "operations:2.2:operation-defined",
-    "operations:2.4:case-sensitive",
+    "operations:2.2:operation-defined", "operations:2.4:case-sensitive",
     "features/collection-querying:4.2:input-type-introspected",
     "mcp:2.1.1:crude-templates", "mcp:2.1.1:custom-template", "mcp:2.1.1:purpose-and-kinds",
     "endpoint-modes:4.7:family-description", "endpoint-modes:4.7:intent-revealing-names",
-    "endpoint-modes:5.4:unified-description",
-    "features/collection-querying:2.4:preset-alias-only", "features/aggregations:5:advertise",
-    "features/collection-querying:3:query-aggregate", "features/relationship-queries:6:advertise",
-    "features/collection-querying:3:list-controls", "features/collection-querying:3:list-paging-fields",
-    "features/collection-querying:3:search-filter-sort", "features/collection-querying:3:search-paging-fields",
-    "features/collection-querying:3:query-sort", "features/collection-querying:3:query-paging-fields",
-    "features/collection-querying:3:omission-explicit", "features/collection-querying:2.2:filter-object",
-    "features/collection-querying:1:shared-shapes",
-    "features/relationship-queries:5:max-depth-documented", "features/relationship-queries:2:stable-vocabulary",
-    "features/aggregations:2:expose-functions",
-    "features/collection-querying:2.1:query-grammar-documented", "features/collection-querying:3:query-grammar",
-    "features/collection-querying:3:query-filter-rules", "features/collection-querying:4.2:grammar-in-description",
-    "features/collection-querying:4.2:composed-example", "features/collection-querying:6:grammar-summary",
+    "endpoint-modes:5.4:unified-description", *CONTROL_DOCUMENTATION_RULES,
 )  # fmt: skip
 
 
@@ -521,19 +511,7 @@ _INTROSPECTION_COMPLETENESS_RULES = (
     "features/collection-querying:2.6:style-documented", "features/collection-querying:4.2:input-type-introspected",
     "core:4.7.1:null-bytes", "core:4.7.5:enforce-limits", "core:4.7.5:too-large-error",
     "features/pagination:2.3:invalid-combinations", "features/collection-querying:2.2:unknown-filter-key",
-    "features/collection-querying:6:expose-list", "features/pagination:4.1:connection-shape",
-    "features/pagination:6.1:must-list", "features/pagination:6.4:cursor-properties",
-    "features/pagination:5.2:default-page-size", "features/pagination:5.3:max-page-size",
-    "features/pagination:5.3:max-100",
-    "features/pagination:5.3:clamp-not-reject", "features/pagination:6.2:should-list", "operations:4.4.3:page-info",
-    "operations:4.4.3:pagination-metadata", "features/collection-querying:2.6:mixed-styles-rejected",
-    "features/collection-querying:5:validation-list", "features/field-selection:3.1:standard-presets",
-    "features/field-selection:5.2:should-list", "features/aggregations:3:omit-items",
-    "features/aggregations:3:include-items-flag", "features/aggregations:4:reject-unsupported",
-    "features/aggregations:2:unsupported-combinations", "features/collection-querying:2.5:summary-by-default",
-    "features/relationship-queries:3:all-sections-default", "features/relationship-queries:3:requested-sections",
-    "features/relationship-queries:5:dedupe-visited", "features/relationship-queries:5:bounded-expansion",
-    "features/relationship-queries:4:custom-types-documented",
+    "features/collection-querying:6:expose-list", *CONTROL_CALL_RULES,
 )  # fmt: skip
 
 

@@ -59,7 +59,7 @@ def _filter_shape(ctx: Context, op: str) -> list[str]:
     """features/collection-querying §2.2: `filter` is an object keyed by the server's filter fields."""
     entry = next((p for p in ctx.parameters_of(op) if p["name"] == "filter"), None)
     kind = str(entry.get("type", "")) if entry is not None else ""
-    if entry is None or not kind or "object" in kind.casefold():
-        return []
+    if entry is None or not kind or "object" in kind.casefold() or ctx.named_types.is_object(entry) is not False:
+        return []  # an object, or a documented object type (ItemFilter), or a type we cannot read
     return [cite(FILTER_OBJECT, f"{plain(op, max_len=80)} takes filter as {plain(kind, max_len=40)}, not an object of "
                  "filter keys")]  # fmt: skip

@@ -6,15 +6,29 @@ A refusal that names another parameter is about a value of ours, and shows nothi
 
 from __future__ import annotations
 
-from mcpaql_conformance.evidence.answers import classify
+from mcpaql_conformance.evidence.answers import Answer, classify
+from mcpaql_conformance.evidence.bundle import JsonObject
 from mcpaql_conformance.evidence.index import Context
-from mcpaql_conformance.files.vocabulary import PRESET_PARAMETER, STANDARD_PRESETS, UNKNOWN_FIELD_NAME
+from mcpaql_conformance.files.vocabulary import (
+    COMPUTED,
+    COMPUTED_ANSWERED,
+    COMPUTED_FILTER,
+    COMPUTED_SORT,
+    PRESET_PARAMETER,
+    STANDARD_PRESETS,
+    UNKNOWN_FIELD_NAME,
+)
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.checks.base import cite
 
 PRESETS = "features/field-selection:3.1:standard-presets"
 FIELD_NAMES_CHECKED = "features/field-selection:5.2:should-list"
 PRESET_ALIAS = "features/collection-querying:2.4:preset-alias-only"
+COMPUTED_OBJECT = "features/field-selection:4.4:computed-object"
+COMPUTED_PREFIX = "features/collection-querying:2.4:computed-prefix"
+COMPUTED_REFUSED = "features/computed-fields:3:reject-unsupported"
+COMPUTED_LISTED_RULE = "features/computed-fields:4:advertise"
+MAX_ITEMS = 101  # the answer itself and the items of one page looked at
 
 
 def field_test_findings(ctx: Context) -> list[str]:
@@ -28,7 +42,67 @@ def field_test_findings(ctx: Context) -> list[str]:
         elif kind == UNKNOWN_FIELD_NAME and answer.succeeded:
             text = f"{name} answered fields naming a field it does not have with success, not refusing the name"
             findings.append(cite(FIELD_NAMES_CHECKED, text))
+        elif kind == COMPUTED:
+            findings += _computed(name, case, answer)
+        elif kind in (COMPUTED_SORT, COMPUTED_FILTER) and answer.succeeded:
+            what = "a sort" if kind == COMPUTED_SORT else "a filter"
+            findings.append(cite(COMPUTED_REFUSED, f"{name} answered {what} on a computed field its details say it "
+                                 "cannot take with success, not refusing it"))  # fmt: skip
     return findings
+
+
+def _computed(name: str, case: JsonObject, answer: Answer) -> list[str]:
+    """`fields` naming a computed field the details list: taken (collection-querying §2.4), and its
+    value answered inside `_computed` (field-selection §4.4)."""
+    request = case.get("request")
+    sent = request.get("fields") if isinstance(request, dict) else None
+    asked = next((path for path in sent if isinstance(path, str)), "_computed.?") if isinstance(sent, list) else "?"
+    if answer.refused and not answer.unrelated:
+        return [cite(COMPUTED_PREFIX, f"{name} refused fields naming {plain(asked, max_len=60)}, a computed field its "
+                     f"details list: {answer.describe()}")]  # fmt: skip
+    data = case["response"].get("data") if answer.succeeded and isinstance(case.get("response"), dict) else None
+    items = data.get("items") if isinstance(data, dict) else None
+    shown = items[0] if isinstance(items, list) and items and isinstance(items[0], dict) else data
+    if not isinstance(shown, dict) or (isinstance(items, list) and not items):
+        return []
+    inside = shown.get("_computed")
+    if isinstance(inside, dict) and asked.removeprefix("_computed.") in inside:  # json: a key of the answer
+        return []
+    return [cite(COMPUTED_OBJECT, f"{name} answered fields naming {plain(asked, max_len=60)} without a `_computed` "
+                 "object holding it")]  # fmt: skip
+
+
+def computed_documentation_findings(ctx: Context) -> list[str]:
+    """features/computed-fields §4: a computed value an operation answers (a key of a `_computed`
+    object) is one its details list in computed_fields."""
+    findings: list[str] = []
+    for op, answered in sorted(computed_answered(ctx).items()):
+        listed = (ctx.details_by_name.get(op) or {}).get("computed_fields")
+        names = {str(e.get("name")) for e in listed if isinstance(e, dict)} if isinstance(listed, list) else set()
+        unlisted = sorted(answered - names)
+        if unlisted:
+            text = (f"{plain(op, max_len=80)} answers computed value(s) {plain(', '.join(unlisted[:5]), max_len=120)} "
+                    "its details do not list in computed_fields")  # fmt: skip
+            findings.append(cite(COMPUTED_LISTED_RULE, text))
+    return findings
+
+
+def computed_answered(ctx: Context) -> dict[str, set[str]]:
+    """The keys of the `_computed` objects each READ operation answered (its data, or its items)."""
+    found: dict[str, set[str]] = {}
+    for template, group in ctx.bundle.response_groups:
+        cases = ctx.bundle.group_cases(template) or []
+        for case, response in zip(cases, group, strict=False):
+            data = response.get("data") if isinstance(response, dict) and response.get("success") is True else None
+            op = case.get("operation") if isinstance(case, dict) else None
+            if not isinstance(op, str) or not isinstance(data, dict) or op not in ctx.details_by_name:
+                continue
+            items = data.get("items")
+            for shown in [data, *(items if isinstance(items, list) else [])][:MAX_ITEMS]:
+                inside = shown.get("_computed") if isinstance(shown, dict) else None
+                if isinstance(inside, dict):
+                    found.setdefault(op, set()).update(str(key) for key in inside)
+    return found
 
 
 def preset_alias_findings(ctx: Context) -> list[str]:
@@ -47,4 +121,5 @@ def selection_evidence(ctx: Context) -> list[str]:
     for each kind of call, PRESET_PARAMETER where a READ operation documents `preset`."""
     kinds = {f"field_tests:{case.get('kind')}": None for case in ctx.bundle.cases("field_tests")}
     presets = any(p["name"] == "preset" for op in ctx.operations_in("READ") for p in ctx.parameters_of(op))
-    return [*kinds, *([PRESET_PARAMETER] if presets else [])]
+    computed = bool(computed_answered(ctx))
+    return [*kinds, *([PRESET_PARAMETER] if presets else []), *([COMPUTED_ANSWERED] if computed else [])]

@@ -12,9 +12,9 @@ from mcpaql_conformance.verdict.rules.model import (
     ABOUT_CLIENT,
     CLIENT,
     COMPLETENESS,
+    DETAILS,
     MAY,
     MUST,
-    PROBE,
     RECOMMENDED,
     SHOULD,
     SHOULD_NOT,
@@ -114,8 +114,9 @@ FIELD_SELECTION: tuple[Rule, ...] = (
          "Any domain-specific preset a server adds is listed in its introspection.",
          not_judged=UNSEEN + "an undocumented custom preset cannot be told from an unknown name"),
     Rule(f"{_FS}:4.4:computed-object", SHOULD, "4.4", "appear under the _computed object",
-         "A server that computes requested derived fields returns them inside a _computed object.",
-         not_judged=PROBE + "a READ whose fields name a _computed. path"),
+         "A server that computes requested derived fields returns them inside a _computed object (judged on a "
+         "computed field its details list, asked for by fields).",
+         tests=(COMPLETENESS,)),
     Rule(f"{_FS}:5.1:must-list", MUST, "5.1", "implementing field selection MUST",
          "A server with field selection takes fields on READ operations, treats minimal/standard/full given "
          "there as presets, resolves dotted paths and keeps their nesting in the answer.",
@@ -233,10 +234,11 @@ COMPUTED_FIELDS: tuple[Rule, ...] = (
     Rule(f"{_CF}:3:reject-unsupported", SHOULD, "3", "reject those requests clearly",
          "A server that cannot filter or sort on a computed field refuses such a request instead of "
          "ignoring the control.",
-         not_judged=PROBE + "a filter and a sort on a _computed. field not declared filterable or sortable"),
+         tests=(COMPLETENESS,)),
     Rule(f"{_CF}:4:advertise", SHOULD, "4", "advertise computed fields in operation detail",
-         "A server with computed fields lists them (type, filterable, sortable) in its operation details.",
-         not_judged=PROBE + "a READ whose fields name _computed. paths, to find ones introspection leaves out"),
+         "A server with computed fields lists them (type, filterable, sortable) in its operation details (judged "
+         "on its answers: each key of a `_computed` object it answers is listed in computed_fields).",
+         tests=(DETAILS,)),
 )  # fmt: skip
 
 RULES: tuple[Rule, ...] = (*PAGINATION, *FIELD_SELECTION, *WARNINGS, *COMPUTED_FIELDS)

@@ -71,8 +71,9 @@ COLLECTION_QUERYING: tuple[Rule, ...] = (
          "A server's fields parameter may take a preset name or a list of field paths.",
          not_judged=A_MAY),
     Rule(f"{_CQ}:2.4:computed-prefix", SHOULD, "2.4", "SHOULD use the _computed. prefix",
-         "A server projects its computed fields through fields under the _computed. prefix.",
-         not_judged=PROBE + "a READ whose fields name a _computed. path"),
+         "A server projects its computed fields through fields under the _computed. prefix (judged on a computed "
+         "field its details list: fields naming _computed.NAME is taken).",
+         tests=(COMPLETENESS,)),
     Rule(f"{_CQ}:2.4:preset-alias-only", SHOULD, "2.4", "treated as compatibility aliases only",
          "A server that takes a separate preset parameter keeps it only as an alias of fields (judged on what "
          "introspection documents: a `preset` beside `fields`, never instead of it).",

@@ -380,15 +380,18 @@ RULES: tuple[Rule, ...] = (
         "8.2.4",
         "with a deprecation notice",
         "A deprecated parameter stays listed and is marked deprecated.",
-        not_judged="needs evidence no bundle records yet: which parameters the server treats as deprecated",
+        not_judged="needs evidence no bundle records yet: which parameters the server treats as deprecated (a "
+        "deprecation warning naming one shows it, but capture records no answer to a call that sent every "
+        "documented parameter)",
     ),
     Rule(
         "introspection:8.2.4:migration-guidance",
         SHOULD,
         "8.2.4",
         "include migration guidance",
-        "A deprecated parameter's description says what to use instead.",
-        not_judged="needs evidence no bundle records yet: which parameters the server treats as deprecated",
+        "A deprecated parameter's description says what to use instead (names another parameter, or says use or "
+        "instead).",
+        tests=(DETAILS,),
     ),
     # 8.3 MAY requirements
     Rule(

@@ -68,6 +68,12 @@ OWN: dict[str, Proof] = {
     "features/collection-querying:3:query-filter-rules": Proof("says nothing of how `filter` and `query` combine"),
     "features/collection-querying:4.2:input-type-introspected": Proof("documents query_books's `query` untyped"),
     "introspection:7.3:caching": Proof("numbers each operations list it answers: no two alike"),
+    "features/field-selection:4.4:computed-object": Proof("answers _computed.title_length beside the book's fields"),
+    "features/collection-querying:2.4:computed-prefix": Proof("takes computed fields by their bare names alone"),
+    "features/computed-fields:3:reject-unsupported": Proof("sorts by a computed field it cannot sort on, ignoring "
+                                                           "it"),
+    "features/computed-fields:4:advertise": Proof("answers _computed.tag_count, listing title_length alone"),
+    "introspection:8.2.4:migration-guidance": Proof("deprecates `shelf` saying nothing of shelf_id"),
     "features/collection-querying:3:list-controls": Proof("lists shelves without a filter and without saying so"),
     "features/collection-querying:3:list-paging-fields": Proof("lists shelves without `fields`, unsaid"),
     "features/collection-querying:3:search-filter-sort": Proof("searches without filter or sort, unsaid"),
