@@ -202,13 +202,16 @@ class NotesAdapter:
         operation = arguments.get("operation")
         params = arguments.get("params") or {}
         if not isinstance(operation, str) or not operation:
-            return failure("VALIDATION_MISSING_PARAM", "Missing required field 'operation'.")
+            return failure("VALIDATION_MISSING_PARAM", "Missing required field 'operation'.", param="operation")
         if not isinstance(params, dict):
-            return failure("VALIDATION_INVALID_TYPE", "Field 'params' must be an object.")
+            return failure("VALIDATION_INVALID_TYPE", "Field 'params' must be an object.", param="params")
         spec = self.operations.get(operation.lower() if self.fault == "any-case" else operation)
         if spec is None:
             return failure(
-                "NOT_FOUND_OPERATION", f"Unknown operation '{operation}'. Use introspect to list operations."
+                "NOT_FOUND_OPERATION",
+                f"Unknown operation '{operation}'. Use introspect to list operations.",
+                operation=operation[:80],
+                available=sorted(self.operations),
             )
         if tool != "mcp_aql" and tool != f"mcp_aql_{spec.endpoint}" and self.fault != "wrong-endpoint":
             return failure(

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpaql_conformance.evidence.answers import classify
 from mcpaql_conformance.evidence.bundle import JsonObject
 from mcpaql_conformance.evidence.index import Context
 from mcpaql_conformance.files.vocabulary import (
@@ -21,7 +20,7 @@ from mcpaql_conformance.files.vocabulary import (
     WITH_ITEMS,
 )
 from mcpaql_conformance.sanitize import plain
-from mcpaql_conformance.verdict.checks.base import cite
+from mcpaql_conformance.verdict.checks.base import calls_of, cite, kinds_held
 
 _AG = "features/aggregations"
 EXPOSED = f"{_AG}:2:expose-functions"
@@ -58,9 +57,7 @@ def aggregate_documentation_findings(ctx: Context) -> list[str]:
 def aggregate_test_findings(ctx: Context) -> list[str]:
     """What capture's aggregate calls (aggregate_tests) show, by kind of call."""
     findings: list[str] = []
-    for case in ctx.bundle.cases("aggregate_tests"):
-        name, kind, response = plain(case.get("operation"), max_len=80), case.get("kind"), case.get("response")
-        answer = classify(response)
+    for case, name, kind, response, answer in calls_of(ctx, "aggregate_tests"):
         if kind == SUMMARY and _rows(response):
             text = f"{name} asked for a count alone answered the rows too (a summary leaves them out by default)"
             findings.append(cite(ROWS_LEFT_OUT, text))
@@ -80,8 +77,7 @@ def aggregate_test_findings(ctx: Context) -> list[str]:
 
 def aggregate_evidence(ctx: Context) -> list[str]:
     """``aggregate_tests:KIND`` for each kind of call, AGGREGATES where an operation documents `aggregate`."""
-    kinds = {f"aggregate_tests:{case.get('kind')}": None for case in ctx.bundle.cases("aggregate_tests")}
-    return [*kinds, *([AGGREGATES] if aggregating(ctx) else [])]
+    return [*kinds_held(ctx, "aggregate_tests"), *([AGGREGATES] if aggregating(ctx) else [])]
 
 
 def _rows(response: Any) -> bool:

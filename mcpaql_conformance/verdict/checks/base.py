@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
+from mcpaql_conformance.evidence.answers import Answer, classify
 from mcpaql_conformance.evidence.bundle import JsonObject
 from mcpaql_conformance.evidence.fields import (
     SUCCESS,
@@ -313,3 +315,29 @@ def nothing_documented(ctx: Context, reason: str, what: str) -> Outcome | None:
 def all_succeeded(ctx: Context, responses: list[JsonObject]) -> bool:
     """Whether every response is a valid success result (one C-level pass)."""
     return ctx.all_responses_valid and all(map(SUCCESS, responses))
+
+
+class Call(NamedTuple):
+    """One of capture's calls of a section (pagination_tests, field_tests...), read: the operation as
+    a finding shows it, the kind of call, what the server answered and how it reads."""
+
+    case: JsonObject
+    name: str
+    kind: Any
+    response: Any
+    answer: Answer
+
+
+def calls_of(ctx: Context, section: str) -> list[Call]:
+    """The cases of one of capture's call sections, each read."""
+    return [
+        Call(case, plain(case.get("operation"), max_len=80), case.get("kind"), case.get("response"),
+             classify(case.get("response")))
+        for case in ctx.bundle.cases(section)
+    ]  # fmt: skip
+
+
+def kinds_held(ctx: Context, section: str, default: str = "") -> list[str]:
+    """``section:KIND`` for each kind of call a section holds (a report's ``evidence``); a case without
+    a kind counts as ``default``."""
+    return list({f"{section}:{case.get('kind') or default}": None for case in ctx.bundle.cases(section)})

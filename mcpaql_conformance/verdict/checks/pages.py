@@ -27,7 +27,7 @@ from mcpaql_conformance.files.vocabulary import (
 )
 from mcpaql_conformance.regex import lazy
 from mcpaql_conformance.sanitize import plain
-from mcpaql_conformance.verdict.checks.base import cite
+from mcpaql_conformance.verdict.checks.base import calls_of, cite, kinds_held
 
 _PG = "features/pagination"
 INVALID_COMBINATION = f"{_PG}:2.3:invalid-combinations"
@@ -63,16 +63,14 @@ def pagination_evidence(ctx: Context) -> list[str]:
     """What the run held to judge paging by (a report's ``evidence``): ``pagination_tests:KIND`` for
     each kind of call, BEYOND_A_PAGE where a page of 1000 shows a collection larger than the page
     it got (or over 100 items), FULL_DEFAULT where a page asked with no size says another follows."""
-    kinds: dict[str, None] = {}
     beyond = full = False
-    for case in ctx.bundle.cases("pagination_tests"):
-        kind = str(case.get("kind") or FIRST_AND_LAST)
-        kinds[f"pagination_tests:{kind}"] = None
-        response = case.get("response")
-        more = (page_info(response) or {}).get("hasNextPage") is True
-        beyond |= kind == LARGE_PAGE and (more or len(items_of(response) or []) > ADVISED_MAX)
-        full |= kind == DEFAULT_PAGE and (more or len(items_of(response) or []) > ADVISED_DEFAULT)
-    return [*kinds, *([BEYOND_A_PAGE] if beyond else []), *([FULL_DEFAULT] if full else [])]
+    for call in calls_of(ctx, "pagination_tests"):
+        more = (page_info(call.response) or {}).get("hasNextPage") is True
+        count = len(items_of(call.response) or [])
+        beyond |= call.kind == LARGE_PAGE and (more or count > ADVISED_MAX)
+        full |= call.kind == DEFAULT_PAGE and (more or count > ADVISED_DEFAULT)
+    held = kinds_held(ctx, "pagination_tests", FIRST_AND_LAST)
+    return [*held, *([BEYOND_A_PAGE] if beyond else []), *([FULL_DEFAULT] if full else [])]
 
 
 def items_of(response: Any) -> list[Any] | None:

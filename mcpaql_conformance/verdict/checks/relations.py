@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpaql_conformance.evidence.answers import classify
 from mcpaql_conformance.evidence.bundle import JsonObject
 from mcpaql_conformance.evidence.index import Context
 from mcpaql_conformance.files.values import json_key
 from mcpaql_conformance.files.vocabulary import ALL_SECTIONS, DEEP_TRAVERSAL, ONE_SECTION, RELATIONSHIPS
 from mcpaql_conformance.sanitize import plain
-from mcpaql_conformance.verdict.checks.base import cite
+from mcpaql_conformance.verdict.checks.base import calls_of, cite, kinds_held
 
 _RQ = "features/relationship-queries"
 ADVERTISED = f"{_RQ}:6:advertise"
@@ -70,9 +69,7 @@ def relationship_documentation_findings(ctx: Context) -> list[str]:
 def relationship_test_findings(ctx: Context) -> list[str]:
     """What capture's relationship calls (relationship_tests) show, by kind of call."""
     findings: list[str] = []
-    for case in ctx.bundle.cases("relationship_tests"):
-        name, kind, response = plain(case.get("operation"), max_len=80), case.get("kind"), case.get("response")
-        answer = classify(response)
+    for case, name, kind, response, answer in calls_of(ctx, "relationship_tests"):
         data = response.get("data") if answer.succeeded and isinstance(response, dict) else None
         if kind == DEEP_TRAVERSAL and not answer.structured:
             findings.append(cite(BOUNDED, f"{name} asked for a deep traversal gave no answer: {answer.describe()}"))
@@ -91,8 +88,7 @@ def relationship_test_findings(ctx: Context) -> list[str]:
 
 def relationship_evidence(ctx: Context) -> list[str]:
     """``relationship_tests:KIND`` for each kind of call, RELATIONSHIPS where an operation traverses."""
-    kinds = {f"relationship_tests:{case.get('kind')}": None for case in ctx.bundle.cases("relationship_tests")}
-    return [*kinds, *([RELATIONSHIPS] if relationship_operations(ctx) else [])]
+    return [*kinds_held(ctx, "relationship_tests"), *([RELATIONSHIPS] if relationship_operations(ctx) else [])]
 
 
 def _deep(name: str, data: JsonObject) -> list[str]:

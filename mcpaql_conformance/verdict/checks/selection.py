@@ -6,7 +6,7 @@ A refusal that names another parameter is about a value of ours, and shows nothi
 
 from __future__ import annotations
 
-from mcpaql_conformance.evidence.answers import Answer, classify
+from mcpaql_conformance.evidence.answers import Answer
 from mcpaql_conformance.evidence.bundle import JsonObject
 from mcpaql_conformance.evidence.index import Context
 from mcpaql_conformance.files.vocabulary import (
@@ -19,7 +19,7 @@ from mcpaql_conformance.files.vocabulary import (
     UNKNOWN_FIELD_NAME,
 )
 from mcpaql_conformance.sanitize import plain
-from mcpaql_conformance.verdict.checks.base import cite
+from mcpaql_conformance.verdict.checks.base import calls_of, cite, kinds_held
 
 PRESETS = "features/field-selection:3.1:standard-presets"
 FIELD_NAMES_CHECKED = "features/field-selection:5.2:should-list"
@@ -34,9 +34,7 @@ MAX_ITEMS = 101  # the answer itself and the items of one page looked at
 def field_test_findings(ctx: Context) -> list[str]:
     """A standard preset refused, or a field name no server has answered with success."""
     findings: list[str] = []
-    for case in ctx.bundle.cases("field_tests"):
-        answer, kind = classify(case.get("response")), case.get("kind")
-        name = plain(case.get("operation"), max_len=80)
+    for case, name, kind, _, answer in calls_of(ctx, "field_tests"):
         if kind in STANDARD_PRESETS and answer.refused and not answer.unrelated:
             findings.append(cite(PRESETS, f"{name} refused the standard preset fields {kind!r}: {answer.describe()}"))
         elif kind == UNKNOWN_FIELD_NAME and answer.succeeded:
@@ -119,7 +117,7 @@ def preset_alias_findings(ctx: Context) -> list[str]:
 def selection_evidence(ctx: Context) -> list[str]:
     """What the run held to judge field selection by (a report's ``evidence``): ``field_tests:KIND``
     for each kind of call, PRESET_PARAMETER where a READ operation documents `preset`."""
-    kinds = {f"field_tests:{case.get('kind')}": None for case in ctx.bundle.cases("field_tests")}
+    kinds = kinds_held(ctx, "field_tests")
     presets = any(p["name"] == "preset" for op in ctx.operations_in("READ") for p in ctx.parameters_of(op))
     computed = bool(computed_answered(ctx))
     return [*kinds, *([PRESET_PARAMETER] if presets else []), *([COMPUTED_ANSWERED] if computed else [])]
