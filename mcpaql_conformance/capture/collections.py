@@ -27,9 +27,12 @@ from mcpaql_conformance.files.vocabulary import (
     MIXED_STYLES,
     NEXT_PAGE,
     ONE_SECTION,
+    ONE_WORD,
     PAGE_OF_ONE,
+    REPEATED_WORD,
     STANDARD_PRESETS,
     SUMMARY,
+    TWO_WORDS,
     UNKNOWN_AGGREGATE_FIELD,
     UNKNOWN_FIELD_NAME,
     UNKNOWN_FUNCTION,
@@ -41,6 +44,7 @@ from mcpaql_conformance.live.session import PHASE_PAGES, Live, gather
 UNKNOWN_FILTER_KEY = "zz_conformance_filter_key"
 UNKNOWN_FIELD = "zz_conformance_field"
 UNKNOWN_AGGREGATE = "zz_conformance_function"
+NOWHERE = "zzconformanceword"  # a word no record holds
 DEEP = 50  # deeper than any traversal a server means to expand: its cap and its cycles show
 LARGE = 1000  # beyond any page cap the spec advises (features/pagination §5.3: 100)
 PAGING = frozenset({"first", "after", "last", "before", "offset", "page", "limit", "page_size", "cursor"})
@@ -85,6 +89,7 @@ def collection_calls(op: Operation, base: JsonObject, unknown: Any) -> list[Call
             ("relationship", "the relationships section alone", {**rest, "include": ["relationships"]}, ONE_SECTION),
             ("relationship", f"a traversal {deep} levels deep", {**rest, "depth": deep}, DEEP_TRAVERSAL),
         ]
+    calls += search_calls(op, base)
     if takes_filter_object(op):
         calls.append(("filter", f"a filter key it does not support ({UNKNOWN_FILTER_KEY})",
                       {**base, "filter": {UNKNOWN_FILTER_KEY: unknown}}, ""))  # fmt: skip
@@ -147,6 +152,21 @@ def aggregation_fields(op: Operation, key: str) -> list[str]:
         if isinstance(listed, list):
             return [name for name in listed if isinstance(name, str)]
     return []
+
+
+def search_calls(op: Operation, base: JsonObject) -> list[Call]:
+    """For a search_* operation whose `query` capture holds as text: one of its words, that word with
+    a word no record holds, and that word twice (collection-querying §4.1)."""
+    query = base.get("query")
+    words = query.split() if isinstance(query, str) and op.name.startswith("search_") else []
+    if not words:
+        return []
+    word = words[0]
+    return [
+        ("search", f"one word ({word})", {**base, "query": word}, ONE_WORD),
+        ("search", f"{word} and a word no record holds", {**base, "query": f"{word} {NOWHERE}"}, TWO_WORDS),
+        ("search", f"{word} twice", {**base, "query": f"{word} {word}"}, REPEATED_WORD),
+    ]
 
 
 def traverses(name: str, parameters: set[Any]) -> bool:

@@ -514,6 +514,7 @@ def assemble(
         "field_tests": evidence.field_tests,
         "aggregate_tests": evidence.aggregate_tests,
         "relationship_tests": evidence.relationship_tests,
+        "search_tests": evidence.search_tests,
         "constraint_tests": evidence.constraint_tests,
         "capture_readings": live.readings.lines(""),
         "capture_notes": evidence.notes,

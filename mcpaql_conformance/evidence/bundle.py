@@ -161,6 +161,7 @@ class Bundle:
             ("field_tests", "response"),
             ("aggregate_tests", "response"),
             ("relationship_tests", "response"),
+            ("search_tests", "response"),
             ("constraint_tests", "response"),
         ):
             cases = self.cases(key)

@@ -127,6 +127,7 @@ _SECTIONS: dict[str, Callable[[JsonObject], str]] = {
     "field_tests": lambda case: f"{_name(case['operation'])} with {_fields_sent(case)}",
     "aggregate_tests": lambda case: f"{_name(case['operation'])} asked for {_aggregate_asked(case)}",
     "relationship_tests": lambda case: f"{_name(case['operation'])} asked for {_traversal_asked(case)}",
+    "search_tests": lambda case: f"{_name(case['operation'])} searching {_words_sent(case)}",
     "constraint_tests": lambda case: f"constraint {_name(case['name'])}",
     "batch_example": lambda case: "the batch",
 }  # fmt: skip
@@ -151,6 +152,11 @@ AGGREGATE_CALLS: dict[str, str] = {
     UNKNOWN_AGGREGATE_FIELD: "an aggregate over a field it does not have",
     GROUPED: "a count grouped by a field",
 }
+
+
+def _words_sent(case: JsonObject) -> str:
+    request = case.get("request")
+    return repr(plain(str(request.get("query")), max_len=60)) if isinstance(request, dict) else "words"
 
 
 def _traversal_asked(case: JsonObject) -> str:

@@ -99,6 +99,12 @@ RelationshipTestKind = Literal["all_sections", "one_section", "deep"]
 ALL_SECTIONS: RelationshipTestKind = "all_sections"
 ONE_SECTION: RelationshipTestKind = "one_section"
 DEEP_TRAVERSAL: RelationshipTestKind = "deep"
+# What a search_tests call sends as a search_* operation's `query` (its `kind`, features/collection-
+# querying §4.1): one word of its example's query, that word and a word no record holds, that word twice.
+SearchTestKind = Literal["one_word", "two_words", "repeated_word"]
+ONE_WORD: SearchTestKind = "one_word"
+TWO_WORDS: SearchTestKind = "two_words"
+REPEATED_WORD: SearchTestKind = "repeated_word"
 
 # The calls capture sends to see how the server reads a request itself (request_tests[].name):
 # one without `operation`, one with an empty name, a known name in upper case, a parameter both

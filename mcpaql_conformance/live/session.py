@@ -56,6 +56,7 @@ class Findings:
     field_tests: list[JsonObject] = field(default_factory=list)
     aggregate_tests: list[JsonObject] = field(default_factory=list)
     relationship_tests: list[JsonObject] = field(default_factory=list)
+    search_tests: list[JsonObject] = field(default_factory=list)
     error_tests: list[JsonObject] = field(default_factory=list)
     routing_tests: list[JsonObject] = field(default_factory=list)
     valid_requests: list[JsonObject] = field(default_factory=list)
@@ -86,6 +87,7 @@ class Evidence:
     field_tests: list[JsonObject] = field(default_factory=list)
     aggregate_tests: list[JsonObject] = field(default_factory=list)
     relationship_tests: list[JsonObject] = field(default_factory=list)
+    search_tests: list[JsonObject] = field(default_factory=list)
     error_tests: list[JsonObject] = field(default_factory=list)
     routing_tests: list[JsonObject] = field(default_factory=list)
     valid_requests: list[JsonObject] = field(default_factory=list)
@@ -101,8 +103,8 @@ class Evidence:
             self.accepted[operation] = findings.accepted
         for key in (
             "missing_required", "unknown_parameter", "optional_defaults", "optional_omitted", "update_input_tests",
-            "pagination_tests", "filter_tests", "field_tests", "aggregate_tests", "relationship_tests", "error_tests",
-            "routing_tests", "valid_requests",
+            "pagination_tests", "filter_tests", "field_tests", "aggregate_tests", "relationship_tests", "search_tests",
+            "error_tests", "routing_tests", "valid_requests",
         ):  # fmt: skip
             getattr(self, key).extend(getattr(findings, key))
         self.notes.extend(findings.notes)

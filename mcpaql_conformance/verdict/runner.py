@@ -34,6 +34,7 @@ from mcpaql_conformance.verdict.checks.level2 import failed_items
 from mcpaql_conformance.verdict.checks.listing import relisted as relisted_lists
 from mcpaql_conformance.verdict.checks.pages import pagination_evidence
 from mcpaql_conformance.verdict.checks.relations import relationship_evidence
+from mcpaql_conformance.verdict.checks.searches import search_evidence
 from mcpaql_conformance.verdict.checks.selection import selection_evidence
 from mcpaql_conformance.verdict.checks.semantic import run_verdicts
 from mcpaql_conformance.verdict.checks.warned import warning_evidence
@@ -127,7 +128,7 @@ def evidence_held(bundle: Bundle, ctx: Context) -> tuple[str, ...]:
     warned = warning_evidence(bundle.response_groups)
     relisted = [RELISTED] if relisted_lists(ctx) else []
     paged = (*pagination_evidence(ctx), *selection_evidence(ctx), *aggregate_evidence(ctx), *relationship_evidence(ctx))
-    paged += (*deprecation_evidence(ctx),)
+    paged += (*deprecation_evidence(ctx), *search_evidence(ctx))
     held = (*failing, *shared, *search, *grammar, *warned, *relisted, *paged, *_described_tools(ctx))
     return (*present, *requests, *held, *documented)
 

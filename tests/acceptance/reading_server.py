@@ -354,14 +354,16 @@ SEARCH_PAGING = "features/collection-querying:3:search-paging-fields"
 QUERY_SORT = "features/collection-querying:3:query-sort"  # query_books: no sort
 QUERY_FIELDS = "features/collection-querying:3:query-paging-fields"  # query_books: no fields
 STRING_FILTER = "features/collection-querying:2.2:filter-object"  # search_books: a filter that is a string
+ALL_WORDS = "features/collection-querying:4.1:or-default"  # every word must match, though it says "any"
 
 
 def search_books_text() -> str:
     """search_books's description, saying which controls it leaves out (collection-querying §3)."""
     said = "" if broken(SEARCH_CONTROLS) else " No filter or sort: matches come in the order added."
+    words = "the title or the author holds any of the words" if broken(ALL_WORDS) else "every word of `query` " \
+        "appears in the title or the author"
     paged = "matches" if broken(SEARCH_PAGING) else "the first page of matches"
-    return f"Search the books by free text: every word of `query` appears in the title or the author (any case); " \
-           f"{paged}.{said}"
+    return f"Search the books by free text: {words} (any case); {paged}.{said}"
 
 
 def status_filter() -> list[JsonObject]:
@@ -1460,7 +1462,8 @@ class ReadingList:
         paths = selection("Book", params.get("fields", "standard"))
         if isinstance(paths, dict):
             return paths
-        words = str(params["text" if broken(SEARCH_QUERY) else "query"]).casefold().split()
+        text = str(params["text" if broken(SEARCH_QUERY) else "query"]).casefold()
+        words = [text] if broken("features/collection-querying:4.1:multi-word-consistent") else text.split()
         rows = [b for b in self.books.values() if all(w in f"{b['title']} {b.get('author', '')}".casefold()
                                                        for w in words) and params.get("filter", b["status"]) ==
                 b["status"]]  # fmt: skip

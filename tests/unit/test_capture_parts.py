@@ -305,3 +305,17 @@ def test_a_computed_field_is_asked_for_and_sorted_or_filtered_on_where_the_detai
     assert "computed_filter" not in calls  # filterable: nothing to refuse
     plain = Operation("list_notes", 0, "READ", "mcp_aql_read", parameters)
     assert not {"computed", "computed_sort"} & {variant for *_, variant in collection_calls(plain, {}, "?")}
+
+
+def test_a_search_is_asked_for_one_word_that_word_with_another_and_that_word_twice() -> None:
+    from mcpaql_conformance.capture.collections import collection_calls
+    from mcpaql_conformance.live.discovery import Operation
+
+    op = Operation("search_books", 0, "READ", "mcp_aql_read", [{"name": "query", "required": True}])
+    calls = {variant: params for kind, _, params, variant in collection_calls(op, {"query": "le guin"}, "?")
+             if kind == "search"}  # fmt: skip
+    assert calls == {"one_word": {"query": "le"}, "two_words": {"query": "le zzconformanceword"},
+                     "repeated_word": {"query": "le le"}}  # fmt: skip
+    assert collection_calls(op, {"query": {"status": "done"}}, "?") == []  # no text to take a word from
+    listing = Operation("list_books", 0, "READ", "mcp_aql_read", [{"name": "query"}])
+    assert [kind for kind, *_ in collection_calls(listing, {"query": "le guin"}, "?")] == []

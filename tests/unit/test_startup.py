@@ -53,7 +53,7 @@ TEST_MODULES = {
     "mcpaql_conformance.verdict.checks.pages", "mcpaql_conformance.verdict.checks.selection",
     "mcpaql_conformance.verdict.checks.aggregates", "mcpaql_conformance.verdict.checks.relations",
     "mcpaql_conformance.verdict.checks.controls", "mcpaql_conformance.verdict.checks.matrix",
-    "mcpaql_conformance.verdict.checks.deprecation",
+    "mcpaql_conformance.verdict.checks.deprecation", "mcpaql_conformance.verdict.checks.searches",
     "mcpaql_conformance.verdict.checks.parameters", "mcpaql_conformance.verdict.checks.returns",
     "mcpaql_conformance.verdict.checks.requests", "mcpaql_conformance.verdict.checks.roundtrip",
     "mcpaql_conformance.verdict.checks.routing",

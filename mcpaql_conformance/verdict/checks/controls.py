@@ -16,6 +16,7 @@ from mcpaql_conformance.verdict.checks.matrix import matrix_findings
 from mcpaql_conformance.verdict.checks.pages import pagination_findings
 from mcpaql_conformance.verdict.checks.relations import relationship_documentation_findings, relationship_test_findings
 from mcpaql_conformance.verdict.checks.requests import filter_findings
+from mcpaql_conformance.verdict.checks.searches import search_findings
 from mcpaql_conformance.verdict.checks.selection import (
     computed_documentation_findings,
     field_test_findings,
@@ -53,6 +54,7 @@ CONTROL_CALL_RULES: tuple[str, ...] = (
     "features/relationship-queries:5:dedupe-visited", "features/relationship-queries:5:bounded-expansion",
     "features/relationship-queries:4:custom-types-documented", "features/field-selection:4.4:computed-object",
     "features/collection-querying:2.4:computed-prefix", "features/computed-fields:3:reject-unsupported",
+    "features/collection-querying:4.1:or-default", "features/collection-querying:4.1:multi-word-consistent",
 )  # fmt: skip
 
 
@@ -79,4 +81,5 @@ def control_call_findings(ctx: Context) -> list[str]:
         *field_test_findings(ctx),
         *aggregate_test_findings(ctx),
         *relationship_test_findings(ctx),
+        *search_findings(ctx),
     ]

@@ -145,11 +145,13 @@ COLLECTION_QUERYING: tuple[Rule, ...] = (
          "description names it).",
          tests=(DETAILS,)),
     Rule(f"{_CQ}:4.1:multi-word-consistent", SHOULD, "4.1", "behave consistently with single-word queries",
-         "A server that searches treats a query of several words the way it treats one word.",
-         not_judged=PROBE + "search calls with one word, then with that word and another"),
+         "A server that searches treats a query of several words the way it treats one word (judged: a word "
+         "given twice finds what it finds once).",
+         tests=(COMPLETENESS,)),
     Rule(f"{_CQ}:4.1:or-default", SHOULD, "4.1", "The default interpretation SHOULD be OR",
-         "A server that searches matches any of several words unless it documents otherwise.",
-         not_judged=PROBE + "search calls with two words that never occur together"),
+         "A server that searches matches any of several words unless it documents otherwise (judged: a word and "
+         "a word no record holds find what the word alone finds, unless a description says every word counts).",
+         tests=(COMPLETENESS,)),
     Rule(f"{_CQ}:4.1:quoted-phrases", MAY, "4.1", "support quoted phrases for exact match",
          "A server that searches may treat quoted text as an exact phrase.",
          not_judged=A_MAY),

@@ -143,6 +143,8 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "features/collection-querying:2.6:mixed-styles-rejected": paged("mixed_styles"),
     "features/collection-querying:5:validation-list": ("filter_tests",),
     "introspection:7.3:caching": (RELISTED,),
+    "features/collection-querying:4.1:or-default": ("search_tests:two_words",),
+    "features/collection-querying:4.1:multi-word-consistent": ("search_tests:repeated_word",),
     "features/aggregations:5:advertise": (AGGREGATES,),
     "features/computed-fields:4:advertise": (COMPUTED_ANSWERED,),
     "introspection:8.2.4:migration-guidance": (DEPRECATED_PARAMETER,),

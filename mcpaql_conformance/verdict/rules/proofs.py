@@ -74,6 +74,8 @@ OWN: dict[str, Proof] = {
                                                            "it"),
     "features/computed-fields:4:advertise": Proof("answers _computed.tag_count, listing title_length alone"),
     "introspection:8.2.4:migration-guidance": Proof("deprecates `shelf` saying nothing of shelf_id"),
+    "features/collection-querying:4.1:or-default": Proof("matches every word, saying it matches any"),
+    "features/collection-querying:4.1:multi-word-consistent": Proof("takes several words as one exact phrase"),
     "features/collection-querying:3:list-controls": Proof("lists shelves without a filter and without saying so"),
     "features/collection-querying:3:list-paging-fields": Proof("lists shelves without `fields`, unsaid"),
     "features/collection-querying:3:search-filter-sort": Proof("searches without filter or sort, unsaid"),
