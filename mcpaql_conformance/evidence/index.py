@@ -8,7 +8,7 @@ import operator
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import chain, compress, repeat
+from itertools import chain, compress, islice, repeat
 from typing import Any
 
 from mcpaql_conformance.evidence.blanket import Blanket
@@ -35,6 +35,8 @@ from mcpaql_conformance.evidence.reading import (
 from mcpaql_conformance.files.schemas import introspection_schema, operation_result_schema
 from mcpaql_conformance.files.vocabulary import DESTRUCTIVE, NOTHING_TO_KEEP, WRITES
 from mcpaql_conformance.files.vocabulary import SEMANTIC_CATEGORIES as CRUDE_CATEGORIES
+
+MAX_COMPUTED_ITEMS = 100  # the items of one page looked at for `_computed` objects
 
 CRUDE_ENDPOINTS = ("create", "read", "update", "delete", "execute")
 CATEGORY_SET = frozenset(CRUDE_CATEGORIES)
@@ -327,6 +329,25 @@ class Context:
                 if isinstance(parameters := detail.get("parameters"), list)
             }
         )
+
+    @cached_property
+    def computed(self) -> dict[str, set[str]]:
+        """The keys of the `_computed` objects (features/computed-fields §2) each documented operation
+        answered, in its data or the items of its page (the first 100): one pass over the answers."""
+        found: dict[str, set[str]] = {}
+        for template, group in self.bundle.response_groups:
+            cases = self.bundle.group_cases(template) or []
+            for case, response in zip(cases, group, strict=False):
+                data = response.get("data") if isinstance(response, dict) and response.get("success") is True else None
+                op = case.get("operation") if isinstance(case, dict) else None
+                if not isinstance(op, str) or not isinstance(data, dict) or op not in self.details_by_name:
+                    continue
+                items = data.get("items")
+                for shown in chain((data,), islice(items if isinstance(items, list) else (), MAX_COMPUTED_ITEMS)):
+                    inside = shown.get("_computed") if isinstance(shown, dict) else None
+                    if isinstance(inside, dict):
+                        found.setdefault(op, set()).update(str(key) for key in inside)
+        return found
 
     @cached_property
     def aql_tools(self) -> list[ToolReading]:

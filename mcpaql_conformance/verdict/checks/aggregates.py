@@ -21,6 +21,7 @@ from mcpaql_conformance.files.vocabulary import (
 )
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.checks.base import calls_of, cite, kinds_held
+from mcpaql_conformance.verdict.checks.pages import items_of
 
 _AG = "features/aggregations"
 EXPOSED = f"{_AG}:2:expose-functions"
@@ -58,10 +59,10 @@ def aggregate_test_findings(ctx: Context) -> list[str]:
     """What capture's aggregate calls (aggregate_tests) show, by kind of call."""
     findings: list[str] = []
     for case, name, kind, response, answer in calls_of(ctx, "aggregate_tests"):
-        if kind == SUMMARY and _rows(response):
+        if kind == SUMMARY and items_of(response):
             text = f"{name} asked for a count alone answered the rows too (a summary leaves them out by default)"
             findings.append(cite(ROWS_LEFT_OUT, text))
-        elif kind == WITH_ITEMS and answer.succeeded and not _rows(response):
+        elif kind == WITH_ITEMS and answer.succeeded and not items_of(response):
             findings.append(cite(ROWS_ON_REQUEST, f"{name} documents include_items, but a count with it answered no "
                                  "rows"))  # fmt: skip
         elif kind in (UNKNOWN_FUNCTION, UNKNOWN_AGGREGATE_FIELD) and (answer.succeeded or _not_validation(answer)):
@@ -78,12 +79,6 @@ def aggregate_test_findings(ctx: Context) -> list[str]:
 def aggregate_evidence(ctx: Context) -> list[str]:
     """``aggregate_tests:KIND`` for each kind of call, AGGREGATES where an operation documents `aggregate`."""
     return [*kinds_held(ctx, "aggregate_tests"), *([AGGREGATES] if aggregating(ctx) else [])]
-
-
-def _rows(response: Any) -> bool:
-    data = response.get("data") if isinstance(response, dict) and response.get("success") is True else None
-    rows = data.get("items", data.get("edges")) if isinstance(data, dict) else None
-    return isinstance(rows, list) and bool(rows)
 
 
 def _not_validation(answer: Any) -> bool:

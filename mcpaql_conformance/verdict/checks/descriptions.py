@@ -47,7 +47,7 @@ def description_findings(
             continue
         text, name = tool["description"], plain(reading.name, max_len=80)
         words = identifiers_folded(text)
-        served = _served(reading, details)
+        served = served_by(reading, details)
         if reading.family == SINGLE:
             findings += _unified(name, text, words, details)
             continue
@@ -117,7 +117,7 @@ def _bucket(reading: ToolReading, name: str, served: list[JsonObject]) -> list[s
     ]
 
 
-def _served(reading: ToolReading, details: list[JsonObject]) -> list[JsonObject]:
+def served_by(reading: ToolReading, details: list[JsonObject]) -> list[JsonObject]:
     """The operation details of what a tool serves: all for the single tool, its family's otherwise."""
     return [
         detail

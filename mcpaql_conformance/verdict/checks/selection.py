@@ -28,7 +28,6 @@ COMPUTED_OBJECT = "features/field-selection:4.4:computed-object"
 COMPUTED_PREFIX = "features/collection-querying:2.4:computed-prefix"
 COMPUTED_REFUSED = "features/computed-fields:3:reject-unsupported"
 COMPUTED_LISTED_RULE = "features/computed-fields:4:advertise"
-MAX_ITEMS = 101  # the answer itself and the items of one page looked at
 
 
 def field_test_findings(ctx: Context) -> list[str]:
@@ -74,7 +73,7 @@ def computed_documentation_findings(ctx: Context) -> list[str]:
     """features/computed-fields §4: a computed value an operation answers (a key of a `_computed`
     object) is one its details list in computed_fields."""
     findings: list[str] = []
-    for op, answered in sorted(computed_answered(ctx).items()):
+    for op, answered in sorted(ctx.computed.items()):
         listed = (ctx.details_by_name.get(op) or {}).get("computed_fields")
         names = {str(e.get("name")) for e in listed if isinstance(e, dict)} if isinstance(listed, list) else set()
         unlisted = sorted(answered - names)
@@ -83,24 +82,6 @@ def computed_documentation_findings(ctx: Context) -> list[str]:
                     "its details do not list in computed_fields")  # fmt: skip
             findings.append(cite(COMPUTED_LISTED_RULE, text))
     return findings
-
-
-def computed_answered(ctx: Context) -> dict[str, set[str]]:
-    """The keys of the `_computed` objects each READ operation answered (its data, or its items)."""
-    found: dict[str, set[str]] = {}
-    for template, group in ctx.bundle.response_groups:
-        cases = ctx.bundle.group_cases(template) or []
-        for case, response in zip(cases, group, strict=False):
-            data = response.get("data") if isinstance(response, dict) and response.get("success") is True else None
-            op = case.get("operation") if isinstance(case, dict) else None
-            if not isinstance(op, str) or not isinstance(data, dict) or op not in ctx.details_by_name:
-                continue
-            items = data.get("items")
-            for shown in [data, *(items if isinstance(items, list) else [])][:MAX_ITEMS]:
-                inside = shown.get("_computed") if isinstance(shown, dict) else None
-                if isinstance(inside, dict):
-                    found.setdefault(op, set()).update(str(key) for key in inside)
-    return found
 
 
 def preset_alias_findings(ctx: Context) -> list[str]:
@@ -119,5 +100,5 @@ def selection_evidence(ctx: Context) -> list[str]:
     for each kind of call, PRESET_PARAMETER where a READ operation documents `preset`."""
     kinds = kinds_held(ctx, "field_tests")
     presets = any(p["name"] == "preset" for op in ctx.operations_in("READ") for p in ctx.parameters_of(op))
-    computed = bool(computed_answered(ctx))
+    computed = bool(ctx.computed)
     return [*kinds, *([PRESET_PARAMETER] if presets else []), *([COMPUTED_ANSWERED] if computed else [])]

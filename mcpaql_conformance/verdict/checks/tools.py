@@ -10,11 +10,10 @@ from typing import Any
 
 from mcpaql_conformance.evidence.bundle import JsonObject
 from mcpaql_conformance.evidence.index import Context
-from mcpaql_conformance.evidence.reading import SINGLE, STANDARD_TAIL, ToolReading
-from mcpaql_conformance.files.values import json_equal
+from mcpaql_conformance.evidence.reading import STANDARD_TAIL, ToolReading
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.checks.base import cite, prefixed
-from mcpaql_conformance.verdict.checks.descriptions import description_findings
+from mcpaql_conformance.verdict.checks.descriptions import description_findings, served_by
 
 INTROSPECT_NAMED = "mcp:2.1:introspect-in-descriptions"
 BASE_SCHEMA = "mcp:3.1:base-input-schema"
@@ -86,13 +85,8 @@ def _allows(schema: dict[str, Any], kind: str) -> bool:
 
 
 def _categories_of(reading: ToolReading, details: list[JsonObject]) -> set[str]:
-    """The semantic categories of the operations a tool serves: every operation for the single
-    tool, the operations of its endpoint family for a family tool."""
-    return {
-        str(detail.get("semantic_category"))
-        for detail in details
-        if isinstance(detail, dict) and (reading.family == SINGLE or json_equal(detail.get("endpoint"), reading.family))
-    }
+    """The semantic categories of the operations a tool serves (``served_by``)."""
+    return {str(detail.get("semantic_category")) for detail in served_by(reading, details)}
 
 
 def _annotation_findings(annotations: Any, categories: set[str]) -> list[str]:
