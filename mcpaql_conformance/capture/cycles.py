@@ -13,6 +13,7 @@ from mcpaql_conformance.capture.probes import fresh_keys, next_choice
 from mcpaql_conformance.capture.values import changed_value, distinct_value, sensitive_value
 from mcpaql_conformance.evidence.answers import Kind, classify
 from mcpaql_conformance.evidence.declared import object_properties, write_only
+from mcpaql_conformance.evidence.execution import LOOP_OPERATIONS
 from mcpaql_conformance.evidence.identifiers import identifier_like
 from mcpaql_conformance.evidence.reading import identifier_words
 from mcpaql_conformance.files.values import MISSING, json_equal, resolve_path
@@ -187,7 +188,8 @@ async def infer_cycles(live: Live, operations: list[Operation], seen: SeenValues
     planned_creates = {c["create"]["operation"] for c in live.plan.create_read}
     planned_updates = {c["update"]["operation"] for c in live.plan.update_read}
     readers = [op for op in operations if op.category == "READ" and op.required_names]
-    creates = [o for o in operations if o.category == "CREATE" and o.name not in planned_creates]
+    skipped = planned_creates | LOOP_OPERATIONS.keys()  # the loop's reserved CREATEs make no record to read back
+    creates = [o for o in operations if o.category == "CREATE" and o.name not in skipped]
     updates = [o for o in operations if o.category == "UPDATE" and o.name not in planned_updates]
     outcomes = await gather([_creator(live, op, readers, INFERRED + i, seen) for i, op in enumerate(creates)])
     created = [o.created for o in outcomes if o.created is not None]

@@ -13,6 +13,8 @@ from mcpaql_conformance.capture.calls import BATCH_DESCRIPTION, batch_items, req
 from mcpaql_conformance.capture.collections import NEXT_DESCRIPTION
 from mcpaql_conformance.capture.cycles import create_params
 from mcpaql_conformance.capture.probes import probes_of, withheld_probes
+from mcpaql_conformance.capture.safety import NEEDED, SCENARIO_NAMES
+from mcpaql_conformance.evidence.execution import LOOP_OPERATIONS
 from mcpaql_conformance.evidence.reading import SINGLE
 from mcpaql_conformance.files.vocabulary import PAGE_OF_ONE
 from mcpaql_conformance.live.discovery import Operation
@@ -70,6 +72,7 @@ def plan_run(live: Live, operations: list[Operation], introspected: int, cleanup
     queries = batch_items()
     if single is not None and live.allows(live.guard.call_need(single, {"operations": queries})):
         dry.sends.append({"operation": "batch", "tool": single, "probe": "batch", "description": BATCH_DESCRIPTION})
+    _safety_loop(live, dry, by_name)
     tool, _ = unknown_operation_tool(live)
     if tool is not None:
         description = "an operation name the server does not list"
@@ -144,7 +147,7 @@ def _inferred(live: Live, dry: DryRun, operations: list[Operation]) -> None:
     readers = [op.name for op in operations if op.category == "READ" and op.required_names and live.allows(op.need)]
     shown = ", ".join(readers[:5]) or "none may be called"
     for op in operations:
-        if op.category not in ("CREATE", "UPDATE") or op.name in planned:
+        if op.category not in ("CREATE", "UPDATE") or op.name in planned or op.name in LOOP_OPERATIONS:
             continue
         probe = "create_read" if op.category == "CREATE" else "update_read"
         if not live.allows(op.need):
@@ -159,6 +162,24 @@ def _inferred(live: Live, dry: DryRun, operations: list[Operation]) -> None:
             )
         else:
             dry.send(op, probe, "inferred update-read: a created record, one field changed, then read back")
+
+
+def _safety_loop(live: Live, dry: DryRun, operations: dict[str, Operation]) -> None:
+    """The drive of the execution safety loop (capture/safety.py), where the server lists it."""
+    if not all(name in operations for name in NEEDED):  # json: operation names
+        return
+    ops = [op for name, op in operations.items() if name in LOOP_OPERATIONS]
+    barred = [op for op in ops if not live.allows(op.need)]
+    if barred:
+        need = strictest([op.need for op in barred])
+        reason = "the execution safety loop's scenarios (they start executions): " + withheld_reason(
+            need, live.guard.permission
+        )
+        dry.withhold(barred[0].name, {"execution": len(SCENARIO_NAMES)}, reason, need)
+        return
+    start = operations["execute_agent"]
+    description = f"the execution safety loop, one execution each: {', '.join(SCENARIO_NAMES)} (up to 100 calls)"
+    dry.send(start, "execution", description)
 
 
 def _cleanup(live: Live, dry: DryRun, operations: list[Operation]) -> None:

@@ -18,6 +18,7 @@ from mcpaql_conformance.capture.candidates import PLAN, Candidate, SeenValues, n
 from mcpaql_conformance.capture.probes import Sent, next_choice, sender, under_test
 from mcpaql_conformance.capture.values import fresh
 from mcpaql_conformance.evidence.answers import classify
+from mcpaql_conformance.evidence.execution import STATEFUL_LOOP_OPERATIONS
 from mcpaql_conformance.files.vocabulary import ValueSource
 from mcpaql_conformance.live.session import Live, gather
 from mcpaql_conformance.verdict.blame import Blame, our_value_refused, value_quoted
@@ -57,7 +58,9 @@ def _retries(live: Live, sent: Sent, seen: SeenValues) -> list[Any]:
     """One job per probe refused for our value that has a next value to try; a probe without one
     is marked inconclusive at once when its refusal quotes our value (a refusal that only names
     another parameter is judged: nothing shows it is about the value)."""
-    jobs = []
+    jobs: list[Any] = []
+    if sent.op.name in STATEFUL_LOOP_OPERATIONS:
+        return jobs  # refused for the execution's state, not for a value: another value would not do
     for index, (probe, answer) in enumerate(zip(sent.probes, sent.answers, strict=True)):
         if probe.kind in _ASKED:
             continue

@@ -21,6 +21,7 @@ from mcpaql_conformance.capture.dryrun import plan_run
 from mcpaql_conformance.capture.plan_writer import write_plan
 from mcpaql_conformance.capture.probes import Sent, read_probes, send_probes
 from mcpaql_conformance.capture.retry import retry_refused, seen_values
+from mcpaql_conformance.capture.safety import probe_safety_loop
 from mcpaql_conformance.capture.values import run_values
 from mcpaql_conformance.errors import ConfigError, InternalError
 from mcpaql_conformance.evidence import identifiers
@@ -396,6 +397,7 @@ async def run_probes(live: Live, limit: OverallLimit | None = None, probed: list
     await retry_refused(live, last)
     _merge(live, probed)
     await probe_batch(live)
+    await probe_safety_loop(live)  # after every other probe: a block it draws may outlive the run
     await probe_unknown_operation(live)
     await probe_requests(live)
     return inferred
@@ -516,6 +518,7 @@ def assemble(
         "relationship_tests": evidence.relationship_tests,
         "search_tests": evidence.search_tests,
         "constraint_tests": evidence.constraint_tests,
+        "execution_tests": evidence.execution_tests,
         "capture_readings": live.readings.lines(""),
         "capture_notes": evidence.notes,
     }

@@ -163,6 +163,7 @@ class Bundle:
             ("relationship_tests", "response"),
             ("search_tests", "response"),
             ("constraint_tests", "response"),
+            ("execution_tests", "response"),
         ):
             cases = self.cases(key)
             groups.append((f"$.{key}[{{}}].{field}", [case[field] for case in cases], cases))

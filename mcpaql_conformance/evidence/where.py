@@ -129,6 +129,9 @@ _SECTIONS: dict[str, Callable[[JsonObject], str]] = {
     "relationship_tests": lambda case: f"{_name(case['operation'])} asked for {_traversal_asked(case)}",
     "search_tests": lambda case: f"{_name(case['operation'])} searching {_words_sent(case)}",
     "constraint_tests": lambda case: f"constraint {_name(case['name'])}",
+    "execution_tests": lambda case: (
+        f"{_name(case['operation'])} ({_name(case.get('scenario'))}: {_name(case.get('call'))})"
+    ),
     "batch_example": lambda case: "the batch",
 }  # fmt: skip
 

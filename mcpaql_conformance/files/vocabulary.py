@@ -106,6 +106,18 @@ ONE_WORD: SearchTestKind = "one_word"
 TWO_WORDS: SearchTestKind = "two_words"
 REPEATED_WORD: SearchTestKind = "repeated_word"
 
+# The scenarios of capture's drive of the execution safety loop (execution_tests[].scenario, core §8.4,
+# §8.6-8.8): see capture/safety.py.
+ExecutionScenario = Literal["lifecycle", "cancel", "failure", "step_limit", "approval", "verify", "expiry", "deny"]
+LIFECYCLE_SCENARIO: ExecutionScenario = "lifecycle"
+CANCEL_SCENARIO: ExecutionScenario = "cancel"
+FAILURE_SCENARIO: ExecutionScenario = "failure"
+STEP_LIMIT_SCENARIO: ExecutionScenario = "step_limit"
+APPROVAL_SCENARIO: ExecutionScenario = "approval"
+VERIFY_SCENARIO: ExecutionScenario = "verify"
+EXPIRY_SCENARIO: ExecutionScenario = "expiry"
+DENY_SCENARIO: ExecutionScenario = "deny"
+
 # The calls capture sends to see how the server reads a request itself (request_tests[].name):
 # one without `operation`, one with an empty name, a known name in upper case, a parameter both
 # at the top level and in params, two unknown parameters at once, a string holding U+0000, a
@@ -153,6 +165,22 @@ RELATIONSHIPS = "introspection:relationship_query"  # a READ operation traversin
 # beside `pagination_tests:KIND` for each kind of call the run holds:
 BEYOND_A_PAGE = "pagination_tests:beyond_a_page"  # a page of 1000 showing more items than it holds, or over 100
 FULL_DEFAULT = "pagination_tests:full_default_page"  # a page asked with no size that says another follows
+# beside `execution_tests:SCENARIO` for each scenario of the safety loop's drive the run holds (driven
+# against a loop declared enforcing, or declaring no mode):
+SAFETY_LOOP = "introspection:safety_loop"  # execute_agent or record_execution_step listed
+EXECUTION_STATE = "execution_tests:execution_state"  # an answer giving an execution's id and status
+PROGRESS = "execution_tests:progress"  # an answer giving an execution's progress object
+TERMINAL_TOUCHED = "execution_tests:after_terminal"  # a completed execution aborted
+LOOP_MONITORING = "execution_tests:monitoring"  # a directive answered by a loop declared monitoring
+FAILURE_PAUSED = "execution_tests:failure_paused"  # a failed outcome that drew a pause
+LIMIT_KNOWN = "execution_tests:step_limit_known"  # a walk past a documented or counted-down step limit
+APPROVAL_PAUSED = "execution_tests:approval_paused"  # an action paused for approval, then confirmed by the agent
+VERIFY_TIER = "execution_tests:verify_tier"  # a directive putting an action in the verify tier
+RATE_PROBED = "execution_tests:wrong_codes"  # more than ten wrong verification codes in a row
+CHALLENGE_WAITED = "execution_tests:after_expiry"  # a challenge waited out, the action reported again
+HARD_BLOCK = "execution_tests:hard_block"  # a directive stopping an agent (stopped: true)
+DENY_REPORTED = "execution_tests:denied"  # an action matching a deny pattern reported
+BYSTANDER = "execution_tests:bystander_step"  # another executing agent's step after a hard block
 
 # -- agent runs ------------------------------------------------------------------------------
 

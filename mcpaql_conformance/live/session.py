@@ -31,8 +31,8 @@ JsonObject = dict[str, Any]
 # Phases of a capture, the first part of every record's sort key.
 (
     PHASE_INTROSPECT, PHASE_TYPES, PHASE_TYPE_DETAILS, PHASE_DETAILS, PHASE_PROBES, PHASE_EXAMPLES, PHASE_CYCLES,
-    PHASE_BATCH, PHASE_UNKNOWN, PHASE_REQUESTS, PHASE_CLEANUP, PHASE_PAGES,
-) = range(12)  # fmt: skip
+    PHASE_BATCH, PHASE_UNKNOWN, PHASE_REQUESTS, PHASE_CLEANUP, PHASE_PAGES, PHASE_SAFETY,
+) = range(13)  # fmt: skip
 
 # Why a probe was not sent (the bundle's capture_notes[].cause): withheld for safety, the
 # run's level too low (WRITES: --allow-writes would send it; DESTRUCTIVE: --allow-destructive);
@@ -94,6 +94,7 @@ class Evidence:
     round_trip_tests: list[JsonObject] = field(default_factory=list)
     update_preservation_tests: list[JsonObject] = field(default_factory=list)
     constraint_tests: list[JsonObject] = field(default_factory=list)
+    execution_tests: list[JsonObject] = field(default_factory=list)
     batch_example: Any = None
     request_tests: list[JsonObject] = field(default_factory=list)
     notes: list[JsonObject] = field(default_factory=list)

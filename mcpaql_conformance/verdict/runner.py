@@ -29,11 +29,13 @@ from mcpaql_conformance.verdict.checks.aggregates import aggregate_evidence
 from mcpaql_conformance.verdict.checks.deprecation import deprecation_evidence
 from mcpaql_conformance.verdict.checks.descriptions import CRUDE_FAMILIES as CRUDE
 from mcpaql_conformance.verdict.checks.details import shared_parameters
+from mcpaql_conformance.verdict.checks.execution import lifecycle_evidence
 from mcpaql_conformance.verdict.checks.grammar import grammar_parameters
 from mcpaql_conformance.verdict.checks.level2 import failed_items
 from mcpaql_conformance.verdict.checks.listing import relisted as relisted_lists
 from mcpaql_conformance.verdict.checks.pages import pagination_evidence
 from mcpaql_conformance.verdict.checks.relations import relationship_evidence
+from mcpaql_conformance.verdict.checks.safety import loop_evidence
 from mcpaql_conformance.verdict.checks.searches import search_evidence
 from mcpaql_conformance.verdict.checks.selection import selection_evidence
 from mcpaql_conformance.verdict.checks.semantic import run_verdicts
@@ -128,7 +130,7 @@ def evidence_held(bundle: Bundle, ctx: Context) -> tuple[str, ...]:
     warned = warning_evidence(bundle.response_groups)
     relisted = [RELISTED] if relisted_lists(ctx) else []
     paged = (*pagination_evidence(ctx), *selection_evidence(ctx), *aggregate_evidence(ctx), *relationship_evidence(ctx))
-    paged += (*deprecation_evidence(ctx), *search_evidence(ctx))
+    paged += (*deprecation_evidence(ctx), *search_evidence(ctx), *lifecycle_evidence(ctx), *loop_evidence(ctx))
     held = (*failing, *shared, *search, *grammar, *warned, *relisted, *paged, *_described_tools(ctx))
     return (*present, *requests, *held, *documented)
 

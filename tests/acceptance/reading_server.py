@@ -49,6 +49,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import reading_safety  # its neighbour: the execution safety loop (run as a script)
+
 JsonObject = dict[str, Any]
 SPEC_VERSION = "1.0.0-draft"
 CATEGORIES = ("CREATE", "READ", "UPDATE", "DELETE", "EXECUTE")
@@ -231,6 +233,7 @@ TYPES = [
     _type("EndpointPermissions", "object", "Permission flags of an operation.", fields=[
         param("readOnly", "boolean", "Whether it leaves state unchanged.", True),
         param("destructive", "boolean", "Whether it removes or overwrites state.", True)]),
+    *reading_safety.TYPES,
 ]
 TYPE_BY_NAME = {t["name"]: t for t in TYPES}
 
@@ -573,6 +576,7 @@ OPERATIONS = [
         ("Delete a book", {"book_id": "book_3"})),
 ]
 # fmt: on
+OPERATIONS += reading_safety.OPERATIONS  # execute_agent, record_execution_step... (core §8.6-8.8)
 for _declared in OPERATIONS:  # the permission flags of core §6.1, from the category
     if _declared["returns"]["name"] in ("Book", "BookPage") and any(
         p["name"] == "fields" for p in _declared["parameters"]
@@ -596,6 +600,7 @@ if broken("introspection:8.1.2:optional-false"):  # get_book's fields documented
 if broken("core:8.5.2:snake-case-names"):  # list_shelves named listShelves
     next(op for op in OPERATIONS if op["name"] == "list_shelves")["name"] = "listShelves"
 if broken("core:8.5.4:no-custom-reserved"):  # a reserved name taken by an adapter's own READ operation
+    OPERATIONS[:] = [op for op in OPERATIONS if op["name"] != "confirm_operation"]
     OPERATIONS.append(
         _op(
             "confirm_operation",
@@ -1033,6 +1038,7 @@ class ReadingList:
 
     def __init__(self, mode: str, prefix: str) -> None:
         self.mode, self.prefix, self.session = mode, prefix, secrets.token_hex(8)
+        self.loop = reading_safety.SafetyLoop()
         created = stamp("2026-01-05T09:00:00Z")
         self.shelves: dict[str, JsonObject] = {
             "shelf_main": {"shelf_id": "shelf_main", "name": "Main shelf", "created_at": created},
@@ -1198,7 +1204,8 @@ class ReadingList:
             return problem
         if broken("features/field-selection:2.2:prefer-fields"):  # the handler's own name for it
             params = {("fields" if k == "select" else k): v for k, v in params.items()}
-        handler: Callable[[JsonObject], JsonObject] = getattr(self, operation)
+        owner = self.loop if any(op is safety for safety in reading_safety.OPERATIONS) else self
+        handler: Callable[[JsonObject], JsonObject] = getattr(owner, operation)
         if operation == "list_books" and "shelf" in params:  # the deprecated alias (introspection §8.2.4)
             shelf = params.pop("shelf")
             params = {"shelf_id": shelf, **params}
@@ -1345,7 +1352,7 @@ class ReadingList:
             "warnings": False,
             "confirmation": False,
             "dangerous_operations": False,
-            "execution_safety_loop": "disabled",
+            **reading_safety.capability(),
         }
         said: JsonObject = {
             "version": "v1" if broken("introspection:4.1.1:protocol-version") else SPEC_VERSION,
@@ -1360,6 +1367,7 @@ class ReadingList:
             "null_semantics": "Optional parameters may be "
             "omitted, not null; in update_book input, null removes author, tags or rating.",
             "tools": list(self.tools()),
+            "safety_loop_configuration": reading_safety.CONFIGURATION,
         }
         for rule, key in (
             ("introspection:4.1.1:protocol-conformance", "conformance"),
@@ -1604,9 +1612,9 @@ FAMILY_TEXT = {
     "update": "Modifying operations that overwrite data.|These operations modify existing data, potentially "
               "overwriting previous values.",
     "delete": "Destructive operations that remove data.|These operations remove data. Use with caution.",
-    "execute": "Execution lifecycle operations.|This adapter has no EXECUTE operations yet; the endpoint exists "
-               "for the CRUDE profile. IMPORTANT: Execute operations are potentially destructive and "
-               "non-idempotent.",
+    "execute": "Execution lifecycle operations.|These operations start, confirm and end monitored agent "
+               "executions (the execution safety loop). IMPORTANT: Execute operations are potentially destructive "
+               "and non-idempotent.",
 }
 SCHEMA = {"type": "object", "properties": {
     "operation": {"type": "string", "description": "Operation name to execute"},

@@ -24,6 +24,7 @@ from mcpaql_conformance.verdict.rules.proofs import OWN, PROOFS, VIA
 from tests.acceptance.conftest import run_cli, warm
 
 SERVER = Path(__file__).with_name("reading_server.py")
+SAFETY = Path(__file__).with_name("reading_safety.py")  # its execution safety loop, switched alike
 FAILING = {Requirement.MUST: {"FAIL"}, Requirement.SHOULD: {"WARN", "FAIL"}}
 CLEAN = ""
 
@@ -59,7 +60,8 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_each_proof_is_a_switch_of_the_reading_server_and_each_switch_a_proof() -> None:
     # every rule id the server's text names is a switch (``broken("...")``, or a table of them)
-    switches = set(re.findall(r'"([a-z/-]+:[\w.-]+:[a-z0-9-]+)"', SERVER.read_text(encoding="utf-8")))
+    text = SERVER.read_text(encoding="utf-8") + SAFETY.read_text(encoding="utf-8")
+    switches = set(re.findall(r'"([a-z/-]+:[\w.-]+:[a-z0-9-]+)"', text))
     assert switches == set(OWN)
     assert set(VIA) <= set(BY_ID) and set(OWN) <= set(BY_ID)
     assert all(by in OWN for by in VIA.values())  # a rule is proven via one with its own defect

@@ -47,7 +47,12 @@ ASKED_FOR = (
     "aggregate",
     "relationship",
     "batch",  # its middle item asks for a refusal (operations §7.3: the items after it still run)
+    "execution",  # the safety loop's drive: a blocked agent's step, wrong codes... are refused on purpose
 )
+# The safety loop's operations answer a valid call only inside an execution, a pause or a challenge the
+# drive sets up, and an agent's confirm_operation or verify_challenge never succeeds (core §8.7.3, §8.8):
+# what the per-operation probes of them are refused is the state, never a value capture chose.
+STATEFUL = {"record_execution_step", "complete_execution", "abort_execution", "confirm_operation", "verify_challenge"}
 
 
 @pytest.fixture(scope="module")
@@ -117,6 +122,9 @@ def test_no_probe_is_refused_for_a_value_capture_chose(folder: Path, server: str
         record = json.loads(path.read_text())
         answer = json.dumps(record.get("response"))
         asked = record.get("probe") in ASKED_FOR or str(record.get("_description")).startswith("undocumented")
+        if record.get("operation") in STATEFUL:  # refused for the state: capture never retries another value
+            assert "again: the server refused our value" not in str(record.get("_description")), record
+            continue
         if '"success": false' in answer and not asked:
             refused.append((record.get("operation"), record.get("_description"), answer[:200]))
     assert report["summary"]["total"] and refused == []

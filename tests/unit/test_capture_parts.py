@@ -319,3 +319,43 @@ def test_a_search_is_asked_for_one_word_that_word_with_another_and_that_word_twi
     assert collection_calls(op, {"query": {"status": "done"}}, "?") == []  # no text to take a word from
     listing = Operation("list_books", 0, "READ", "mcp_aql_read", [{"name": "query"}])
     assert [kind for kind, *_ in collection_calls(listing, {"query": "le guin"}, "?")] == []
+
+
+def test_the_safety_loop_drive_sends_what_each_operation_documents_by_its_own_names() -> None:
+    from typing import Any, cast
+
+    from mcpaql_conformance.capture.safety import Driver
+    from mcpaql_conformance.live.discovery import Operation
+
+    step = Operation("record_execution_step", 0, "CREATE", "mcp_aql_create", [
+        {"name": "agent_name", "required": True}, {"name": "next_action_hint", "required": True},
+        {"name": "executionId"}, {"name": "outcome"}, {"name": "priority", "required": True}],
+        declarations=[{"examples": [{"request": {"params": {"priority": "low", "agent_name": "x"}}}]}])  # fmt: skip
+    verify = Operation("verify_challenge", 1, "CREATE", "mcp_aql_create", [
+        {"name": "verificationId", "required": True}, {"name": "verification_code", "required": True}])  # fmt: skip
+    undocumented = Operation("execute_agent", 2, "EXECUTE", "mcp_aql_execute", None)
+    ops = {op.name: op for op in (step, verify, undocumented)}
+    driver = Driver(cast(Any, None), ops, {"deny": ["rm -rf*", "*"], "requiresapproval": "not a list"})
+    sent = driver.params("record_execution_step", element_name="a1", nextActionHint="list it", outcome=None,
+                         execution_id="exec_1")  # fmt: skip
+    # our values by the server's names; a value of None left out; a required one of ours from its example
+    assert sent == {"agent_name": "a1", "next_action_hint": "list it", "executionId": "exec_1", "priority": "low"}
+    omitted = driver.params("record_execution_step", element_name=None, nextActionHint="x")
+    assert "agent_name" not in omitted  # left out on purpose, though an example names one
+    assert driver.params("verify_challenge", challenge_id="c1", code="0") == {"verificationId": "c1",
+                                                                              "verification_code": "0"}  # fmt: skip
+    assert driver.params("execute_agent", element_name="a1", execution_id=None) == {"element_name": "a1"}
+    # hints from the documented patterns (a bare "*" is no pattern to match), else the spec's examples
+    assert driver.hint("deny") == "rm -rfzz_conformance (a conformance probe)"
+    assert driver.hint("requiresapproval") == "deploy_zz_conformance (a conformance probe)"
+    assert driver.agent(3) == "zz-conformance-agent-3"
+    driver.agent_names.append("reviewer")
+    assert driver.agent(3) == "reviewer"  # one fixed name where made-up ones are refused
+
+
+def test_a_challenge_timeout_is_read_from_the_documented_keys() -> None:
+    from mcpaql_conformance.evidence.execution import challenge_timeout, documented_keys
+
+    assert challenge_timeout(documented_keys({"loop": {"challengeTimeoutSeconds": 2}})) == 2.0
+    assert challenge_timeout(documented_keys({"verification_expiry_ms": 1500})) == 1.5
+    assert challenge_timeout(documented_keys({"timeout": 3, "challenge_expiry": True})) is None

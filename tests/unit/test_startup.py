@@ -54,6 +54,8 @@ TEST_MODULES = {
     "mcpaql_conformance.verdict.checks.aggregates", "mcpaql_conformance.verdict.checks.relations",
     "mcpaql_conformance.verdict.checks.controls", "mcpaql_conformance.verdict.checks.matrix",
     "mcpaql_conformance.verdict.checks.deprecation", "mcpaql_conformance.verdict.checks.searches",
+    "mcpaql_conformance.verdict.checks.execution", "mcpaql_conformance.verdict.checks.safety",
+    "mcpaql_conformance.evidence.execution",
     "mcpaql_conformance.verdict.checks.parameters", "mcpaql_conformance.verdict.checks.returns",
     "mcpaql_conformance.verdict.checks.requests", "mcpaql_conformance.verdict.checks.roundtrip",
     "mcpaql_conformance.verdict.checks.routing",

@@ -10,6 +10,7 @@ from typing import Any
 from mcpaql_conformance.evidence.answers import Kind, classify
 from mcpaql_conformance.evidence.blanket import by_refusal
 from mcpaql_conformance.evidence.bundle import JsonObject
+from mcpaql_conformance.evidence.execution import SPEC_CAMEL_PARAMETERS
 from mcpaql_conformance.evidence.fields import EXPECTED_VALUE_PATH, RESPONSE
 from mcpaql_conformance.evidence.index import Context
 from mcpaql_conformance.evidence.reading import snake_case as snake_form
@@ -449,6 +450,8 @@ def snake_case(ctx: Context) -> Outcome:
                 continue
             if (op, snake_form(name)) in canonical:  # an alias beside its canonical name: operations §4.1
                 aliases += 1
+            elif name in SPEC_CAMEL_PARAMETERS.get(op, ()):  # json: names; named so by core §8.6.3 (the reading)
+                continue
             else:
                 failures.append(f"{op}.{name}: not snake_case")
     return judge(

@@ -8,6 +8,7 @@ from typing import Any
 
 from mcpaql_conformance.evidence.answers import Kind, classify
 from mcpaql_conformance.evidence.bundle import JsonObject
+from mcpaql_conformance.evidence.execution import LOOP_OPERATIONS
 from mcpaql_conformance.evidence.index import Context
 from mcpaql_conformance.files.values import MISSING, json_equal, resolve_path, show
 from mcpaql_conformance.verdict.checks.base import CONFORMANCE, Category, Outcome, judge, skip, split_withheld
@@ -19,7 +20,8 @@ MUST = Requirement.MUST
 
 def _judge_cycles(ctx: Context, key: str, fields_key: str, semantic_category: str, what: str) -> Outcome:
     cases = ctx.bundle.cases(key)
-    operations = ctx.operations_in(semantic_category)
+    # the safety loop's reserved CREATEs (core §8.5.4) report and verify: they make no record to read back
+    operations = [name for name in ctx.operations_in(semantic_category) if name not in LOOP_OPERATIONS]
     if not operations and not cases and ctx.operation_names:
         return skip(f"No {semantic_category} operation is documented.")
     failures: list[str] = []

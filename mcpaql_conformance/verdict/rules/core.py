@@ -126,7 +126,9 @@ RULES: tuple[Rule, ...] = (
          not_judged=MAY_BECAUSE + "top-level resolution is optional (§4.6.1 speaks of it as enabled or not)"),
     Rule("core:4.3:snake-case", MUST, "4.3", "MUST use snake_case naming",
          "Every public parameter name is snake_case.",
-         tests=(SNAKE_CASE,)),
+         tests=(SNAKE_CASE,),
+         reading="core §8.6.3 itself names record_execution_step's nextActionHint and stepDescription in "
+         "camelCase: we take the spec's own names there, and ask snake_case of every other parameter."),
     Rule("core:4.5:update-input", MUST, "4.5", "use a nested input object within params",
          "An UPDATE operation takes the fields it changes inside an `input` object in params.",
          tests=(DETAILS,), reading=INPUT_READING),
