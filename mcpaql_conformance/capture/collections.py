@@ -30,6 +30,7 @@ from mcpaql_conformance.files.vocabulary import (
     ONE_WORD,
     PAGE_OF_ONE,
     REPEATED_WORD,
+    SORT_SHORTHAND,
     STANDARD_PRESETS,
     SUMMARY,
     TWO_WORDS,
@@ -89,7 +90,7 @@ def collection_calls(op: Operation, base: JsonObject, unknown: Any) -> list[Call
             ("relationship", "the relationships section alone", {**rest, "include": ["relationships"]}, ONE_SECTION),
             ("relationship", f"a traversal {deep} levels deep", {**rest, "depth": deep}, DEEP_TRAVERSAL),
         ]
-    calls += search_calls(op, base)
+    calls += search_calls(op, base) + sort_calls(op, base)
     if takes_filter_object(op):
         calls.append(("filter", f"a filter key it does not support ({UNKNOWN_FILTER_KEY})",
                       {**base, "filter": {UNKNOWN_FILTER_KEY: unknown}}, ""))  # fmt: skip
@@ -167,6 +168,38 @@ def search_calls(op: Operation, base: JsonObject) -> list[Call]:
         ("search", f"{word} and a word no record holds", {**base, "query": f"{word} {NOWHERE}"}, TWO_WORDS),
         ("search", f"{word} twice", {**base, "query": f"{word} {word}"}, REPEATED_WORD),
     ]
+
+
+def sort_calls(op: Operation, base: JsonObject) -> list[Call]:
+    """For a READ operation documenting `sort` as an object and no `order` of its own: sort as a bare
+    field name with order beside it (collection-querying §2.3's shortcut form)."""
+    names = {p.get("name") for p in op.parameters or []}
+    entry = op.parameter("sort")
+    if "order" in names or "sort" not in names or "object" not in str(entry.get("type", "")).casefold():
+        return []
+    field = sort_field(entry, base.get("sort"))
+    if field is None:
+        return []
+    rest = {key: value for key, value in base.items() if key != "sort"}
+    return [("sort", f"sort {field!r} with order 'desc' beside it", {**rest, "sort": field, "order": "desc"},
+             SORT_SHORTHAND)]  # fmt: skip
+
+
+def sort_field(entry: JsonObject, sent: Any) -> str | None:
+    """A field to sort by: the one capture's own sort names, the documented default's, or the first of
+    the documented field's enum."""
+    declared = entry.get("fields")
+    fields: list[Any] = declared if isinstance(declared, list) else []
+    listed = next((f.get("enum") for f in fields if isinstance(f, dict) and f.get("name") == "field"), None)
+    for candidate in (
+        sent,
+        entry.get("default"),
+        {"field": listed[0] if isinstance(listed, list) and listed else None},
+    ):
+        field = candidate.get("field") if isinstance(candidate, dict) else None
+        if isinstance(field, str) and field:
+            return field
+    return None
 
 
 def traverses(name: str, parameters: set[Any]) -> bool:

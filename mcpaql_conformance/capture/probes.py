@@ -60,7 +60,7 @@ class Probe:
     """One planned call of an operation."""
 
     kind: str  # missing_required | unknown_parameter | accepted_parameters | optional_defaults | optional_omitted
-    # | update_input | pagination | filter | field | aggregate | relationship | search | routing
+    # | update_input | pagination | filter | field | aggregate | relationship | search | sort | routing
     description: str
     params: JsonObject
     parameter: str | None = None
@@ -453,7 +453,7 @@ def _interpret(live: Live, sent: Sent, findings: Findings) -> None:
             case = {"operation": op.name, "kind": probe.variant or IDENTIFIER_IN_INPUT}
             case |= {"parameter": probe.parameter} if probe.variant != INPUT_NOT_OBJECT else {}
             findings.update_input_tests.append({**case, "request": context["request"], "response": response})
-        elif probe.kind in ("pagination", "filter", "field", "aggregate", "relationship", "search"):  # their *_tests
+        elif probe.kind in ("pagination", "filter", "field", "aggregate", "relationship", "search", "sort"):
             case = {"operation": op.name, **({"kind": probe.variant} if probe.variant else {}),
                     "request": context["request"], "response": response}  # fmt: skip
             getattr(findings, f"{probe.kind}_tests").append(case)

@@ -51,7 +51,9 @@ async def retry_refused(live: Live, sent: list[Sent]) -> SeenValues:
 
 # Probes whose values are the point (an identifier in `input`, first with last, a field no server has):
 # their refusal is the one asked for, never retried with another value.
-_ASKED = frozenset({"routing", "update_input", "pagination", "filter", "field", "aggregate", "relationship", "search"})
+_ASKED = frozenset(
+    {"routing", "update_input", "pagination", "filter", "field", "aggregate", "relationship", "search", "sort"}
+)
 
 
 def _retries(live: Live, sent: Sent, seen: SeenValues) -> list[Any]:

@@ -517,6 +517,7 @@ def assemble(
         "aggregate_tests": evidence.aggregate_tests,
         "relationship_tests": evidence.relationship_tests,
         "search_tests": evidence.search_tests,
+        "sort_tests": evidence.sort_tests,
         "constraint_tests": evidence.constraint_tests,
         "execution_tests": evidence.execution_tests,
         "capture_readings": live.readings.lines(""),

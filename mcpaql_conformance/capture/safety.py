@@ -77,16 +77,19 @@ class Driver:
     def agent(self, number: int) -> str:
         return self.agent_names[0] if self.agent_names else f"{AGENT}-{number}"
 
-    async def call(self, scenario: ExecutionScenario, call: str, name: str, params: JsonObject, agent: str) -> Any:
-        """One call of a scenario, recorded in execution_tests; its answer."""
+    async def call(self, scenario: ExecutionScenario, call: str, name: str, params: JsonObject, agent: str,
+                   progress: bool = False) -> Any:  # fmt: skip
+        """One call of a scenario, recorded in execution_tests; its answer. With ``progress``, the call
+        carries a progress token and the case keeps the notifications/progress it brought (mcp §5)."""
         op = self.ops[name]
         self.sent += 1
         arguments = {"operation": name, "params": params}
+        notified: list[JsonObject] | None = [] if progress else None
         response = await self.live.send((PHASE_SAFETY, self.sent), op.tool, arguments, name, "execution",
-                                        f"safety loop ({scenario}): {call}")  # fmt: skip
+                                        f"safety loop ({scenario}): {call}", notified)  # fmt: skip
         case = {"scenario": scenario, "call": call, "operation": name, "agent": agent,
                 "request": self.live.redactor.params(name, params), "response": response}  # fmt: skip
-        self.live.evidence.execution_tests.append(case)
+        self.live.evidence.execution_tests.append(case if notified is None else {**case, "progress": notified})
         return response
 
     def params(self, name: str, **values: Any) -> JsonObject:
@@ -155,9 +158,10 @@ async def probe_safety_loop(live: Live) -> None:
 
 
 async def _start(driver: Driver, scenario: ExecutionScenario, agent: str, call: str = "start") -> str | None:
-    """execute_agent for ``agent``; the execution id it answers ("" when it answers none), None if refused."""
-    response = await driver.call(scenario, call, "execute_agent", driver.params("execute_agent", element_name=agent),
-                                 agent)  # fmt: skip
+    """execute_agent for ``agent``; the execution id it answers ("" when it answers none), None if refused.
+    The lifecycle's start carries a progress token (mcp-integration §5.2)."""
+    params = driver.params("execute_agent", element_name=agent)
+    response = await driver.call(scenario, call, "execute_agent", params, agent, scenario == LIFECYCLE_SCENARIO)
     if not isinstance(response, dict) or response.get("success") is not True:
         return None
     return execution_id_of(response) or ""

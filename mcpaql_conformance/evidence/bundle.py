@@ -162,6 +162,7 @@ class Bundle:
             ("aggregate_tests", "response"),
             ("relationship_tests", "response"),
             ("search_tests", "response"),
+            ("sort_tests", "response"),
             ("constraint_tests", "response"),
             ("execution_tests", "response"),
         ):

@@ -128,6 +128,7 @@ _SECTIONS: dict[str, Callable[[JsonObject], str]] = {
     "aggregate_tests": lambda case: f"{_name(case['operation'])} asked for {_aggregate_asked(case)}",
     "relationship_tests": lambda case: f"{_name(case['operation'])} asked for {_traversal_asked(case)}",
     "search_tests": lambda case: f"{_name(case['operation'])} searching {_words_sent(case)}",
+    "sort_tests": lambda case: f"{_name(case['operation'])} with sort as a bare field and order beside it",
     "constraint_tests": lambda case: f"constraint {_name(case['name'])}",
     "execution_tests": lambda case: (
         f"{_name(case['operation'])} ({_name(case.get('scenario'))}: {_name(case.get('call'))})"

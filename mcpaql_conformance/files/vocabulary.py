@@ -106,6 +106,11 @@ ONE_WORD: SearchTestKind = "one_word"
 TWO_WORDS: SearchTestKind = "two_words"
 REPEATED_WORD: SearchTestKind = "repeated_word"
 
+# What a sort_tests call sends (its `kind`, features/collection-querying §2.3): sort as a bare field name
+# with order beside it, the shortcut form the spec allows only as documented compatibility behaviour.
+SortTestKind = Literal["shorthand"]
+SORT_SHORTHAND: SortTestKind = "shorthand"
+
 # The scenarios of capture's drive of the execution safety loop (execution_tests[].scenario, core §8.4,
 # §8.6-8.8): see capture/safety.py.
 ExecutionScenario = Literal["lifecycle", "cancel", "failure", "step_limit", "approval", "verify", "expiry", "deny"]
@@ -162,6 +167,7 @@ AGGREGATES = "introspection:aggregate_parameter"  # a READ operation documenting
 COMPUTED_ANSWERED = "responses:computed"  # an answer of a READ operation carrying a `_computed` object
 DEPRECATED_PARAMETER = "introspection:deprecated_parameter"  # a parameter introspection marks deprecated
 RELATIONSHIPS = "introspection:relationship_query"  # a READ operation traversing relationships
+SESSION_REPORTED = "introspection:session_id"  # _protocol reports a session id, and some answer is an error
 # beside `pagination_tests:KIND` for each kind of call the run holds:
 BEYOND_A_PAGE = "pagination_tests:beyond_a_page"  # a page of 1000 showing more items than it holds, or over 100
 FULL_DEFAULT = "pagination_tests:full_default_page"  # a page asked with no size that says another follows
@@ -171,6 +177,8 @@ SAFETY_LOOP = "introspection:safety_loop"  # execute_agent or record_execution_s
 EXECUTION_STATE = "execution_tests:execution_state"  # an answer giving an execution's id and status
 PROGRESS = "execution_tests:progress"  # an answer giving an execution's progress object
 TERMINAL_TOUCHED = "execution_tests:after_terminal"  # a completed execution aborted
+PROGRESS_ASKED = "execution_tests:progress_token"  # a progress token sent to an operation declaring progress_reporting
+PROGRESS_NOTIFIED = "execution_tests:progress_notified"  # a notifications/progress received
 LOOP_MONITORING = "execution_tests:monitoring"  # a directive answered by a loop declared monitoring
 FAILURE_PAUSED = "execution_tests:failure_paused"  # a failed outcome that drew a pause
 LIMIT_KNOWN = "execution_tests:step_limit_known"  # a walk past a documented or counted-down step limit

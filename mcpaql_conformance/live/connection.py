@@ -23,6 +23,8 @@ from mcpaql_conformance.regex import lazy
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.secrecy import mask_urls, masked_url
 
+JsonObject = dict[str, Any]
+
 
 class CaptureError(ConfigError):
     """The server could not be captured (not started, exited, hung, not MCP-AQL): exit 3."""
@@ -114,21 +116,22 @@ class Connection:
         self.tools = [tool["name"] for tool in tools]
         return tools
 
-    async def call(self, tool: str, arguments: dict[str, Any]) -> Answer:
+    async def call(self, tool: str, arguments: dict[str, Any], progress: list[JsonObject] | None = None) -> Answer:
         """Call a tool, once the guard allows it (``guard.Withheld`` otherwise: nothing is sent);
         MCP-level errors are answers too (recorded, judged later). A hang is fatal. An answer of
         more than MAX_VALUES values (MAX_LIST_VALUES for a list query) keeps the first of them
-        (depth.cut_wide)."""
+        (depth.cut_wide). With ``progress``, the call carries a progress token and each
+        notifications/progress the server sends for it is appended (at most MAX_PROGRESS)."""
         need = self.guard.check(tool, arguments)
         try:
-            answer = await self._call(tool, arguments)
+            answer = await self._call(tool, arguments, progress)
         except CaptureError as exc:  # no answer in time: it may have run all the same
             self.guard.answered(tool, arguments, need, {"_timeout": str(exc)})
             raise
         self.guard.answered(tool, arguments, need, answer.response)
         return answer
 
-    async def _call(self, tool: str, arguments: dict[str, Any]) -> Answer:
+    async def _call(self, tool: str, arguments: dict[str, Any], progress: list[JsonObject] | None = None) -> Answer:
         from mcp.shared.exceptions import MCPError
         from pydantic import ValidationError
 
@@ -137,7 +140,8 @@ class Connection:
         what = f"tools/call {plain(tool)}" + (f" (operation {plain(operation)})" if isinstance(operation, str) else "")
         try:
             with _deadline(self.timeout, what, self.faults):
-                result = await self.session.call_tool(tool, arguments)
+                extra = {} if progress is None else {"progress_callback": _recorder(progress)}
+                result = await self.session.call_tool(tool, arguments, **extra)
         except MCPError as exc:
             if "connection closed" in exc.error.message.lower():
                 raise CaptureError(f"the server closed the connection during {what}") from None
@@ -151,6 +155,20 @@ class Connection:
             return Answer({"_raw_text": f"(an answer in no shape of an MCP tool result: {said})", "_is_error": True},
                           "error", _ms(start))  # fmt: skip
         return Answer(cut_wide(tool_result_json(result), _budget(arguments)), "answered", _ms(start))
+
+
+MAX_PROGRESS = 100  # notifications/progress kept of one call
+
+
+def _recorder(progress: list[JsonObject]) -> Any:
+    """The progress callback appending each notification's values to ``progress``."""
+
+    async def record(value: float, total: float | None, message: str | None) -> None:
+        if len(progress) < MAX_PROGRESS:
+            said = {"progress": value, "total": total, "message": plain(message, max_len=200) if message else None}
+            progress.append({key: shown for key, shown in said.items() if shown is not None})
+
+    return record
 
 
 def _budget(arguments: dict[str, Any]) -> int:

@@ -57,6 +57,7 @@ class Findings:
     aggregate_tests: list[JsonObject] = field(default_factory=list)
     relationship_tests: list[JsonObject] = field(default_factory=list)
     search_tests: list[JsonObject] = field(default_factory=list)
+    sort_tests: list[JsonObject] = field(default_factory=list)
     error_tests: list[JsonObject] = field(default_factory=list)
     routing_tests: list[JsonObject] = field(default_factory=list)
     valid_requests: list[JsonObject] = field(default_factory=list)
@@ -88,6 +89,7 @@ class Evidence:
     aggregate_tests: list[JsonObject] = field(default_factory=list)
     relationship_tests: list[JsonObject] = field(default_factory=list)
     search_tests: list[JsonObject] = field(default_factory=list)
+    sort_tests: list[JsonObject] = field(default_factory=list)
     error_tests: list[JsonObject] = field(default_factory=list)
     routing_tests: list[JsonObject] = field(default_factory=list)
     valid_requests: list[JsonObject] = field(default_factory=list)
@@ -105,7 +107,7 @@ class Evidence:
         for key in (
             "missing_required", "unknown_parameter", "optional_defaults", "optional_omitted", "update_input_tests",
             "pagination_tests", "filter_tests", "field_tests", "aggregate_tests", "relationship_tests", "search_tests",
-            "error_tests", "routing_tests", "valid_requests",
+            "sort_tests", "error_tests", "routing_tests", "valid_requests",
         ):  # fmt: skip
             getattr(self, key).extend(getattr(findings, key))
         self.notes.extend(findings.notes)
@@ -169,10 +171,17 @@ class Live:
         return next((name for name, tool in self.tools.items() if tool.family == family), None)
 
     async def send(
-        self, key: SortKey, tool: str, arguments: JsonObject, operation: str, probe: str, description: str
+        self,
+        key: SortKey,
+        tool: str,
+        arguments: JsonObject,
+        operation: str,
+        probe: str,
+        description: str,
+        progress: list[JsonObject] | None = None,
     ) -> Any:
         """One call, recorded (redacted) under its plan-order key; returns the redacted answer.
-        A timeout is recorded before it ends the capture."""
+        A timeout is recorded before it ends the capture. ``progress``: see Connection.call."""
         if self._slots is None:
             self._slots = anyio.Semaphore(max(1, self.concurrency))
         params = arguments.get("params", arguments)
@@ -183,7 +192,7 @@ class Live:
         async with self._slots:
             started = time.perf_counter()
             try:
-                answer = await self.connection.call(tool, arguments)
+                answer = await self.connection.call(tool, arguments, progress)
             except Withheld as exc:  # every caller asks first: reaching this line is a fault of ours
                 raise CaptureError(f"a call capture planned was withheld by the guard: {exc}") from None
             except CaptureError as exc:

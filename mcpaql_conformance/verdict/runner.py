@@ -39,6 +39,8 @@ from mcpaql_conformance.verdict.checks.safety import loop_evidence
 from mcpaql_conformance.verdict.checks.searches import search_evidence
 from mcpaql_conformance.verdict.checks.selection import selection_evidence
 from mcpaql_conformance.verdict.checks.semantic import run_verdicts
+from mcpaql_conformance.verdict.checks.sessions import session_evidence
+from mcpaql_conformance.verdict.checks.sorting import sort_evidence
 from mcpaql_conformance.verdict.checks.warned import warning_evidence
 from mcpaql_conformance.verdict.metrics import agent_metrics
 from mcpaql_conformance.verdict.model import CategoryResult, Report, conformance_level, exit_code_for
@@ -131,6 +133,7 @@ def evidence_held(bundle: Bundle, ctx: Context) -> tuple[str, ...]:
     relisted = [RELISTED] if relisted_lists(ctx) else []
     paged = (*pagination_evidence(ctx), *selection_evidence(ctx), *aggregate_evidence(ctx), *relationship_evidence(ctx))
     paged += (*deprecation_evidence(ctx), *search_evidence(ctx), *lifecycle_evidence(ctx), *loop_evidence(ctx))
+    paged += (*sort_evidence(ctx), *session_evidence(ctx))
     held = (*failing, *shared, *search, *grammar, *warned, *relisted, *paged, *_described_tools(ctx))
     return (*present, *requests, *held, *documented)
 

@@ -337,6 +337,18 @@ class SafetyLoop:
         return directive if broken("core:8.8.1:hard-block-stopped") else directive | {"stopped": True}
 
 
+def progress(token: Any, arguments: JsonObject) -> list[JsonObject]:
+    """The notifications/progress an execute_agent call carrying ``token`` sends before its answer
+    (mcp-integration §5.2-5.3): preparing the agent, then starting it."""
+    if arguments.get("operation") != "execute_agent" or broken("mcp:5.2:progress-on-token"):
+        return []
+    stages = [(1, "preparing the agent"), (2, "starting the execution")]
+    if broken("mcp:5.3:mcp-progress-format"):
+        stages.reverse()  # progress that falls back
+    return [{"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": step,
+             "total": 2, "message": message}} for step, message in stages]  # fmt: skip
+
+
 def _notice(kind: str, message: str, **metadata: Any) -> JsonObject:
     return {"type": kind, "message": message, "metadata": metadata, "timestamp": _now()}
 

@@ -288,6 +288,7 @@ PAGINATION = [
 ]
 SHELF_PAGE = 10  # the shelves' own page size where one defect gives them one
 FILTER_KEYS = "features/collection-querying:2.2:unknown-filter-key"  # a key it does not support, dropped
+SORT_SHORTHAND = "features/collection-querying:2.3:shortcuts-documented"  # list_books takes sort + order, unsaid
 SEARCH_QUERY = "features/collection-querying:2.1:search-query-name"  # its free text in `text`
 
 
@@ -1176,6 +1177,9 @@ class ReadingList:
                               f"{json.dumps(params['first'])}.", param_name="first", expected_type="string",
                               actual_type=json_type(params["first"]))  # fmt: skip
             params = {**params, "first": int(params["first"]) if params["first"].isdigit() else DEFAULT_PAGE}
+        if operation == "list_books" and isinstance(params.get("sort"), str) and broken(SORT_SHORTHAND):
+            rest = {k: v for k, v in params.items() if k not in ("sort", "order")}  # sort + order, undocumented
+            params = {**rest, "sort": {"field": params["sort"], "order": params.get("order", "asc")}}
         wanted = params.get("filter")
         if operation == "list_books" and isinstance(wanted, dict) and broken(FILTER_KEYS):
             params = {**params, "filter": {k: v for k, v in wanted.items() if k in ("status", "tag", "author")}}
@@ -1732,6 +1736,8 @@ def main() -> None:
                 available=list(store.tools()),
             )
             recoverable = False
+        if answer.get("success") is False and not broken("core:2.3.5:session-id-reported"):
+            answer = {**answer, "_meta": {"session_id": store.session}}  # for debugging (core §2.3.5)
         if str(error.get("code", "")).startswith("VALIDATION_") and broken("mcp:4.2:domain-errors-as-results"):
             return {"content": [{"type": "text", "text": str(error.get("message"))}], "isError": True}
         if str(error.get("code", "")).startswith("VALIDATION_") and broken("mcp:4.2:no-jsonrpc-codes"):
@@ -1748,6 +1754,10 @@ def main() -> None:
             arguments = params.get("arguments") or {}
             with open(log, "a", encoding="utf-8") as sink:
                 sink.write(json.dumps({"tool": tool, **arguments}) + "\n")
+        token = (params.get("_meta") or {}).get("progressToken") if isinstance(params.get("_meta"), dict) else None
+        if message.get("method") == "tools/call" and token is not None:
+            for notice in reading_safety.progress(token, params.get("arguments") or {}):  # mcp-integration §5
+                sys.stdout.write(json.dumps(notice) + "\n")
         answer = rpc_reply(message, "reading-list", lambda arguments: call(tool, arguments), tools)
         if answer is not None and "rpc_error" in (answer.get("result") or {}):  # a domain error as JSON-RPC's
             answer = {"jsonrpc": "2.0", "id": answer["id"], "error": answer["result"]["rpc_error"]}

@@ -46,6 +46,7 @@ ASKED_FOR = (
     "field",
     "aggregate",
     "relationship",
+    "sort",  # the shortcut form, a bare field with order beside it: refused where the spec's shape is the contract
     "batch",  # its middle item asks for a refusal (operations §7.3: the items after it still run)
     "execution",  # the safety loop's drive: a blocked agent's step, wrong codes... are refused on purpose
 )

@@ -359,3 +359,22 @@ def test_a_challenge_timeout_is_read_from_the_documented_keys() -> None:
     assert challenge_timeout(documented_keys({"loop": {"challengeTimeoutSeconds": 2}})) == 2.0
     assert challenge_timeout(documented_keys({"verification_expiry_ms": 1500})) == 1.5
     assert challenge_timeout(documented_keys({"timeout": 3, "challenge_expiry": True})) is None
+
+
+def test_a_sort_object_is_also_sent_as_the_shortcut_a_bare_field_and_order() -> None:
+    from mcpaql_conformance.capture.collections import collection_calls
+    from mcpaql_conformance.live.discovery import Operation
+
+    sort = {"name": "sort", "type": "object", "default": {"field": "added_at"},
+            "fields": [{"name": "field", "enum": ["title", "added_at"]}]}  # fmt: skip
+    op = Operation("list_books", 0, "READ", "mcp_aql_read", [sort])
+    calls = [
+        (params, variant) for kind, _, params, variant in collection_calls(op, {"limit": 2}, "?") if kind == "sort"
+    ]
+    assert calls == [({"limit": 2, "sort": "added_at", "order": "desc"}, "shorthand")]
+    sent = collection_calls(op, {"sort": {"field": "title"}}, "?")
+    assert [params for kind, _, params, _ in sent if kind == "sort"] == [{"sort": "title", "order": "desc"}]
+    ordered = Operation("list_books", 0, "READ", "mcp_aql_read", [sort, {"name": "order"}])
+    assert [kind for kind, *_ in collection_calls(ordered, {}, "?") if kind == "sort"] == []  # documented: judged so
+    bare = Operation("list_books", 0, "READ", "mcp_aql_read", [{"name": "sort", "type": "string"}])
+    assert [kind for kind, *_ in collection_calls(bare, {}, "?") if kind == "sort"] == []

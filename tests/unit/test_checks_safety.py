@@ -194,3 +194,18 @@ def test_lifecycle_states_shapes_and_transitions() -> None:
     assert rules(looped(shown)) == [] and "execution_tests:progress" in lifecycle_evidence(looped(shown))
     data_without = looped(lifecycle={})
     assert rules(data_without) == []  # an empty lifecycle object is still the field
+
+
+def test_progress_notifications_are_judged_where_the_lifecycle_declares_progress_reporting() -> None:
+    def started(progress: list[JsonObject], reporting: bool = True) -> Context:
+        ctx = looped(lifecycle={**LIFECYCLE, "progress_reporting": reporting})
+        ctx.bundle.cases("execution_tests")[0]["progress"] = progress
+        return ctx
+
+    rising = [{"progress": 1, "total": 2}, {"progress": 2, "total": 2, "message": "started"}]
+    assert rules(started(rising)) == []
+    assert "execution_tests:progress_token" in lifecycle_evidence(started(rising))
+    assert rules(started([])) == ["mcp:5.2:progress-on-token"]
+    assert rules(started([], reporting=False)) == []  # a quick call the server does not call long
+    assert rules(started([{"progress": 2}, {"progress": 1}])) == ["mcp:5.3:mcp-progress-format"]
+    assert rules(started([{"progress": 3, "total": 2}])) == ["mcp:5.3:mcp-progress-format"]

@@ -22,6 +22,7 @@ from mcpaql_conformance.verdict.checks.selection import (
     field_test_findings,
     preset_alias_findings,
 )
+from mcpaql_conformance.verdict.checks.sorting import sort_findings
 
 # The rules the introspection tests cite through these findings (operation-details, completeness).
 CONTROL_DOCUMENTATION_RULES: tuple[str, ...] = (
@@ -55,6 +56,7 @@ CONTROL_CALL_RULES: tuple[str, ...] = (
     "features/relationship-queries:4:custom-types-documented", "features/field-selection:4.4:computed-object",
     "features/collection-querying:2.4:computed-prefix", "features/computed-fields:3:reject-unsupported",
     "features/collection-querying:4.1:or-default", "features/collection-querying:4.1:multi-word-consistent",
+    "features/collection-querying:2.3:shortcuts-documented",
 )  # fmt: skip
 
 
@@ -82,4 +84,5 @@ def control_call_findings(ctx: Context) -> list[str]:
         *aggregate_test_findings(ctx),
         *relationship_test_findings(ctx),
         *search_findings(ctx),
+        *sort_findings(ctx),
     ]

@@ -15,6 +15,7 @@ from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.blame import case_blame, refusal_said
 from mcpaql_conformance.verdict.checks.base import CONFORMANCE, CORE, Category, Outcome, cite, judge, told, uncited
 from mcpaql_conformance.verdict.checks.requests import several_unknown_findings
+from mcpaql_conformance.verdict.checks.sessions import SESSION_ID, session_findings
 from mcpaql_conformance.verdict.checks.warned import warning_findings
 from mcpaql_conformance.verdict.model import Requirement, Result
 from mcpaql_conformance.verdict.textmatch import find_leaks, leak_artifacts, leaks_outside, mentions_all
@@ -379,7 +380,7 @@ def _leak_outcome(
 _ERRORS_ACTIONABLE_RULES = (
     "core:10.1:l2-passes-suite", "conformance:2.1:error-quality", "conformance:4.1:level1-categories",
     "introspection:8.2.3:actionable", "operations:8.4:message-guidelines", "error-codes:7.1:must-list",
-    "endpoint-modes:8.2:conformance-shoulds", "error-codes:4.5:several-unknown-parameters",
+    "endpoint-modes:8.2:conformance-shoulds", "error-codes:4.5:several-unknown-parameters", SESSION_ID,
 )  # fmt: skip
 
 
@@ -419,7 +420,7 @@ def actionable(ctx: Context) -> Outcome:
         if missing:
             warnings.append(f"{label}: message does not mention {', '.join(missing)}")
     warnings += ctx.blanket.findings(by_refusal(blanket), "error case(s)")
-    warnings += several_unknown_findings(ctx)
+    warnings += several_unknown_findings(ctx) + session_findings(ctx)
     # conformance-testing §3.3 gives this test PASS and WARN outcomes only: no evidence warns too
     return judge(
         SHOULD,

@@ -5,6 +5,7 @@ between the states one execution went through (§8.4.2), and an abort while runn
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from mcpaql_conformance.evidence.execution import (
@@ -22,6 +23,8 @@ from mcpaql_conformance.files.vocabulary import (
     EXECUTION_STATE,
     LIFECYCLE_SCENARIO,
     PROGRESS,
+    PROGRESS_ASKED,
+    PROGRESS_NOTIFIED,
     TERMINAL_TOUCHED,
 )
 from mcpaql_conformance.sanitize import plain
@@ -30,7 +33,8 @@ from mcpaql_conformance.verdict.checks.base import Call, calls_of, cite
 LIFECYCLE_RULES: tuple[str, ...] = (
     "core:8.4:standard-lifecycle", "core:8.4.2:terminal-final", "core:8.4.3:state-fields",
     "core:8.4.3:progress-content", "core:8.4.4:custom-states-documented", "core:8.4.4:cancel-from-any",
-    "core:8.4.5:states-introspected",
+    "core:8.4.5:states-introspected", "mcp:5.1:execute-progress", "mcp:5.2:progress-on-token",
+    "mcp:5.3:mcp-progress-format",
 )  # fmt: skip
 # core §8.4.2's transitions, as (from, to); a state kept is no transition
 TRANSITIONS = frozenset({("pending", "running"), ("pending", "cancelled"), ("running", "completed"),
@@ -48,6 +52,7 @@ def lifecycle_findings(ctx: Context) -> list[str]:
     findings += _transitions(calls)
     abort = next((c for c in calls_of(ctx, "execution_tests") if c.case.get("scenario") == CANCEL_SCENARIO
                   and c.case.get("call") == "abort_running"), None)  # fmt: skip
+    findings += progress_findings(ctx)
     if abort is not None and abort.answer.refused:
         findings.append(cite("core:8.4.4:cancel-from-any", f"{abort.name} of a running execution was refused "
                              f"({abort.answer.describe()})"))  # fmt: skip
@@ -61,8 +66,46 @@ def lifecycle_evidence(ctx: Context) -> list[str]:
         EXECUTION_STATE: any(status_of(c.response) and execution_id_of(c.response) for c in calls),
         PROGRESS: any(isinstance(field_of(data_of(c.response), "progress"), dict) for c in calls),
         TERMINAL_TOUCHED: any(c.case.get("call") == "after_terminal" for c in calls_of(ctx, "execution_tests")),
+        PROGRESS_ASKED: any(_asked_progress(ctx, c) for c in calls),
+        PROGRESS_NOTIFIED: any(c.case.get("progress") for c in calls_of(ctx, "execution_tests")),
     }
     return [label for label, found in held.items() if found]
+
+
+def reports_progress(ctx: Context, operation: str) -> bool:
+    """Whether an operation's lifecycle declares progress_reporting (core §8.4.5)."""
+    lifecycle = (ctx.details_by_name.get(operation) or {}).get("lifecycle")
+    return isinstance(lifecycle, dict) and lifecycle.get("progress_reporting") is True
+
+
+def progress_findings(ctx: Context) -> list[str]:
+    """The notifications/progress a call carrying a progress token brought (mcp-integration §5.2-5.3)."""
+    findings: list[str] = []
+    for call in calls_of(ctx, "execution_tests"):
+        notified = call.case.get("progress")
+        if not isinstance(notified, list):
+            continue  # no token sent
+        entries = [n for n in notified if isinstance(n, dict)]
+        values = [v for n in entries if (v := _number(n.get("progress"))) is not None]
+        past = [v for n in entries if (v := _number(n.get("progress"))) is not None
+                and (total := _number(n.get("total"))) is not None and v > total]  # fmt: skip
+        if not notified and call.answer.succeeded and reports_progress(ctx, str(call.case.get("operation"))):
+            findings.append(cite("mcp:5.2:progress-on-token", f"{call.name} declares progress_reporting, but sent no "
+                                 "notifications/progress for a call carrying a progress token"))  # fmt: skip
+        elif any(later <= earlier for earlier, later in itertools.pairwise(values)):
+            findings.append(cite("mcp:5.3:mcp-progress-format", f"{call.name}'s notifications/progress do not rise: "
+                                 f"{', '.join(str(v) for v in values[:10])}"))  # fmt: skip
+        elif past:
+            findings.append(cite("mcp:5.3:mcp-progress-format", f"{call.name} reported progress past its total"))
+    return findings
+
+
+def _asked_progress(ctx: Context, call: Call) -> bool:
+    return isinstance(call.case.get("progress"), list) and reports_progress(ctx, str(call.case.get("operation")))
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def listed_states(ctx: Context) -> set[str]:

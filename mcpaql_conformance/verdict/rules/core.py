@@ -106,9 +106,9 @@ RULES: tuple[Rule, ...] = (
          "A session identity claimed by the client never decides token validation or access.",
          not_judged=PROBE + "a request whose _meta claims another session, with that session's confirmation token"),
     Rule("core:2.3.5:session-id-reported", SHOULD, "2.3.5", "included in audit logs and error responses",
-         "Audit log entries and error answers carry the session identifier.",
-         not_judged=UNRECORDED + "the identifier the server gave the session, to look for in its errors "
-         "(audit logs are not observable)"),
+         "Audit log entries and error answers carry the session identifier. (Judged on the error answers of a "
+         "server whose _protocol reports a session_id; audit logs are not observable.)",
+         tests=(ACTIONABLE,)),
     Rule("core:2.3.5:own-session-id", SHOULD, "2.3.5", "SHOULD generate their own identifier",
          "An adapter that tracks sessions makes its own id at initialize and shows it in introspection's _protocol.",
          not_judged=UNSEEN + "whether an adapter tracks sessions is internal, so a _protocol without an id shows "

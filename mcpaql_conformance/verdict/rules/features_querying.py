@@ -17,7 +17,6 @@ from mcpaql_conformance.verdict.rules.model import (
     MAY,
     MUST,
     NOT_RECOMMENDED,
-    PROBE,
     SHOULD,
     SHOULD_NOT,
     UNRECORDED,
@@ -64,9 +63,9 @@ COLLECTION_QUERYING: tuple[Rule, ...] = (
          "A server that sorts may also take shorthand such as sort plus order.",
          not_judged=A_MAY),
     Rule(f"{_CQ}:2.3:shortcuts-documented", SHOULD, "2.3", "document them as compatibility behavior",
-         "A server taking sort shorthand documents it as a compatibility form, not the main contract.",
-         not_judged=PROBE + "sort given as a bare field with order beside it, to find shorthand "
-         "introspection does not mention"),
+         "A server taking sort shorthand documents it as a compatibility form, not the main contract. (Judged on "
+         "an `order` parameter documented beside `sort`, and on sort sent as a bare field with order beside it.)",
+         tests=(COMPLETENESS,)),
     Rule(f"{_CQ}:2.4:fields-forms", MAY, "2.4", "fields MAY be either",
          "A server's fields parameter may take a preset name or a list of field paths.",
          not_judged=A_MAY),

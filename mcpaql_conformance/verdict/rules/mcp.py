@@ -24,10 +24,6 @@ NO_ANNOTATIONS = (
     "needs evidence no bundle records yet: the tools' MCP annotations (capture keeps each tool's name, "
     "description and inputSchema only)"
 )
-PROGRESS_PROBE = (
-    "needs a probe capture does not send yet: a long-running EXECUTE call carrying a progress token, with the "
-    "notifications/progress messages it brings recorded"
-)
 PATTERNS_READING = (
     "The §2.1.1 lead makes the description patterns a MUST while the sentences that give them "
     "(mcp:2.1.1:crude-templates, mcp:2.1.1:custom-template) say SHOULD, and the core says nothing of tool "
@@ -270,8 +266,9 @@ RULES: tuple[Rule, ...] = (
         SHOULD,
         "5.1",
         "EXECUTE operations SHOULD emit progress notifications",
-        "A slow, staged EXECUTE call whose client sent a progress token reports progress notifications.",
-        not_judged=PROGRESS_PROBE,
+        "A slow, staged EXECUTE call whose client sent a progress token reports progress notifications. (Judged "
+        "where the operation's lifecycle declares progress_reporting: which calls are long is the server's to say.)",
+        tests=("L1.introspection.completeness",),
     ),
     Rule(
         "mcp:5.2:client-progress-token",
@@ -287,16 +284,19 @@ RULES: tuple[Rule, ...] = (
         SHOULD,
         "5.2",
         "Adapters receiving a progress token",
-        "Given a progress token, the server reports progress notifications while an EXECUTE call runs.",
-        not_judged=PROGRESS_PROBE,
+        "Given a progress token, the server reports progress notifications while an EXECUTE call runs. (Judged "
+        "as mcp:5.1:execute-progress is.)",
+        tests=("L1.introspection.completeness",),
     ),
     Rule(
         "mcp:5.3:mcp-progress-format",
         MUST,
         "5.3",
         "follow the MCP progress notification format",
-        "Progress is sent as MCP notifications/progress messages with the token, progress, total and message.",
-        not_judged=PROGRESS_PROBE,
+        "Progress is sent as MCP notifications/progress messages with the token, progress, total and message. "
+        "(Judged on the notifications a call carrying a token brought: their progress rises, never past total; "
+        "the MCP SDK drops one whose shape or token is wrong before it is seen.)",
+        tests=("L1.introspection.completeness",),
     ),
     Rule(
         "mcp:5.5:other-progress",

@@ -217,6 +217,11 @@ OWN: dict[str, Proof] = {
     "core:8.8.3:blocked-rejected": Proof("evaluates a hard-blocked agent's steps as usual"),
     "core:8.8.3:no-bypass-new-execution": Proof("lets a hard-blocked agent start a new execution"),
     "core:8.6.4:monitoring-never-stops": Proof("declares monitoring mode and pauses and stops all the same"),
+    "features/collection-querying:2.3:shortcuts-documented": Proof("takes sort as a bare field with order beside "
+                                                                   "it, documented nowhere"),
+    "core:2.3.5:session-id-reported": Proof("reports a session_id in _protocol and none in its error answers"),
+    "mcp:5.2:progress-on-token": Proof("declares progress_reporting and sends no notifications/progress"),
+    "mcp:5.3:mcp-progress-format": Proof("sends notifications/progress that fall from 2 to 1"),
 }
 
 # rule -> the rule whose defect breaks it too (a rule that restates or gathers that one)
@@ -316,6 +321,7 @@ VIA: dict[str, str] = {
     "core:8.8.2:challenge-id-notified": "core:8.7.3:verify-verification-id",
     "core:8.7.3:confirmer-not-agent": "core:8.7.3:self-approval-prevented",
     "core:8.6.4:no-proceed-after-stop": "core:8.8.3:blocked-rejected",
+    "mcp:5.1:execute-progress": "mcp:5.2:progress-on-token",  # the same call, said for slow staged ones
 }
 # fmt: on
 
