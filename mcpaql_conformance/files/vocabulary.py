@@ -159,6 +159,7 @@ SINGLE_TOOL = "mcp_tools:single"  # the unified tool (mcp_aql), its description 
 CUSTOM_FAMILY = "mcp_tools:custom_family"  # a tool of an endpoint family beyond CRUDE, its description recorded
 QUERY_GRAMMAR = "introspection:query_grammar"  # a READ operation named query_* taking `query`
 WARNED = "responses:warnings"  # a successful answer carrying warnings
+WARNED_CONDITIONS = "responses:warned_conditions"  # three warning conditions (code and details) or more
 WARNED_TWICE = "responses:repeated_warning"  # one warning (code and details) on two answers, a severity on both
 BATCH_WARNED = "batch_example:item_warnings"  # a batch two of whose items carry warnings
 RELISTED = "batch_example:relisted"  # a batch item answering an introspect list again
@@ -167,6 +168,7 @@ AGGREGATES = "introspection:aggregate_parameter"  # a READ operation documenting
 COMPUTED_ANSWERED = "responses:computed"  # an answer of a READ operation carrying a `_computed` object
 DEPRECATED_PARAMETER = "introspection:deprecated_parameter"  # a parameter introspection marks deprecated
 RELATIONSHIPS = "introspection:relationship_query"  # a READ operation traversing relationships
+PROFILES_LISTED = "introspection:profiles"  # _protocol.profiles lists two semantic profiles or more
 SESSION_REPORTED = "introspection:session_id"  # _protocol reports a session id, and some answer is an error
 # beside `pagination_tests:KIND` for each kind of call the run holds:
 BEYOND_A_PAGE = "pagination_tests:beyond_a_page"  # a page of 1000 showing more items than it holds, or over 100

@@ -31,7 +31,7 @@ from mcpaql_conformance.verdict.checks.descriptions import CRUDE_FAMILIES as CRU
 from mcpaql_conformance.verdict.checks.details import shared_parameters
 from mcpaql_conformance.verdict.checks.execution import lifecycle_evidence
 from mcpaql_conformance.verdict.checks.grammar import grammar_parameters
-from mcpaql_conformance.verdict.checks.level2 import failed_items
+from mcpaql_conformance.verdict.checks.level2 import failed_items, profile_evidence
 from mcpaql_conformance.verdict.checks.listing import relisted as relisted_lists
 from mcpaql_conformance.verdict.checks.pages import pagination_evidence
 from mcpaql_conformance.verdict.checks.relations import relationship_evidence
@@ -133,7 +133,7 @@ def evidence_held(bundle: Bundle, ctx: Context) -> tuple[str, ...]:
     relisted = [RELISTED] if relisted_lists(ctx) else []
     paged = (*pagination_evidence(ctx), *selection_evidence(ctx), *aggregate_evidence(ctx), *relationship_evidence(ctx))
     paged += (*deprecation_evidence(ctx), *search_evidence(ctx), *lifecycle_evidence(ctx), *loop_evidence(ctx))
-    paged += (*sort_evidence(ctx), *session_evidence(ctx))
+    paged += (*sort_evidence(ctx), *session_evidence(ctx), *profile_evidence(ctx))
     held = (*failing, *shared, *search, *grammar, *warned, *relisted, *paged, *_described_tools(ctx))
     return (*present, *requests, *held, *documented)
 

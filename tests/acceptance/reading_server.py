@@ -598,6 +598,9 @@ if broken("core:4.5:identifiers-in-params"):  # update_book finds the book by in
 if broken("introspection:8.1.2:optional-false"):  # get_book's fields documented as required, though optional
     _get = next(op for op in OPERATIONS if op["name"] == "get_book")
     _get["parameters"] = [p if p["name"] != "fields" else {**p, "required": True} for p in _get["parameters"]]
+if broken("core:8.5.1:canonical-verbs"):  # add_book, a CREATE, with no word of `create`
+    _add = next(op for op in OPERATIONS if op["name"] == "add_book")
+    _add["description"] = "Add a book to an existing shelf. Answers the book with its new book_id."
 if broken("core:8.5.2:snake-case-names"):  # list_shelves named listShelves
     next(op for op in OPERATIONS if op["name"] == "list_shelves")["name"] = "listShelves"
 if broken("core:8.5.4:no-custom-reserved"):  # a reserved name taken by an adapter's own READ operation
@@ -617,11 +620,12 @@ if broken("core:10.1:l2-field-selection"):  # no field selection at all: no `fie
     for _declared in OPERATIONS:
         _declared["parameters"] = [p for p in _declared["parameters"] if p["name"] != "fields"]
         _declared.pop("supports_field_selection", None)
-if broken("core:4.3:snake-case"):  # delete_book takes camelCase bookId (documented and handled)
+DELETE_KEY = {"core:4.3:snake-case": "bookId", "operations:4.4.4:same-name": "bookid"}.get(DEFECT, "book_id")
+if DELETE_KEY != "book_id":  # delete_book takes bookId (camelCase) or bookid (another name), documented and handled
     _delete = next(op for op in OPERATIONS if op["name"] == "delete_book")
-    _delete["parameters"] = [{**BOOK_ID, "name": "bookId"}]
+    _delete["parameters"] = [{**BOOK_ID, "name": DELETE_KEY}]
     _delete["examples"] = [
-        {"description": "Delete a book", "request": {"operation": "delete_book", "params": {"bookId": "book_3"}}}
+        {"description": "Delete a book", "request": {"operation": "delete_book", "params": {DELETE_KEY: "book_3"}}}
     ]
 if broken("operations:9.1:introspect"):  # introspect and every READ served by the execute endpoint
     for _declared in OPERATIONS:
@@ -1362,7 +1366,8 @@ class ReadingList:
             "version": "v1" if broken("introspection:4.1.1:protocol-version") else SPEC_VERSION,
             "conformance": "level-2",
             "mode": "crude" if broken("introspection:4.1.1:mode-semantic") else self.mode,
-            "profile": "crude",
+            **({} if broken("endpoint-modes:3.3:active-profile-introspected") else {"profile": "crude"}),
+            "profiles": ["crude", "books"],  # its READ family also goes by a books profile (endpoint-modes §3.3)
             "capabilities": capabilities,
             **({} if broken("core:4.7.5:limits-in-protocol") else {"limits": LIMITS}),
             "concurrency": "serialized",
@@ -1567,7 +1572,7 @@ class ReadingList:
         return {"success": True, "data": json.loads(json.dumps(book))}
 
     def delete_book(self, params: JsonObject) -> JsonObject:
-        book_id = params["bookId" if broken("core:4.3:snake-case") else "book_id"]
+        book_id = params[DELETE_KEY]
         if self.books.pop(book_id, None) is None:
             return not_found("book", book_id, "list_books")
         return {"success": True, "data": {"book_id": book_id, "deleted": True}}
@@ -1590,6 +1595,8 @@ def defect_warnings(operation: str, params: JsonObject) -> list[JsonObject]:
     if operation == "introspect" and broken("features/warnings:deduplication-recommendations:batch-summary"):
         return [OLD_INTROSPECT]  # each item of a batch of introspect calls carries it
     slow = {**SLOW, "details": {"elapsed_ms": 900}}
+    if operation in ("list_books", "search_books", "query_books") and broken("features/warnings:3.2:high-sparingly"):
+        return [{**SLOW, "details": {"operation": operation}, "severity": "high"}]  # every condition high
     if operation in ("search_books", "query_books") and broken("features/warnings:3.2:stable-severity"):
         return [slow]  # the condition list_books reports as high
     if operation != "list_books":

@@ -30,6 +30,7 @@ CONTROL_DOCUMENTATION_RULES: tuple[str, ...] = (
     "features/collection-querying:2.1:list-no-query", "features/collection-querying:2.4:preset-alias-only",
     "features/aggregations:5:advertise", "features/collection-querying:3:query-aggregate",
     "features/relationship-queries:6:advertise", "features/collection-querying:3:list-controls",
+    "features/collection-querying:5:partial-explicit",
     "features/collection-querying:3:list-paging-fields", "features/collection-querying:3:search-filter-sort",
     "features/collection-querying:3:search-paging-fields", "features/collection-querying:3:query-sort",
     "features/collection-querying:3:query-paging-fields", "features/collection-querying:3:omission-explicit",

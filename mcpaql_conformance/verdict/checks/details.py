@@ -7,13 +7,15 @@ from __future__ import annotations
 from typing import Any
 
 from mcpaql_conformance.evidence.bundle import JsonObject
+from mcpaql_conformance.evidence.execution import fold
 from mcpaql_conformance.evidence.index import Context
-from mcpaql_conformance.evidence.reading import STANDARD_TAIL
+from mcpaql_conformance.evidence.reading import STANDARD_TAIL, snake_case
 from mcpaql_conformance.files.jsonio import dumps
 from mcpaql_conformance.files.schemas import introspection_schema
 from mcpaql_conformance.regex import lazy
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.checks.base import cite
+from mcpaql_conformance.verdict.textmatch import identifiers_folded
 
 
 def tool_name_failures(ctx: Context) -> list[str]:
@@ -143,7 +145,48 @@ def shared_parameter_findings(details: list[JsonObject]) -> list[str]:
         defaults = _spread(defaulted, lambda entry: dumps(entry["default"], indent=False).strip())
         if name in PAGE_SIZES and len(defaults) > 1:
             findings.append(cite("operations:4.4.4:same-default", f"`{name}` has several defaults: {_said(defaults)}"))
+    return findings + same_name_findings(details)
+
+
+def same_name_findings(details: list[JsonObject]) -> list[str]:
+    """One parameter under several spellings across operations (``book_id`` here, ``bookId`` or ``bookid``
+    there: the same name, case and separators aside; operations §4.4.4 item 1, a SHOULD). A camelCase
+    alias beside its snake_case name on one operation is one spelling of that operation's (operations §4.1)."""
+    spellings: dict[str, dict[str, str]] = {}  # folded name -> spelling -> the first operation using it
+    for detail in details:
+        operation = str(detail.get("name"))
+        names = [p.get("name") for p in detail.get("parameters") or [] if isinstance(p, dict)]
+        named = [name for name in names if isinstance(name, str)]
+        for name in named:
+            if snake_case(name) != name and snake_case(name) in named:  # json: names; an alias beside its name
+                continue
+            spellings.setdefault(fold(name), {}).setdefault(name, operation)
+    findings: list[str] = []
+    for found in [found for found in spellings.values() if len(found) > 1][:10]:
+        said = "; ".join(f"`{plain(name, max_len=40)}` on {plain(op, max_len=60)}" for name, op in found.items())
+        findings.append(cite("operations:4.4.4:same-name", f"one parameter under {len(found)} names: {said}"))
     return findings
+
+
+# The verbs core §8.5.2's examples set against the canonical ones (create_user, not add_user...), by the
+# semantic category whose canonical verb they stand in for.
+DISCOURAGED = {("add", "CREATE"): "create", ("fetch", "READ"): "get", ("find", "READ"): "list",
+               ("edit", "UPDATE"): "update", ("remove", "DELETE"): "delete", ("run", "EXECUTE"): "execute"}  # fmt: skip
+
+
+def canonical_verb_findings(details: list[JsonObject]) -> list[str]:
+    """An operation named with a verb core §8.5.2 sets against its category's canonical verb, whose
+    description does not name the canonical one (§8.5.3: note the canonical equivalent; SHOULDs)."""
+    findings: list[str] = []
+    for detail in details:
+        name, category = str(detail.get("name")), str(detail.get("semantic_category"))
+        canonical = DISCOURAGED.get((name.split("_", 1)[0], category)) if "_" in name else None  # {verb}_{resource}
+        if canonical is None or canonical in identifiers_folded(str(detail.get("description") or "")):
+            continue
+        findings.append(cite("core:8.5.1:canonical-verbs", f"{plain(name, max_len=60)} ({category}) is named with "
+                             f"`{name.split('_', 1)[0]}`, not `{canonical}`, and its description does not name "
+                             f"`{canonical}` as the canonical equivalent"))  # fmt: skip
+    return findings[:20]
 
 
 def _type_key(value: Any) -> str:

@@ -37,6 +37,7 @@ _ERRORS_DISCRIMINATED_UNION_RULES = (
     "features/warnings:server-side-deduplication:deduplicate",
     "features/warnings:deduplication-recommendations:single-request", "features/warnings:6.2:should-list",
     "features/warnings:3.2:stable-severity", "features/warnings:deduplication-recommendations:batch-summary",
+    "features/warnings:3.2:high-sparingly",
 )  # fmt: skip
 
 

@@ -36,6 +36,7 @@ from mcpaql_conformance.verdict.checks.controls import (
     control_documentation_findings,
 )
 from mcpaql_conformance.verdict.checks.details import (
+    canonical_verb_findings,
     detail_schema_failures,
     shared_parameter_findings,
     tool_name_failures,
@@ -204,7 +205,9 @@ _INTROSPECTION_OPERATION_DETAILS_RULES = (
     "mcp:3.1:operation-required",
     "mcp:6.4:prefix-short", "endpoint-modes:7.1:tool-annotations", "endpoint-modes:7.1:conservative-annotations",
     "crude:3.3:tool-annotations", "operations:2.1:input-structure", "operations:2.2:operation-field",
-    "operations:4.4.4:same-type", "operations:4.4.4:same-default",
+    "operations:4.4.4:same-type", "operations:4.4.4:same-default", "operations:4.4.4:same-name",
+    "core:8.5.1:canonical-verbs", "core:8.5.3:non-canonical-explained", "operations:6.2:canonical-verbs",
+    "crude:6.5:canonical-verbs",
     "operations:2.2:operation-defined", "operations:2.4:case-sensitive",
     "features/collection-querying:4.2:input-type-introspected",
     "mcp:2.1.1:crude-templates", "mcp:2.1.1:custom-template", "mcp:2.1.1:purpose-and-kinds",
@@ -229,7 +232,7 @@ def operation_details(ctx: Context) -> Outcome:
     failures += _naming_failures(_names(details, ctx.details_by_name), "documented")
     failures += _listing_failures(ctx, valid)
     failures += _reserved_failures(valid) + routing_evidence_failures(ctx) + unknown_operation_findings(ctx)
-    failures += request_shape_findings(ctx) + shared_parameter_findings(valid)
+    failures += request_shape_findings(ctx) + shared_parameter_findings(valid) + canonical_verb_findings(valid)
     failures += control_documentation_findings(ctx, valid)
     shape_failures, warnings = _shape_failures(ctx, valid)
     input_failures, input_warnings = update_input_documentation(valid, ctx.named_types)

@@ -8,6 +8,8 @@ from mcpaql_conformance.evidence.answers import classify
 from mcpaql_conformance.evidence.index import Context
 from mcpaql_conformance.evidence.reading import BATCH_ALIASES, declares, protocol_capabilities, protocol_of, types_of
 from mcpaql_conformance.files.values import json_equal
+from mcpaql_conformance.files.vocabulary import PROFILES_LISTED
+from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.checks.base import (
     CONFORMANCE,
     CORE,
@@ -38,10 +40,12 @@ FAILURE_CONTINUES = "operations:7.3:failure-continues"
 BOTH_AT_ONCE = ("all", "both")
 
 
+ACTIVE_PROFILE = "endpoint-modes:3.3:active-profile-introspected"
+
 _FEATURES_ENDPOINT_MODES_RULES = (
     "core:3.3:both-modes", "core:10.1:l2-both-modes", "core:10.1:l2-passes-suite",
     "conformance:2.2:level2-features", "conformance:4.2:level2-categories",
-    "endpoint-modes:8.2:conformance-shoulds", "crude:4.3:both-modes", "crude:7.2:profile-shoulds",
+    "endpoint-modes:8.2:conformance-shoulds", "crude:4.3:both-modes", "crude:7.2:profile-shoulds", ACTIVE_PROFILE,
 )  # fmt: skip
 
 
@@ -64,12 +68,40 @@ def endpoint_modes(ctx: Context) -> Outcome:
             seen = f"semantic mode ({', '.join(semantic)}) only" if semantic else "single mode (`mcp_aql`) only"
             text = f"`_protocol.mode` says {claimed!r} (both endpoint modes at once); the server's tools show {seen}"
             return judge(SHOULD, judged=1, failures=[cite(BOTH_MODES, text)], passed="", no_evidence="")
+        if profiles := profile_findings(ctx):
+            return judge(SHOULD, judged=1, failures=profiles, passed="", no_evidence="")
         return Outcome(Result.WARN, _one_mode_seen(semantic))
+    failures += profile_findings(ctx)
     if "single" not in modes:
         failures.append("single mode (`mcp_aql`) is not supported")
     if not semantic:
         failures.append("no semantic endpoint mode (`crude` or a custom family) is supported")
     return single(SHOULD, failures, f"Single mode and semantic mode ({', '.join(semantic)}) are both supported.")
+
+
+def listed_profiles(ctx: Context) -> list[str]:
+    """The semantic profiles ``_protocol.profiles`` lists (names, or objects' names)."""
+    listed = protocol_of(ctx.bundle.operations_list).get("profiles")
+    entries = listed[:50] if isinstance(listed, list) else []
+    names = [entry.get("name") if isinstance(entry, dict) else entry for entry in entries]
+    return [name for name in names if isinstance(name, str) and name]
+
+
+def profile_findings(ctx: Context) -> list[str]:
+    """A server listing several semantic profiles names the active one in ``_protocol.profile``
+    (endpoint-modes §3.3, a SHOULD)."""
+    profiles = listed_profiles(ctx)
+    active = protocol_of(ctx.bundle.operations_list).get("profile")
+    if len(profiles) < 2 or (isinstance(active, str) and active in profiles):  # json: names
+        return []
+    said = f"names {plain(repr(active), max_len=60)}, none of them" if active is not None else "names none"
+    return [cite(ACTIVE_PROFILE, f"`_protocol.profiles` lists {len(profiles)} semantic profiles "
+                 f"({', '.join(plain(p, max_len=30) for p in profiles[:5])}); `_protocol.profile` {said}")]  # fmt: skip
+
+
+def profile_evidence(ctx: Context) -> list[str]:
+    """PROFILES_LISTED where ``_protocol.profiles`` lists two profiles or more."""
+    return [PROFILES_LISTED] if len(listed_profiles(ctx)) > 1 else []
 
 
 def _one_mode_seen(semantic: list[str]) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 from mcpaql_conformance.evidence.bundle import JsonObject
 from mcpaql_conformance.files.values import json_key
-from mcpaql_conformance.files.vocabulary import BATCH_WARNED, WARNED, WARNED_TWICE
+from mcpaql_conformance.files.vocabulary import BATCH_WARNED, WARNED, WARNED_CONDITIONS, WARNED_TWICE
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.checks.base import MAX_LISTED, cite, uncited
 
@@ -20,6 +20,8 @@ AT_MOST_TEN = "features/warnings:6.4:at-most-ten"
 DUPLICATES = "features/warnings:server-side-deduplication:exact-duplicates"
 WITH_DETAILS = "features/warnings:6.2:should-list"
 STABLE = "features/warnings:3.2:stable-severity"
+SPARINGLY = "features/warnings:3.2:high-sparingly"
+MANY_CONDITIONS = 3  # distinct conditions (code and details) before "sparingly" can be judged
 SUMMARISED = "features/warnings:deduplication-recommendations:batch-summary"
 MAX_WARNINGS = 10  # features/warnings §6.4
 Where = Callable[[str, int], str]  # a response group's template and index -> where the answer is
@@ -46,6 +48,10 @@ def warning_findings(groups: Groups, where: Where) -> list[str]:
         if (summary := _unsummarised(response)) is not None:
             findings.setdefault(SUMMARISED, []).append(f"{where(template, index)}: {summary}")
     findings[STABLE] = [_unstable(key, seen) for key, seen in severities.items() if len(seen) > 1]
+    high = [key for key, seen in severities.items() if "high" in seen]  # json: severity words
+    if len(severities) >= MANY_CONDITIONS and len(high) * 2 > len(severities):
+        findings[SPARINGLY] = [f"{len(high)} of the {len(severities)} warning conditions the run raised are high: "
+                               "high is for rare, urgent conditions"]  # fmt: skip
     return [line for rule, texts in findings.items() for line in _capped(rule, texts)]
 
 
@@ -54,6 +60,7 @@ def warning_evidence(groups: Groups) -> list[str]:
     warnings, WARNED_TWICE for one warning on two answers, BATCH_WARNED for a batch two of whose
     items carry warnings."""
     seen: dict[Any, int] = {}
+    conditions: set[Any] = set()
     answers = batches = 0
     for _, _, response in _warned(groups):
         carrying = [listed for answer, _ in _answers(response) if (listed := warnings_of(answer))]
@@ -62,7 +69,9 @@ def warning_evidence(groups: Groups) -> list[str]:
         for listed in carrying:
             for key in {_key(warning) for warning in listed}:
                 seen[key] = seen.get(key, 0) + 1
-    held = ((WARNED, answers > 0), (WARNED_TWICE, any(count > 1 for count in seen.values())), (BATCH_WARNED, batches))
+            conditions |= {_key(warning) for warning in listed}
+    held = ((WARNED, answers > 0), (WARNED_TWICE, any(count > 1 for count in seen.values())), (BATCH_WARNED, batches),
+            (WARNED_CONDITIONS, len(conditions) >= MANY_CONDITIONS))  # fmt: skip
     return [label for label, present in held if present]
 
 

@@ -63,8 +63,11 @@ RULES: tuple[Rule, ...] = (
          tests=(COMPLETENESS,)),
     # 8.5 Operation naming grammar
     Rule("core:8.5.1:canonical-verbs", SHOULD, "8.5.1", "canonical verbs that SHOULD be used",
-         "Standard operations use the category's canonical verb (create, get/list, update, delete, execute/cancel).",
-         not_judged=UNSEEN + "names are recorded, but whether another verb is warranted (8.5.3) is domain intent"),
+         "Standard operations use the category's canonical verb (create, get/list, update, delete, execute/cancel). "
+         "(Judged on the verbs core §8.5.2's examples set against them, add, fetch, find, edit, remove and run, in "
+         "the category they stand in for: such a name passes where its description names the canonical verb, as "
+         "§8.5.3 asks; whether a verb is warranted at all is domain intent.)",
+         tests=("L1.introspection.operation-details",)),
     Rule("core:8.5.1:extra-verbs", MAY, "8.5.1", "MAY use additional verbs",
          "An adapter may add verbs such as stop beside cancel to tell aborting from halting.",
          not_judged=A_MAY),
@@ -81,8 +84,10 @@ RULES: tuple[Rule, ...] = (
          "Other verbs are allowed for domain semantics, to avoid misleading names, or by industry convention.",
          not_judged=A_MAY),
     Rule("core:8.5.3:non-canonical-explained", SHOULD, "8.5.3", "When using non-canonical verbs, adapters SHOULD",
-         "An operation with a non-canonical verb says why in its description and names the canonical equivalent.",
-         not_judged=UNSEEN + "telling a rationale in prose descriptions is no reading a check makes"),
+         "An operation with a non-canonical verb says why in its description and names the canonical equivalent. "
+         "(Judged on naming the canonical verb, as core:8.5.1:canonical-verbs is; a rationale in prose is no "
+         "reading a check makes.)",
+         tests=("L1.introspection.operation-details",)),
     Rule("core:8.5.4:reserved-names", MUST_NOT, "8.5.4", "reserved for protocol use and MUST NOT",
          "The seven reserved operation names are used only for their protocol meaning and endpoint.",
          tests=("L1.introspection.operation-details",)),

@@ -42,8 +42,7 @@ RULES: tuple[Rule, ...] = (
          "fails a string error)."),
     Rule("crude:6.5:canonical-verbs", SHOULD, "6.5", "canonical verbs that adapters SHOULD use",
          "Standard operations are named with their endpoint's canonical verb.",
-         not_judged="needs evidence no bundle records yet: which operations are standard rather than "
-         "domain-specific; no test reads the recorded names' verbs",
+         tests=(DETAILS,),
          reading="Restates core §8.5.1 (same verbs, SHOULD)."),
     Rule("crude:6.5:non-canonical", MAY, "6.5", "MAY be used when domain semantics",
          "Other verbs may be used where the domain calls for them.", not_judged=f"{A_MAY}: non-canonical verbs",

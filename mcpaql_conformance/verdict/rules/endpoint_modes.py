@@ -13,6 +13,7 @@ from mcpaql_conformance.verdict.rules.model import (
     ABOUT_CLIENT,
     CLIENT,
     DETAILS,
+    ENDPOINT_MODES,
     MAY,
     MUST,
     OPS_QUERY,
@@ -68,11 +69,9 @@ RULES: tuple[Rule, ...] = (
         SHOULD,
         "3.3",
         "document which profile is active",
-        "A server with several semantic profiles says which one is active, also through introspection.",
-        not_judged=(
-            "needs evidence no bundle records yet: whether the server has more than one semantic profile (a run "
-            "sees one configuration); a `_protocol.profile` it reports is only shape-checked"
-        ),
+        "A server with several semantic profiles says which one is active, also through introspection (judged "
+        "where `_protocol.profiles` lists two or more: `_protocol.profile` names one of them).",
+        tests=(ENDPOINT_MODES,),
     ),
     # 4 Semantic endpoint mode
     Rule(

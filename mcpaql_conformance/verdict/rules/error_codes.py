@@ -14,6 +14,7 @@ from mcpaql_conformance.verdict.rules.model import (
     MUST,
     SHOULD,
     UNION,
+    UNSEEN,
     Rule,
 )
 
@@ -133,7 +134,8 @@ RULES: tuple[Rule, ...] = (
         "6.2",
         "examine the target API's response body",
         "An adapter reads the target API's error body to pick the precise validation code.",
-        not_judged="needs evidence no bundle records yet: the target API's status and body behind each error",
+        not_judged=UNSEEN + "the target API's status and body stay between it and the adapter: no answer shows "
+        "what the adapter read of them",
     ),
     # 7 Implementation requirements
     Rule(

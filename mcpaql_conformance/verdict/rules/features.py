@@ -19,7 +19,6 @@ from mcpaql_conformance.verdict.rules.model import (
     SHOULD,
     SHOULD_NOT,
     UNION,
-    UNRECORDED,
     UNSEEN,
     Rule,
 )
@@ -158,8 +157,9 @@ WARNINGS: tuple[Rule, ...] = (
          "A server may leave severity out of a warning (medium is then assumed).",
          not_judged=A_MAY),
     Rule(f"{_WN}:3.2:high-sparingly", SHOULD, "3.2", "use high sparingly",
-         "A server that raises warnings reserves the high severity for rare, urgent conditions.",
-         not_judged=UNRECORDED + "a tally of warning severities over a long run of real traffic"),
+         "A server that raises warnings reserves the high severity for rare, urgent conditions (judged on the "
+         "run's warnings: of three conditions or more, most high warns).",
+         tests=(UNION,)),
     Rule(f"{_WN}:3.2:stable-severity", SHOULD_NOT, "3.2", "SHOULD NOT change a warning's severity",
          "A server gives one condition the same severity on every request that raises it (judged on every "
          "answer of the run: one code with the same details at two severities).",

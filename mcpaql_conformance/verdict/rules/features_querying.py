@@ -19,7 +19,6 @@ from mcpaql_conformance.verdict.rules.model import (
     NOT_RECOMMENDED,
     SHOULD,
     SHOULD_NOT,
-    UNRECORDED,
     UNSEEN,
     Rule,
 )
@@ -173,8 +172,9 @@ COLLECTION_QUERYING: tuple[Rule, ...] = (
          "check can weigh).",
          tests=(COMPLETENESS,)),
     Rule(f"{_CQ}:5:partial-explicit", SHOULD, "5", "make that limitation explicit",
-         "A server that implements only part of the query shape says which part, rather than guessing.",
-         not_judged=UNRECORDED + "which parts of the preferred query shape the server means to implement"),
+         "A server that implements only part of the query shape says which part, rather than guessing (judged "
+         "by §3's capability matrix: a control a list_*, search_* or query_* operation leaves out is named).",
+         tests=(DETAILS,)),
     Rule(f"{_CQ}:6:expose-list", SHOULD, "6", "adapters SHOULD expose",
          "A server with collection queries shows in introspection its query parameters, field selection, "
          "aggregation, computed fields, pagination style, filter keys, sort fields and combined examples.",

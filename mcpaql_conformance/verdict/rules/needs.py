@@ -30,6 +30,7 @@ from mcpaql_conformance.files.vocabulary import (
     LIMIT_KNOWN,
     LOOP_MONITORING,
     PRESET_PARAMETER,
+    PROFILES_LISTED,
     PROGRESS,
     PROGRESS_ASKED,
     PROGRESS_NOTIFIED,
@@ -45,6 +46,7 @@ from mcpaql_conformance.files.vocabulary import (
     TERMINAL_TOUCHED,
     VERIFY_TIER,
     WARNED,
+    WARNED_CONDITIONS,
     WARNED_TWICE,
 )
 
@@ -63,6 +65,7 @@ SAID = {
     QUERY_GRAMMAR: "query_* operation taking `query`",
     WARNED: "answer carrying warnings",
     WARNED_TWICE: "warning given on two answers",
+    WARNED_CONDITIONS: "three warning conditions or more (code and details)",
     BATCH_WARNED: "batch two of whose items carry warnings",
     PRESET_PARAMETER: "READ operation documenting a `preset` parameter",
     AGGREGATES: "READ operation documenting an `aggregate` parameter",
@@ -72,6 +75,7 @@ SAID = {
     RELISTED: "batch item answering an introspect list again",
     BEYOND_A_PAGE: "page of 1000 asked of a collection larger than the page it got",
     FULL_DEFAULT: "page asked with no size that says another follows",
+    PROFILES_LISTED: "_protocol.profiles listing two semantic profiles or more",
     SESSION_REPORTED: "session id in _protocol, and an error answer to look for it in",
     SAFETY_LOOP: "execution safety loop (execute_agent or record_execution_step listed)",
     EXECUTION_STATE: "answer giving an execution's execution_id and status",
@@ -181,6 +185,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "features/collection-querying:4.1:multi-word-consistent": ("search_tests:repeated_word",),
     "features/collection-querying:2.3:shortcuts-documented": ("sort_tests:shorthand",),
     "core:2.3.5:session-id-reported": (SESSION_REPORTED,),
+    "endpoint-modes:3.3:active-profile-introspected": (PROFILES_LISTED,),
     "features/aggregations:5:advertise": (AGGREGATES,),
     "features/computed-fields:4:advertise": (COMPUTED_ANSWERED,),
     "introspection:8.2.4:migration-guidance": (DEPRECATED_PARAMETER,),
@@ -211,6 +216,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "features/warnings:server-side-deduplication:deduplicate": (WARNED,),
     "features/warnings:deduplication-recommendations:single-request": (WARNED,),
     "features/warnings:3.2:stable-severity": (WARNED_TWICE,),
+    "features/warnings:3.2:high-sparingly": (WARNED_CONDITIONS,),
     "features/warnings:deduplication-recommendations:batch-summary": (BATCH_WARNED,),
     # the execution lifecycle and safety loop (capture's drive of it, judged at the mode declared)
     "core:8.4:standard-lifecycle": (EXECUTION_STATE,),

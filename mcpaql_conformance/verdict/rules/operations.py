@@ -23,14 +23,11 @@ from mcpaql_conformance.verdict.rules.model import (
     SNAKE_CASE,
     UNION,
     UNKNOWN_EXPLICIT,
+    UNSEEN,
     Rule,
 )
 
 # Tests, by the names the catalogue gives them.
-_SHARED = (
-    "needs evidence no bundle records yet: which parameters of different operations share one definition "
-    "(introspection expands them inline); no test compares same-named parameters across operation details"
-)
 
 RULES: tuple[Rule, ...] = (
     Rule("operations:1:rfc2119", MUST, "1", "are to be interpreted as described",
@@ -126,12 +123,15 @@ RULES: tuple[Rule, ...] = (
     Rule("operations:4.4.3:omit-totals", MAY, "4.4.3", "MAY omit total_items",
          "Totals may be left out when costly, relying on has-more flags.", not_judged=f"{A_MAY}: totals"),
     Rule("operations:4.4.4:same-name", SHOULD, "4.4.4", "parameter name SHOULD be identical",
-         "A parameter shared by operations has one name everywhere.", not_judged=_SHARED),
+         "A parameter shared by operations has one name everywhere (judged on names alike but for case and "
+         "separators: book_id, bookId, bookid).", tests=(DETAILS,)),
     Rule("operations:4.4.4:same-type", SHOULD, "4.4.4", "parameter type SHOULD be identical",
          "A parameter shared by operations has one type everywhere (judged on the §4.4.1 cross-cutting "
          "parameters).", tests=(DETAILS,)),
     Rule("operations:4.4.4:same-description", SHOULD, "4.4.4", "SHOULD be semantically equivalent",
-         "A shared parameter is described to the same effect on every operation.", not_judged=_SHARED),
+         "A shared parameter is described to the same effect on every operation.",
+         not_judged=UNSEEN + "descriptions of one parameter differ in wording for many reasons; whether two say "
+         "the same is meaning, no reading a check makes"),
     Rule("operations:4.4.4:same-default", SHOULD, "4.4.4", "Default values SHOULD be consistent",
          "A shared parameter has the same default wherever a default applies (judged on page sizes: first, "
          "last, limit, page_size).", tests=(DETAILS,)),
@@ -206,8 +206,7 @@ RULES: tuple[Rule, ...] = (
          not_judged=f"{A_MAY}: a non-CRUDE profile", reading="Restates core §3.3 and the core's abstract."),
     Rule("operations:6.2:canonical-verbs", SHOULD, "6.2", "canonical verbs (shown in bold)",
          "Standard operations are named with their endpoint's canonical verb.",
-         not_judged="needs evidence no bundle records yet: which operations are standard rather than "
-         "domain-specific; no test reads the recorded names' verbs",
+         tests=(DETAILS,),
          reading="Restates core §8.5.1. Core §8.5.2's examples discourage add, find, edit, remove and run, which "
          "this table lists as additional verbs; we read those as allowed only under core §8.5.3."),
     Rule("operations:6.3:validate-endpoint", MUST, "6.3", "validate that operations are invoked via",

@@ -219,6 +219,10 @@ OWN: dict[str, Proof] = {
     "core:8.6.4:monitoring-never-stops": Proof("declares monitoring mode and pauses and stops all the same"),
     "features/collection-querying:2.3:shortcuts-documented": Proof("takes sort as a bare field with order beside "
                                                                    "it, documented nowhere"),
+    "endpoint-modes:3.3:active-profile-introspected": Proof("lists two profiles in _protocol, naming no active one"),
+    "core:8.5.1:canonical-verbs": Proof("describes add_book, a CREATE, without a word of `create`"),
+    "features/warnings:3.2:high-sparingly": Proof("raises each of its slow-query warnings as high"),
+    "operations:4.4.4:same-name": Proof("names the book `bookid` on delete_book and `book_id` everywhere else"),
     "core:2.3.5:session-id-reported": Proof("reports a session_id in _protocol and none in its error answers"),
     "mcp:5.2:progress-on-token": Proof("declares progress_reporting and sends no notifications/progress"),
     "mcp:5.3:mcp-progress-format": Proof("sends notifications/progress that fall from 2 to 1"),
@@ -321,7 +325,13 @@ VIA: dict[str, str] = {
     "core:8.8.2:challenge-id-notified": "core:8.7.3:verify-verification-id",
     "core:8.7.3:confirmer-not-agent": "core:8.7.3:self-approval-prevented",
     "core:8.6.4:no-proceed-after-stop": "core:8.8.3:blocked-rejected",
+    # a discouraged verb that names no canonical equivalent: one finding, the three sentences that ask it
+    "core:8.5.3:non-canonical-explained": "core:8.5.1:canonical-verbs",
+    "operations:6.2:canonical-verbs": "core:8.5.1:canonical-verbs",
+    "crude:6.5:canonical-verbs": "core:8.5.1:canonical-verbs",
     "mcp:5.1:execute-progress": "mcp:5.2:progress-on-token",  # the same call, said for slow staged ones
+    # §5's general rule, instanced by §3's matrix: a control left out unsaid
+    "features/collection-querying:5:partial-explicit": "features/collection-querying:3:list-controls",
 }
 # fmt: on
 
