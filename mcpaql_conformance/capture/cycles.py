@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mcpaql_conformance.capture.candidates import ANSWER, SAFE, SeenValues, candidates, names_existing
+from mcpaql_conformance.capture.merges import array_replaced
 from mcpaql_conformance.capture.probes import fresh_keys, next_choice
 from mcpaql_conformance.capture.values import changed_value, distinct_value, sensitive_value
 from mcpaql_conformance.evidence.answers import Kind, classify
@@ -36,6 +37,9 @@ JsonObject = dict[str, Any]
 MAX_DEPTH = 4  # how deep an identifier is looked for in an answer
 MAX_UPDATE_TRIES = 3  # fields tried, one per update, before an inferred update cycle gives up
 INFERRED = 1000  # inferred cycles sort after the plan's
+
+
+STALE_VERSION = 'W/"mcpaql-conformance-stale"'  # an if_match no record of any server carries
 
 
 @dataclass
@@ -559,6 +563,21 @@ async def _infer_update_read(live: Live, op: Operation, created: list[Created], 
     if not kept:
         return _skip(op, "update_read", "the update touched the only field to compare", NOT_APPLICABLE, 0)
     test = {"name": name, "operation": op.name, "preserved_fields": live.redactor.value(kept), "read_response": read}
+    if "if_match" in names:  # core §9.3.2: an update whose precondition names no version of the record
+        change = {changed_field: changed_to}
+        stale = {**ids, **({"input": change} if "input" in names else change), "if_match": STALE_VERSION}
+        test["stale_if_match"] = await _call(live, op, stale, (PHASE_CYCLES, index, step + 1), name, "stale if_match")
+
+    async def send(which: str, params: JsonObject, said: str) -> Any:
+        nonlocal step
+        step += 2
+        return await _call(live, op if which == "update" else source.reader, params, (PHASE_CYCLES, index, step),
+                           name, said)  # fmt: skip
+
+    shape = {**ids, "input": {}} if "input" in names else dict(ids)
+    replaced = await array_replaced(send, shape, read_params, kept, takes)
+    if replaced is not None:
+        test["array_replaced"] = live.redactor.value(replaced)
     if any(path.startswith(PROSE) for path in source.ids.values()):
         return Outcome(test=test)
     refs = {p: "${create." + path + "}" for p, path in source.ids.items()}

@@ -161,7 +161,9 @@ def _inferred(live: Live, dry: DryRun, operations: list[Operation]) -> None:
                 op, probe, f"inferred create-read: create (then a READ by the identifier it returns: {shown})", params
             )
         else:
-            dry.send(op, probe, "inferred update-read: a created record, one field changed, then read back")
+            stale = ", then the change again with an if_match naming no version" if any(
+                p.get("name") == "if_match" for p in op.parameters or []) else ""  # fmt: skip
+            dry.send(op, probe, f"inferred update-read: a created record, one field changed, then read back{stale}")
 
 
 def _safety_loop(live: Live, dry: DryRun, operations: dict[str, Operation]) -> None:
@@ -178,7 +180,10 @@ def _safety_loop(live: Live, dry: DryRun, operations: dict[str, Operation]) -> N
         dry.withhold(barred[0].name, {"execution": len(SCENARIO_NAMES)}, reason, need)
         return
     start = operations["execute_agent"]
-    description = f"the execution safety loop, one execution each: {', '.join(SCENARIO_NAMES)} (up to 100 calls)"
+    description = (
+        f"the execution safety loop, one execution each: {', '.join(SCENARIO_NAMES)} (up to 100 calls); then a "
+        "second connection, once the first closed: the blocked agent's new execution, a step of the one left running"
+    )
     dry.send(start, "execution", description)
 
 

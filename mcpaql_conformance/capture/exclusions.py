@@ -50,6 +50,10 @@ def is_cursor(parameter: JsonObject) -> bool:
     return isinstance(name, str) and isinstance(description, str) and bool(_CURSOR_TEXT.search(description[:MAX_TEXT]))
 
 
+# Conditional-update parameters: they name a version of the record, which only the server can give.
+PRECONDITIONS = frozenset({"if_match", "if_none_match", "ifmatch", "ifnonematch"})
+
+
 def combinable(
     parameters: list[JsonObject], values: dict[str, Any], from_server: Iterable[str] = ()
 ) -> tuple[dict[str, Any], dict[str, str]]:
@@ -62,6 +66,8 @@ def combinable(
         parameter = by_name.get(name, {"name": name})
         if is_cursor(parameter) and name not in given:
             left_out[name] = "a cursor is the server's to give (from pageInfo), never made up"
+        elif name.lower() in PRECONDITIONS and name not in given:
+            left_out[name] = "a precondition (an ETag or version, core §9.3.2) is the server's to give, never made up"
     kept = [name for name in values if name not in left_out]
     lowered = {name.lower() for name in kept}
     if lowered & FORWARD and lowered & BACKWARD:

@@ -27,6 +27,8 @@ def kept_because(op: Operation, params: JsonObject, single: bool, response: Any)
         return "its answer is no valid MCP-AQL result"
     if single:  # a probe of one undocumented parameter, not the documented ones
         return ""
+    if any("deprecat" in str(w).casefold() for w in _warnings(response)):  # introspection §8.2.4: still listed?
+        return "it warns of something deprecated"
     answer = classify(response)
     if answer.code == "VALIDATION_UNKNOWN_PARAM" and any(rejects_as_unknown(response, p, params) for p in params):
         return "it refused a documented parameter as unknown"
@@ -35,6 +37,11 @@ def kept_because(op: Operation, params: JsonObject, single: bool, response: Any)
     if answer.code == "VALIDATION_INVALID_TYPE" and _contradicts_type(op, answer.details):
         return "it expected another kind of value than the documented type"
     return ""
+
+
+def _warnings(response: Any) -> list[Any]:
+    found = response.get("warnings") if isinstance(response, dict) else None
+    return found[:20] if isinstance(found, list) else []
 
 
 # JSON kinds of value, by the words a type or an error's expected type says them with.

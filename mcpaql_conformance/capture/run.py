@@ -21,7 +21,7 @@ from mcpaql_conformance.capture.dryrun import plan_run
 from mcpaql_conformance.capture.plan_writer import write_plan
 from mcpaql_conformance.capture.probes import Sent, read_probes, send_probes
 from mcpaql_conformance.capture.retry import retry_refused, seen_values
-from mcpaql_conformance.capture.safety import probe_safety_loop
+from mcpaql_conformance.capture.safety import probe_new_session, probe_safety_loop
 from mcpaql_conformance.capture.values import run_values
 from mcpaql_conformance.errors import ConfigError, InternalError
 from mcpaql_conformance.evidence import identifiers
@@ -219,6 +219,7 @@ async def _capture(options: CaptureOptions, plan: Plan, stop: Stop, limit: Overa
     with server_log() as errlog, run_values(stamp) as token:
         try:
             guard = Guard(options.permission, dry_run=options.dry_run)
+            restart = False  # a second connection once this one ended (capture/safety.py)
             async with connect(options.target, options.timeout, errlog, warnings, guard) as connection:
                 writer.implementation = plan.implementation or str(connection.server.get("name") or "server")
                 live = Live(connection, writer, redactor, plan, options.concurrency)
@@ -228,13 +229,20 @@ async def _capture(options: CaptureOptions, plan: Plan, stop: Stop, limit: Overa
                     else:
                         inferred, ended = await _probes_kept(live, limit)
                         cleaned = await clean_up(live, live.operations) if options.cleanup and not ended else {}
+                        restart = bool(live.left) and not ended
                         if ended:
                             warnings.append(
                                 f"the capture ended early: {ended}; the bundle holds what was seen until then"
                             )
                 finally:  # also when the capture fails: what happened until then, written while the server stops
-                    records.start()
+                    if not restart:
+                        records.start()
                 server = dict(connection.server)
+            if restart:
+                try:
+                    await _new_session(options, errlog, warnings, guard, live)
+                finally:
+                    records.start()
         except CaptureError as exc:
             records.finish()
             writer.flush_log(read_log(errlog))
@@ -258,6 +266,20 @@ async def _capture(options: CaptureOptions, plan: Plan, stop: Stop, limit: Overa
     source = redactor.value(options.target.describe())
     metrics = redactor.value(writer.metrics())
     return CaptureResult(bundle, metrics, writer.folder, source, not_sent, tuple(redactor.value(warnings)))
+
+
+async def _new_session(options: CaptureOptions, errlog: Any, warnings: list[str], guard: Guard, live: Live) -> None:
+    """A second connection once the first ended (for a server started by command, a restart): what the
+    first session left, read from it (probe_new_session). A server that cannot be reached again is noted,
+    never the end of the capture: the bundle holds the first session all the same."""
+    try:
+        async with connect(options.target, options.timeout, errlog, warnings, guard) as connection:
+            again = Live(connection, live.writer, live.redactor, live.plan, live.concurrency, evidence=live.evidence)
+            again.operations, again.tools = live.operations, live.tools
+            await probe_new_session(again, live.left, restarted=options.target.url is None)
+    except CaptureError as exc:
+        reason = f"the second connection (what the first session left) failed: {exc}"
+        live.evidence.notes.append(note(None, "execution", reason, FAILED))
 
 
 class OwnBundleRefused(InternalError):

@@ -22,6 +22,7 @@ from typing import Any, get_args
 import anyio
 
 from mcpaql_conformance.capture.candidates import example_values
+from mcpaql_conformance.capture.values import run_token
 from mcpaql_conformance.evidence.execution import (
     LOOP_OPERATIONS,
     STEP_LIMIT_KEYS,
@@ -41,6 +42,7 @@ from mcpaql_conformance.files.vocabulary import (
     EXPIRY_SCENARIO,
     FAILURE_SCENARIO,
     LIFECYCLE_SCENARIO,
+    SESSION_SCENARIO,
     STEP_LIMIT_SCENARIO,
     VERIFY_SCENARIO,
     ExecutionScenario,
@@ -73,21 +75,24 @@ class Driver:
     documented: dict[str, Any]
     agent_names: list[str] = field(default_factory=list)  # one fixed name where made-up ones are refused
     sent: int = 0
+    marks: JsonObject = field(default_factory=dict)  # added to every case (the second session's `restarted`)
 
     def agent(self, number: int) -> str:
-        return self.agent_names[0] if self.agent_names else f"{AGENT}-{number}"
+        """The agent of scenario ``number``: a name of ours and of this run (a block outlives the run)."""
+        return self.agent_names[0] if self.agent_names else f"{AGENT}-{run_token() or 'run'}-{number}"
 
     async def call(self, scenario: ExecutionScenario, call: str, name: str, params: JsonObject, agent: str,
-                   progress: bool = False) -> Any:  # fmt: skip
+                   progress: bool = False, meta: JsonObject | None = None) -> Any:  # fmt: skip
         """One call of a scenario, recorded in execution_tests; its answer. With ``progress``, the call
         carries a progress token and the case keeps the notifications/progress it brought (mcp §5)."""
         op = self.ops[name]
         self.sent += 1
-        arguments = {"operation": name, "params": params}
+        arguments = {"operation": name, "params": params, **({"_meta": meta} if meta else {})}
         notified: list[JsonObject] | None = [] if progress else None
         response = await self.live.send((PHASE_SAFETY, self.sent), op.tool, arguments, name, "execution",
                                         f"safety loop ({scenario}): {call}", notified)  # fmt: skip
-        case = {"scenario": scenario, "call": call, "operation": name, "agent": agent,
+        case = {"scenario": scenario, "call": call, "operation": name, "agent": agent, **self.marks,
+                **({"meta": self.live.redactor.value(meta)} if meta else {}),
                 "request": self.live.redactor.params(name, params), "response": response}  # fmt: skip
         self.live.evidence.execution_tests.append(case if notified is None else {**case, "progress": notified})
         return response
@@ -168,11 +173,12 @@ async def _start(driver: Driver, scenario: ExecutionScenario, agent: str, call: 
 
 
 async def _step(driver: Driver, scenario: ExecutionScenario, call: str, agent: str | None, hint: str | None,
-                outcome: str | None = "success", execution: str | None = None) -> Any:  # fmt: skip
+                outcome: str | None = "success", execution: str | None = None, meta: JsonObject | None = None
+                ) -> Any:  # fmt: skip
     params = driver.params("record_execution_step", element_name=agent, nextActionHint=hint, outcome=outcome,
                            stepDescription="a conformance probe step" if outcome else None,
                            execution_id=execution or None)  # fmt: skip
-    return await driver.call(scenario, call, "record_execution_step", params, agent or "")
+    return await driver.call(scenario, call, "record_execution_step", params, agent or "", meta=meta)
 
 
 async def _end(driver: Driver, scenario: ExecutionScenario, name: str, agent: str, execution: str,
@@ -305,7 +311,10 @@ async def _deny(driver: Driver) -> None:
     execution = await _start(driver, DENY_SCENARIO, blocked)
     if execution is None:
         return
-    await _step(driver, DENY_SCENARIO, "denied", blocked, driver.hint("deny"), execution=execution)
+    denied = directive_of(await _step(driver, DENY_SCENARIO, "denied", blocked, driver.hint("deny"),
+                                      execution=execution))  # fmt: skip
+    if denied is not None and denied.get("stopped") is True:
+        driver.live.left["blocked"] = blocked
     if other is not None:
         await _step(driver, DENY_SCENARIO, "bystander_step", bystander, BENIGN, execution=other)
     await _step(driver, DENY_SCENARIO, "after_block", blocked, BENIGN, execution=execution)
@@ -314,5 +323,34 @@ async def _deny(driver: Driver) -> None:
         await _end(driver, DENY_SCENARIO, "complete_execution", bystander, other)
 
 
-SCENARIOS: tuple[Callable[[Driver], Any], ...] = (_cancel, _failure, _step_limit, _approval, _verify, _expiry, _deny)
+async def _session(driver: Driver) -> None:
+    """An execution left running as the connection ends, for the next connection to find (core §2.3.3)."""
+    agent = driver.agent(10)
+    execution = await _start(driver, SESSION_SCENARIO, agent)
+    if execution is not None:
+        await _step(driver, SESSION_SCENARIO, "step", agent, BENIGN, execution=execution)
+        session = next((v for k, v in protocol_of(driver.live.evidence.operations_list).items()
+                        if fold(k) == "sessionid"), None)  # fmt: skip
+        driver.live.left |= {"agent": agent, "execution": execution}
+        driver.live.left |= {"session": session} if isinstance(session, str) and session else {}
+
+
+async def probe_new_session(live: Live, left: JsonObject, restarted: bool) -> None:
+    """On a second connection, once the first ended (a restart, for a server started by command): the
+    hard-blocked agent starts an execution (core §8.8.3: the block persists across restarts), and the
+    execution the first session left running takes a step (core §2.3.3: it ends with its session)."""
+    ops = {op.name: op for op in live.operations if op.name in LOOP_OPERATIONS}  # json: names of ours
+    driver = Driver(live, ops, {}, sent=10_000, marks={"restarted": restarted})
+    if isinstance(left.get("blocked"), str):
+        await _start(driver, SESSION_SCENARIO, left["blocked"], "restart_blocked")
+    if isinstance(left.get("agent"), str):
+        await _step(driver, SESSION_SCENARIO, "old_execution", left["agent"], BENIGN, execution=left.get("execution"))
+    if isinstance(left.get("agent"), str) and isinstance(left.get("session"), str):  # core §2.3.5: a label only
+        await _step(driver, SESSION_SCENARIO, "old_execution_claimed", left["agent"], BENIGN,
+                    execution=left.get("execution"), meta={"session_id": left["session"]})  # fmt: skip
+
+
+SCENARIOS: tuple[Callable[[Driver], Any], ...] = (
+    _cancel, _failure, _step_limit, _approval, _verify, _expiry, _deny, _session
+)  # fmt: skip
 SCENARIO_NAMES: tuple[str, ...] = get_args(ExecutionScenario)

@@ -42,6 +42,11 @@ def run_values(stamp: str) -> Iterator[str]:
         _USED.reset(used)
 
 
+def run_token() -> str:
+    """The token of the capture run in progress ("" outside one)."""
+    return _RUN.get()
+
+
 MAX_FRESH = 64  # values tried for a key this run has not sent yet
 
 

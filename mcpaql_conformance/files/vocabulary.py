@@ -113,7 +113,9 @@ SORT_SHORTHAND: SortTestKind = "shorthand"
 
 # The scenarios of capture's drive of the execution safety loop (execution_tests[].scenario, core §8.4,
 # §8.6-8.8): see capture/safety.py.
-ExecutionScenario = Literal["lifecycle", "cancel", "failure", "step_limit", "approval", "verify", "expiry", "deny"]
+ExecutionScenario = Literal[
+    "lifecycle", "cancel", "failure", "step_limit", "approval", "verify", "expiry", "deny", "session"
+]
 LIFECYCLE_SCENARIO: ExecutionScenario = "lifecycle"
 CANCEL_SCENARIO: ExecutionScenario = "cancel"
 FAILURE_SCENARIO: ExecutionScenario = "failure"
@@ -122,6 +124,7 @@ APPROVAL_SCENARIO: ExecutionScenario = "approval"
 VERIFY_SCENARIO: ExecutionScenario = "verify"
 EXPIRY_SCENARIO: ExecutionScenario = "expiry"
 DENY_SCENARIO: ExecutionScenario = "deny"
+SESSION_SCENARIO: ExecutionScenario = "session"
 
 # The calls capture sends to see how the server reads a request itself (request_tests[].name):
 # one without `operation`, one with an empty name, a known name in upper case, a parameter both
@@ -167,8 +170,11 @@ PRESET_PARAMETER = "introspection:preset_parameter"  # a READ operation document
 AGGREGATES = "introspection:aggregate_parameter"  # a READ operation documenting an `aggregate` parameter
 COMPUTED_ANSWERED = "responses:computed"  # an answer of a READ operation carrying a `_computed` object
 DEPRECATED_PARAMETER = "introspection:deprecated_parameter"  # a parameter introspection marks deprecated
+DEPRECATION_WARNED = "responses:deprecation_warning"  # an answer warning that a parameter it was sent is deprecated
 RELATIONSHIPS = "introspection:relationship_query"  # a READ operation traversing relationships
 PROFILES_LISTED = "introspection:profiles"  # _protocol.profiles lists two semantic profiles or more
+ARRAY_REPLACED = "update_preservation_tests:array_replaced"  # an array replaced by an update, then read back
+STALE_PROBED = "update_preservation_tests:stale_if_match"  # an update sent with an if_match naming no version
 SESSION_REPORTED = "introspection:session_id"  # _protocol reports a session id, and some answer is an error
 # beside `pagination_tests:KIND` for each kind of call the run holds:
 BEYOND_A_PAGE = "pagination_tests:beyond_a_page"  # a page of 1000 showing more items than it holds, or over 100
@@ -190,6 +196,10 @@ RATE_PROBED = "execution_tests:wrong_codes"  # more than ten wrong verification 
 CHALLENGE_WAITED = "execution_tests:after_expiry"  # a challenge waited out, the action reported again
 HARD_BLOCK = "execution_tests:hard_block"  # a directive stopping an agent (stopped: true)
 DENY_REPORTED = "execution_tests:denied"  # an action matching a deny pattern reported
+OLD_EXECUTION = "execution_tests:old_execution"  # a step, on a second connection, of the first's running execution
+OLD_STATE = "execution_tests:old_execution_state"  # ... whose answer says the execution's state
+META_CLAIMED = "execution_tests:old_execution_claimed"  # ... sent again, _meta claiming the closed session's id
+RESTARTED_BLOCK = "execution_tests:restart_blocked"  # a hard-blocked agent's new execution after a restart
 BYSTANDER = "execution_tests:bystander_step"  # another executing agent's step after a hard block
 
 # -- agent runs ------------------------------------------------------------------------------

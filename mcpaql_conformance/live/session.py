@@ -140,6 +140,9 @@ class Live:
     named: NamedTypes = field(default_factory=NamedTypes)  # the types the server documents, once described
     # (operation, params as sent, endCursor) of each page of one that said another page follows
     next_pages: list[tuple[Any, JsonObject, str]] = field(default_factory=list)
+    # what the safety loop's drive left for a second connection: an agent and its running execution, a
+    # hard-blocked agent (capture/safety.py)
+    left: JsonObject = field(default_factory=dict)
     _slots: anyio.Semaphore | None = None
     _by_name: dict[str, Any] = field(default_factory=dict)
     _indexed: int = -1  # how many operations _by_name was built from

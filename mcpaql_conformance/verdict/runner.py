@@ -35,11 +35,12 @@ from mcpaql_conformance.verdict.checks.level2 import failed_items, profile_evide
 from mcpaql_conformance.verdict.checks.listing import relisted as relisted_lists
 from mcpaql_conformance.verdict.checks.pages import pagination_evidence
 from mcpaql_conformance.verdict.checks.relations import relationship_evidence
+from mcpaql_conformance.verdict.checks.roundtrip import concurrency_evidence
 from mcpaql_conformance.verdict.checks.safety import loop_evidence
 from mcpaql_conformance.verdict.checks.searches import search_evidence
 from mcpaql_conformance.verdict.checks.selection import selection_evidence
 from mcpaql_conformance.verdict.checks.semantic import run_verdicts
-from mcpaql_conformance.verdict.checks.sessions import session_evidence
+from mcpaql_conformance.verdict.checks.sessions import ended_session_evidence, session_evidence
 from mcpaql_conformance.verdict.checks.sorting import sort_evidence
 from mcpaql_conformance.verdict.checks.warned import warning_evidence
 from mcpaql_conformance.verdict.metrics import agent_metrics
@@ -133,7 +134,13 @@ def evidence_held(bundle: Bundle, ctx: Context) -> tuple[str, ...]:
     relisted = [RELISTED] if relisted_lists(ctx) else []
     paged = (*pagination_evidence(ctx), *selection_evidence(ctx), *aggregate_evidence(ctx), *relationship_evidence(ctx))
     paged += (*deprecation_evidence(ctx), *search_evidence(ctx), *lifecycle_evidence(ctx), *loop_evidence(ctx))
-    paged += (*sort_evidence(ctx), *session_evidence(ctx), *profile_evidence(ctx))
+    paged += (
+        *sort_evidence(ctx),
+        *session_evidence(ctx),
+        *profile_evidence(ctx),
+        *ended_session_evidence(ctx),
+        *concurrency_evidence(ctx),
+    )
     held = (*failing, *shared, *search, *grammar, *warned, *relisted, *paged, *_described_tools(ctx))
     return (*present, *requests, *held, *documented)
 

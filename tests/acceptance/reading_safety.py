@@ -10,14 +10,20 @@ from __future__ import annotations
 
 import datetime as dt
 import fnmatch
+import hashlib
 import itertools
+import json
 import os
 import secrets
+import tempfile
 import time
 import uuid
+from pathlib import Path
 from typing import Any
 
 JsonObject = dict[str, Any]
+STORE = Path(tempfile.gettempdir()) / f"reading-safety-{getattr(os, 'getuid', lambda: 0)()}"
+KEPT_SECONDS = 3600  # a file older than this is another day's: removed at start
 DEFECT = os.environ.get("READING_DEFECT", "")
 
 
@@ -148,6 +154,44 @@ class SafetyLoop:
         self.failures: dict[str, list[float]] = {}  # agent -> times of failed verifications
         self.expired: set[tuple[str, str]] = set()  # (agent, hint) whose challenge ran out
         self.numbers = itertools.count(1)
+        self.prefix = secrets.token_hex(3)  # execution ids of this process: a restart's never collide
+        self.session, self.claimed = "", None  # the MCP session calling, and the one a request's _meta claims
+        self._restore()
+
+    # Persistence (core §8.8.3: a hard block survives a restart; §2.3.3: a running execution ends with
+    # its session): a file per blocked agent and per execution, in a folder of the machine's.
+    def _restore(self) -> None:
+        STORE.mkdir(parents=True, exist_ok=True)
+        for path in STORE.glob("*.json"):
+            try:
+                if time.time() - path.stat().st_mtime > KEPT_SECONDS:
+                    path.unlink()
+                    continue
+                saved = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue  # another server's file, half written or just removed
+            if path.name.startswith("block-") and not broken("core:8.8.3:block-persists"):
+                self.blocked[saved["agent"]] = saved["challenge"]
+                self.challenges[saved["challenge"]] = saved["record"]
+            elif path.name.startswith("exec-"):
+                self._restore_execution(saved)
+
+    def _restore_execution(self, execution: JsonObject) -> None:
+        """A running execution of an ended session: failed (§2.3.3), save where a defect keeps it running."""
+        if execution["status"] == "running" and broken("core:2.3.3:session-state-ends"):
+            self.running[execution["element_name"]] = execution["execution_id"]  # taken up again
+        elif execution["status"] == "running" and broken("core:2.3.3:executions-end"):
+            execution["orphaned"] = True  # refused, but still running
+        elif execution["status"] == "running":
+            execution |= {"status": "failed", "finished_at": _now(), "ended": True}
+        self.executions[execution["execution_id"]] = execution
+
+    def _keep(self, execution: JsonObject) -> None:
+        _write(STORE / f"exec-{execution['execution_id']}.json", execution)
+
+    def _keep_block(self, agent: str, challenge: str) -> None:
+        name = f"block-{hashlib.sha256(agent.encode()).hexdigest()[:16]}.json"
+        _write(STORE / name, {"agent": agent, "challenge": challenge, "record": self.challenges[challenge]})
 
     def _state(self, execution: JsonObject, **extra: Any) -> JsonObject:
         shown = {k: execution[k] for k in ("execution_id", "status", "element_name", "started_at")}
@@ -173,10 +217,12 @@ class SafetyLoop:
         refused = None if broken("core:8.8.3:no-bypass-new-execution") else self._blocked(agent)
         if refused is not None:
             return refused
-        execution = {"execution_id": f"exec_{next(self.numbers)}", "status": "running", "element_name": agent,
-                     "started_at": _now(), "steps": 0, "paused": None}  # fmt: skip
+        execution = {"execution_id": f"exec_{self.prefix}_{next(self.numbers)}", "status": "running",
+                     "element_name": agent, "started_at": _now(), "steps": 0, "paused": None,
+                     "session": self.session}  # fmt: skip
         self.executions[execution["execution_id"]] = execution
         self.running[agent] = execution["execution_id"]
+        self._keep(execution)
         return self._state(execution)
 
     def _execution(self, params: JsonObject, agent: str) -> JsonObject | None:
@@ -200,6 +246,7 @@ class SafetyLoop:
             return _refuse("CONFLICT_EXECUTION_STATE", "Only an execution that has taken a step can be aborted.",
                            execution_id=execution["execution_id"])  # fmt: skip
         execution |= {"status": status, "finished_at": _now()}
+        self._keep(execution)
         self.running.pop(agent, None)
         return self._state(execution)
 
@@ -251,7 +298,18 @@ class SafetyLoop:
         if refused is not None:
             return refused
         execution = self._execution(params, agent)
-        if execution is None or execution["status"] != "running":
+        if (
+            execution is not None
+            and execution.get("ended")
+            and self.claimed == execution.get("session")
+            and broken("core:2.3.5:meta-not-identity")
+        ):  # the closed session, claimed in _meta, taken at its word
+            execution |= {"status": "running", "orphaned": False, "ended": False}
+        if execution is not None and (execution["status"] != "running" or execution.get("orphaned")):
+            return _refuse("CONFLICT_EXECUTION_STATE", f"Execution '{execution['execution_id']}' is "
+                           f"{execution['status']}: start another with execute_agent.",
+                           execution_id=execution["execution_id"], status=execution["status"])  # fmt: skip
+        if execution is None:
             return _refuse("NOT_FOUND_RESOURCE", f"No running execution of agent '{agent}'; start one with "
                            "execute_agent.", element_name=agent)  # fmt: skip
         directive = self._evaluate(agent, execution, params.get("nextActionHint") or "", params.get("outcome"))
@@ -328,6 +386,7 @@ class SafetyLoop:
     def _block(self, agent: str, hint: str) -> JsonObject:
         challenge = self._challenge(agent, hint)
         self.blocked[agent] = challenge
+        self._keep_block(agent, challenge)
         metadata = {} if broken("core:8.7.3:danger-verification-id") else {"verificationId": challenge}
         note = _notice("danger_zone", f"Agent '{agent}' is hard-blocked: a denied action.", **metadata)
         others = [] if broken("core:8.8.1:hard-block-broadcast") else [a for a in self.running if a != agent]
@@ -347,6 +406,13 @@ def progress(token: Any, arguments: JsonObject) -> list[JsonObject]:
         stages.reverse()  # progress that falls back
     return [{"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": step,
              "total": 2, "message": message}} for step, message in stages]  # fmt: skip
+
+
+def _write(path: Path, value: JsonObject) -> None:
+    """``value`` as the whole of ``path`` (written aside, then moved: never read half written)."""
+    aside = path.with_name(f".{path.name}.{os.getpid()}")
+    aside.write_text(json.dumps(value), encoding="utf-8")
+    os.replace(aside, path)
 
 
 def _notice(kind: str, message: str, **metadata: Any) -> JsonObject:

@@ -103,6 +103,11 @@ def param(name: str, kind: str, description: str, required: bool = False, **extr
     return {"name": name, "type": kind, "required": required, "description": description, **extra}
 
 
+def etag(book: JsonObject) -> str:
+    """A book's version, as update_book answers it (`_etag`) and takes it back (`if_match`; core §9.3.2)."""
+    return 'W/"' + hashlib.sha256(json.dumps(book, sort_keys=True).encode()).hexdigest()[:12] + '"'
+
+
 def now() -> str:
     return stamp(datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
 
@@ -266,6 +271,8 @@ def book_selection() -> list[JsonObject]:
 # list_books's older name for shelf_id, deprecated (introspection §8.2.4), and the warning its use draws.
 OLD_SHELF = param("shelf", "string", "Deprecated." if broken("introspection:8.2.4:migration-guidance") else
                   "Deprecated: use shelf_id (the same shelf).", deprecated=True)
+if broken("introspection:8.2.4:deprecation-notice"):  # listed plainly, though its use draws a deprecation warning
+    OLD_SHELF = param("shelf", "string", "The shelf, as shelf_id names it.")
 SHELF_DEPRECATED = {"code": "DEPRECATION_WARNING", "message": "Parameter 'shelf' is deprecated: use shelf_id.",
                     "details": {"parameter": "shelf", "replacement": "shelf_id"}}  # fmt: skip
 
@@ -570,7 +577,9 @@ OPERATIONS = [
     _op("update_book", "UPDATE", "Change a book: the fields to change go in `input` (BookInput); fields not "
         "given are kept; null removes author, tags or rating; shelf_id moves it to another existing shelf.", [
             BOOK_ID, param("input", "object", "The fields to change (BookInput). Not book_id, added_at or "
-                           "updated_at, which are read-only.", True, fields=BOOK_INPUT)],
+                           "updated_at, which are read-only.", True, fields=BOOK_INPUT),
+            param("if_match", "string", "The book's _etag from an earlier update: the change is made only if the "
+                  "book is still that version (else CONFLICT_VERSION_MISMATCH).", minLength=1)],
         _returns("Book", "The changed book."), ("Mark a book read", {"book_id": "book_1",
         "input": {"status": "done", "rating": 4}})),
     _op("delete_book", "DELETE", "Delete a book permanently.", [BOOK_ID], _returns("DeletedBook", "What was removed."),
@@ -1102,6 +1111,9 @@ class ReadingList:
     def answer(self, tool: str, arguments: JsonObject) -> JsonObject:
         """The MCP-AQL result of one tools/call."""
         family = self.tools().get(tool, "?")
+        meta = arguments.get("_meta")  # a label for logs (core §2.3.5), save where a defect takes it for identity
+        self.loop.session = self.session
+        self.loop.claimed = meta.get("session_id") if isinstance(meta, dict) else None
         size = len(json.dumps(arguments))
         if size > LIMITS["max_request_size"]:
             return too_large("request_size", LIMITS["max_request_size"], size, "bytes")
@@ -1370,7 +1382,8 @@ class ReadingList:
             "profiles": ["crude", "books"],  # its READ family also goes by a books profile (endpoint-modes §3.3)
             "capabilities": capabilities,
             **({} if broken("core:4.7.5:limits-in-protocol") else {"limits": LIMITS}),
-            "concurrency": "serialized",
+            "concurrency": "resource-locked",  # writes to different books may run at once: hence if_match
+            "supports_etag": True,
             "session_id": self.session,
             "timestamps": "ISO 8601, UTC (Z)",
             "null_semantics": "Optional parameters may be "
@@ -1557,6 +1570,10 @@ class ReadingList:
         if book is None:
             return not_found("book", params["book_id"], "list_books")
         changes: JsonObject = params["input"] if isinstance(params["input"], dict) else {}
+        wanted = params.get("if_match")
+        if wanted is not None and wanted != etag(book) and not broken("core:9.3.2:optimistic-concurrency"):
+            said = f"Book '{params['book_id']}' is not version {wanted}: send the _etag update_book last answered."
+            return refuse("CONFLICT_VERSION_MISMATCH", said, book_id=params["book_id"], if_match=wanted)
         if "shelf_id" in changes and changes["shelf_id"] not in self.shelves:
             return not_found("shelf", changes["shelf_id"], "list_shelves")
         if broken("core:4.5.1:deep-merge"):  # the input replaces the book: fields not given are lost
@@ -1566,10 +1583,12 @@ class ReadingList:
         for key, value in changes.items():  # flat fields: top-level replace, arrays replace, null removes
             if value is None:
                 book.pop(key, None)
+            elif isinstance(value, list) and broken("core:4.5.1:merge-result"):  # arrays merged, not replaced
+                book[key] = [*book.get(key, []), *(item for item in value if item not in book.get(key, []))]
             else:
                 book[key] = json.loads(json.dumps(value))
         book["updated_at"] = now()
-        return {"success": True, "data": json.loads(json.dumps(book))}
+        return {"success": True, "data": {**json.loads(json.dumps(book)), "_etag": etag(book)}}
 
     def delete_book(self, params: JsonObject) -> JsonObject:
         book_id = params[DELETE_KEY]

@@ -90,7 +90,7 @@ def captured(dialect: str | None, transport: str, folder: Path) -> tuple[dict[st
     """(bundle, JSON report, calls made) of a capture of the demo speaking ``dialect``."""
     name = f"{dialect or 'conformant'}-{transport}"
     bundle = folder / f"{name}.json"
-    args = ["capture", "--bundle", str(bundle), "--capture-dir", str(folder / "records"), "--allow-destructive"]
+    args = ["capture", "--bundle", str(bundle), "--capture-dir", str(folder / f"records-{name}"), "--allow-destructive"]
     extra = ("--dialect", dialect) if dialect else ()
     if transport == "http":
         with demo_over_http(*extra) as url:
@@ -152,8 +152,11 @@ def test_every_other_test_is_judged_on_evidence(dialect: str, folder: Path):
 
 @pytest.mark.parametrize("dialect", list(OWNERS))
 def test_each_dialect_gets_at_least_nine_tenths_of_the_calls_of_the_conformant_demo(dialect: str, folder: Path):
-    *_, conformant = captured(None, "stdio", folder)
+    bundle, _, conformant = captured(None, "stdio", folder)
     *_, deviating = captured(dialect, "stdio", folder)
+    if "L1.roundtrip.update-preservation" in NOT_BUILDABLE.get(dialect, set()):  # its cycles cannot be built
+        by_probe = json.loads(next((folder / "records-conformant-stdio").rglob("metrics.json")).read_text())["by_probe"]
+        conformant -= sum(by_probe.get(case["name"], 0) for case in bundle["update_preservation_tests"])
     assert deviating >= 0.9 * conformant, (dialect, deviating, conformant)
 
 

@@ -348,7 +348,7 @@ def test_the_safety_loop_drive_sends_what_each_operation_documents_by_its_own_na
     # hints from the documented patterns (a bare "*" is no pattern to match), else the spec's examples
     assert driver.hint("deny") == "rm -rfzz_conformance (a conformance probe)"
     assert driver.hint("requiresapproval") == "deploy_zz_conformance (a conformance probe)"
-    assert driver.agent(3) == "zz-conformance-agent-3"
+    assert driver.agent(3) == "zz-conformance-agent-run-3"  # outside a capture: "run" for its token
     driver.agent_names.append("reviewer")
     assert driver.agent(3) == "reviewer"  # one fixed name where made-up ones are refused
 

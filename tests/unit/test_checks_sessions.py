@@ -35,3 +35,43 @@ def test_errors_carry_the_session_id_the_server_reports() -> None:
     assert (everywhere[0].split(" error")[0] if everywhere else "") == (f"{others} of {others + 2}" if others else "")
     assert session_findings(with_session(None, bare)) == [] and session_evidence(with_session(None, bare)) == []
     assert session_findings(with_session(7, bare)) == []  # no id as text: nothing reported to look for
+
+
+def test_what_a_second_connection_finds_of_the_first_session() -> None:
+    from bundle_builders import ok
+
+    from mcpaql_conformance.verdict.checks.sessions import ended_session_evidence, ended_session_findings
+
+    def second(*calls: tuple[str, dict[str, Any], bool]) -> Context:
+        data = conformant_bundle()
+        data["execution_tests"] = [{"scenario": "session", "call": call, "operation": "record_execution_step",
+                                    "response": response, "restarted": restarted}
+                                   for call, response, restarted in calls]  # fmt: skip
+        return Context(Bundle(data))
+
+    def rules(ctx: Context) -> list[str]:
+        return [getattr(f, "rule", "") for f in ended_session_findings(ctx)]
+
+    gone = fail("CONFLICT_EXECUTION_STATE", "Execution 'e1' is failed.", status="failed")
+    kept = ok({"execution_id": "e1", "status": "running", "autonomy": {"continue": True, "factors": []}})
+    still = fail("CONFLICT_EXECUTION_STATE", "Execution 'e1' belongs to an ended session.", status="running")
+    assert rules(second(("old_execution", gone, True))) == []
+    assert ended_session_evidence(second(("old_execution", gone, True))) == [
+        "execution_tests:old_execution",
+        "execution_tests:old_execution_state",
+    ]
+    assert rules(second(("old_execution", kept, True))) == ["core:2.3.3:session-state-ends"]
+    assert rules(second(("old_execution", still, False))) == ["core:2.3.3:executions-end"]
+    unknown = fail("NOT_FOUND_RESOURCE", "No execution 'e1'.")
+    assert rules(second(("old_execution", unknown, True))) == []  # gone: its state is not said
+    assert ended_session_evidence(second(("old_execution", unknown, True))) == ["execution_tests:old_execution"]
+    claimed = second(("old_execution", gone, True), ("old_execution_claimed", kept, True))
+    assert rules(claimed) == ["core:2.3.5:meta-not-identity"]
+    assert "execution_tests:old_execution_claimed" in ended_session_evidence(claimed)
+    assert rules(second(("old_execution", gone, True), ("old_execution_claimed", gone, True))) == []
+    started = ok({"execution_id": "e2", "status": "running"})
+    assert rules(second(("restart_blocked", started, True))) == ["core:8.8.3:block-persists"]
+    assert rules(second(("restart_blocked", started, False))) == []  # a new session of a running server: no restart
+    assert ended_session_evidence(second(("restart_blocked", fail("PERMISSION_DENIED", "blocked"), True))) == [
+        "execution_tests:restart_blocked"
+    ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from mcpaql_conformance.evidence.bundle import JsonObject
 from mcpaql_conformance.evidence.index import Context
 from mcpaql_conformance.verdict.checks.aggregates import aggregate_documentation_findings, aggregate_test_findings
-from mcpaql_conformance.verdict.checks.deprecation import deprecation_findings
+from mcpaql_conformance.verdict.checks.deprecation import deprecation_findings, notice_findings
 from mcpaql_conformance.verdict.checks.details import list_query_findings, search_query_findings
 from mcpaql_conformance.verdict.checks.grammar import query_grammar_findings
 from mcpaql_conformance.verdict.checks.matrix import matrix_findings
@@ -30,7 +30,7 @@ CONTROL_DOCUMENTATION_RULES: tuple[str, ...] = (
     "features/collection-querying:2.1:list-no-query", "features/collection-querying:2.4:preset-alias-only",
     "features/aggregations:5:advertise", "features/collection-querying:3:query-aggregate",
     "features/relationship-queries:6:advertise", "features/collection-querying:3:list-controls",
-    "features/collection-querying:5:partial-explicit",
+    "features/collection-querying:5:partial-explicit", "introspection:8.2.4:deprecation-notice",
     "features/collection-querying:3:list-paging-fields", "features/collection-querying:3:search-filter-sort",
     "features/collection-querying:3:search-paging-fields", "features/collection-querying:3:query-sort",
     "features/collection-querying:3:query-paging-fields", "features/collection-querying:3:omission-explicit",
@@ -71,6 +71,7 @@ def control_documentation_findings(ctx: Context, valid: list[JsonObject]) -> lis
         *preset_alias_findings(ctx),
         *computed_documentation_findings(ctx),
         *deprecation_findings(ctx),
+        *notice_findings(ctx),
         *aggregate_documentation_findings(ctx),
         *relationship_documentation_findings(ctx),
     ]

@@ -58,6 +58,7 @@ from mcpaql_conformance.verdict.checks.requests import (
 from mcpaql_conformance.verdict.checks.returns import return_shape_warnings
 from mcpaql_conformance.verdict.checks.routing import routing_evidence_failures, unknown_operation_findings
 from mcpaql_conformance.verdict.checks.safety import LOOP_RULES, loop_call_findings, loop_documentation_findings
+from mcpaql_conformance.verdict.checks.sessions import SESSION_RULES, ended_session_findings
 from mcpaql_conformance.verdict.checks.tools import mcp_tool_findings
 from mcpaql_conformance.verdict.checks.typeinfo import (
     type_detail_failures,
@@ -516,7 +517,7 @@ _INTROSPECTION_COMPLETENESS_RULES = (
     "features/collection-querying:2.6:style-documented", "features/collection-querying:4.2:input-type-introspected",
     "core:4.7.1:null-bytes", "core:4.7.5:enforce-limits", "core:4.7.5:too-large-error",
     "features/pagination:2.3:invalid-combinations", "features/collection-querying:2.2:unknown-filter-key",
-    "features/collection-querying:6:expose-list", *CONTROL_CALL_RULES, *LIFECYCLE_RULES, *LOOP_RULES,
+    "features/collection-querying:6:expose-list", *CONTROL_CALL_RULES, *LIFECYCLE_RULES, *LOOP_RULES, *SESSION_RULES,
 )  # fmt: skip
 
 
@@ -562,7 +563,7 @@ def completeness(ctx: Context) -> Outcome:
             ]
     failures += _refused_valid_requests(ctx) + null_byte_findings(ctx) + limit_findings(ctx)
     failures += control_call_findings(ctx) + lifecycle_findings(ctx)
-    failures += loop_documentation_findings(ctx) + loop_call_findings(ctx)
+    failures += loop_documentation_findings(ctx) + loop_call_findings(ctx) + ended_session_findings(ctx)
     warnings += return_shape_warnings(ctx.bundle, ctx.details_by_name)
     encoding_failures, encoding_warnings = encoding_findings(ctx.bundle, ctx.details_by_name)
     failures += encoding_failures

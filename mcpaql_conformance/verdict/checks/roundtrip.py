@@ -10,21 +10,27 @@ from mcpaql_conformance.evidence.answers import Kind, classify
 from mcpaql_conformance.evidence.bundle import JsonObject
 from mcpaql_conformance.evidence.execution import LOOP_OPERATIONS
 from mcpaql_conformance.evidence.index import Context
+from mcpaql_conformance.evidence.reading import protocol_of
 from mcpaql_conformance.files.values import MISSING, json_equal, resolve_path, show
-from mcpaql_conformance.verdict.checks.base import CONFORMANCE, Category, Outcome, judge, skip, split_withheld
+from mcpaql_conformance.files.vocabulary import ARRAY_REPLACED, STALE_PROBED
+from mcpaql_conformance.sanitize import plain
+from mcpaql_conformance.verdict.checks.base import CONFORMANCE, Category, Outcome, cite, judge, skip, split_withheld
 from mcpaql_conformance.verdict.model import Requirement
 
 ROUND_TRIP = Category("Round-Trip Integrity", required=True, level=1)
 MUST = Requirement.MUST
 
 
-def _judge_cycles(ctx: Context, key: str, fields_key: str, semantic_category: str, what: str) -> Outcome:
+def _judge_cycles(
+    ctx: Context, key: str, fields_key: str, semantic_category: str, what: str, more: list[str] | None = None
+) -> Outcome:
+    """The cycles of ``key`` judged, with ``more`` findings of the same test."""
     cases = ctx.bundle.cases(key)
     # the safety loop's reserved CREATEs (core §8.5.4) report and verify: they make no record to read back
     operations = [name for name in ctx.operations_in(semantic_category) if name not in LOOP_OPERATIONS]
     if not operations and not cases and ctx.operation_names:
         return skip(f"No {semantic_category} operation is documented.")
-    failures: list[str] = []
+    failures: list[str] = list(more or [])
     warnings: list[str] = []
     for case in cases:
         failure, warning = _judge_case(case, fields_key)
@@ -120,6 +126,9 @@ def _uncovered(cases: list[JsonObject], operations: list[str]) -> list[str]:
     return [name for name in operations if name not in covered]
 
 
+OPTIMISTIC = "core:9.3.2:optimistic-concurrency"
+MERGE_RESULT = "core:4.5.1:merge-result"
+
 _ROUNDTRIP_CREATE_READ_RULES = (
     "core:10.1:l2-passes-suite", "conformance:2.1:round-trip-integrity", "conformance:4.1:level1-categories",
 )  # fmt: skip
@@ -137,8 +146,8 @@ def create_read(ctx: Context) -> Outcome:
 
 
 _ROUNDTRIP_UPDATE_PRESERVATION_RULES = (
-    "core:4.5.1:deep-merge", "core:10.1:l2-passes-suite", "conformance:2.1:round-trip-integrity",
-    "conformance:4.1:level1-categories",
+    "core:4.5.1:deep-merge", MERGE_RESULT, OPTIMISTIC, "core:10.1:l2-passes-suite",
+    "conformance:2.1:round-trip-integrity", "conformance:4.1:level1-categories",
 )  # fmt: skip
 
 
@@ -150,4 +159,56 @@ _ROUNDTRIP_UPDATE_PRESERVATION_RULES = (
     primary="core:4.5.1:deep-merge",
 )
 def update_preservation(ctx: Context) -> Outcome:
-    return _judge_cycles(ctx, "update_preservation_tests", "preserved_fields", "UPDATE", "update-read")
+    return _judge_cycles(ctx, "update_preservation_tests", "preserved_fields", "UPDATE", "update-read",
+                         [*merge_findings(ctx), *concurrency_findings(ctx)])  # fmt: skip
+
+
+def merge_findings(ctx: Context) -> list[str]:
+    """An array sent in an update is what the read gives back: replaced whole, never merged into the old one
+    (core §4.5.1's result)."""
+    findings: list[str] = []
+    for case in ctx.bundle.cases("update_preservation_tests"):
+        replaced = case.get("array_replaced")
+        if not isinstance(replaced, dict) or not classify(replaced.get("read_response")).succeeded:
+            continue
+        path, sent = str(replaced.get("path")), replaced.get("sent")
+        actual, where = read_back(replaced["read_response"], path)
+        if not json_equal(actual, sent):
+            findings.append(cite(MERGE_RESULT, f"{plain(case.get('operation'), max_len=60)}: the array {where} sent as "
+                                 f"{show(sent)} reads back as {show(actual)}: merged, not replaced"))  # fmt: skip
+    return findings
+
+
+# core §9.3.1's categories that let writes run concurrently
+CONCURRENT_WRITES_MODELS = ("fully-concurrent", "resource-locked")
+
+
+def concurrency_findings(ctx: Context) -> list[str]:
+    """An adapter declaring concurrent writes (``_protocol.concurrency``) takes if_match on its UPDATEs and
+    refuses one whose precondition names no version with CONFLICT_VERSION_MISMATCH (core §9.3.2, a SHOULD)."""
+    declared = protocol_of(ctx.bundle.operations_list).get("concurrency")
+    if declared not in CONCURRENT_WRITES_MODELS:  # json: category names
+        return []
+    updates = ctx.operations_in("UPDATE")
+    if updates and not any(p["name"] == "if_match" for op in updates for p in ctx.parameters_of(op)):
+        return [cite(OPTIMISTIC, f"`_protocol.concurrency` is {declared!r} (writes run concurrently), yet no UPDATE "
+                     "takes if_match")]  # fmt: skip
+    findings: list[str] = []
+    for case in ctx.bundle.cases("update_preservation_tests"):
+        if "stale_if_match" not in case:  # json: a key of our section
+            continue
+        answer, operation = classify(case["stale_if_match"]), plain(case.get("operation"), max_len=60)
+        if answer.succeeded:
+            findings.append(cite(OPTIMISTIC, f"{operation} took an update whose if_match names no version of the "
+                                 "record"))  # fmt: skip
+        elif answer.refused and answer.code != "CONFLICT_VERSION_MISMATCH":
+            findings.append(cite(OPTIMISTIC, f"{operation} refused an update whose if_match names no version with "
+                                 f"{answer.describe()}, not CONFLICT_VERSION_MISMATCH"))  # fmt: skip
+    return findings
+
+
+def concurrency_evidence(ctx: Context) -> list[str]:
+    """STALE_PROBED where an update was sent with an if_match naming no version."""
+    cases = ctx.bundle.cases("update_preservation_tests")
+    held = [STALE_PROBED] if any("stale_if_match" in c for c in cases) else []  # json: keys of our section
+    return held + ([ARRAY_REPLACED] if any("array_replaced" in c for c in cases) else [])  # json: keys of ours

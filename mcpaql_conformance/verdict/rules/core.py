@@ -82,17 +82,20 @@ RULES: tuple[Rule, ...] = (
          not_judged=NOT_A_REQUIREMENT, subject=DEFINITION),
     Rule("core:2.3.3:session-state-ends", MUST_NOT, "2.3.3", "MUST NOT survive session termination",
          "Confirmation tokens, cached introspection, in-progress execution context and warning de-duplication "
-         "end with the session.",
-         not_judged=PROBE + "a second connection that reuses a confirmation token or execution of the first"),
+         "end with the session. (Judged on a step, on a second connection, of an execution the first left running; "
+         "confirmation tokens and caches the run does not hold.)",
+         tests=(COMPLETENESS,)),
     Rule("core:2.3.3:tokens-may-persist", MAY, "2.3.3", "MAY explicitly persist tokens across sessions",
          "An adapter may choose to keep confirmation tokens valid from one session to the next.",
          not_judged=MAY_BECAUSE + "tokens may be session-bound or persisted"),
     Rule("core:2.3.3:invalidate-on-end", MUST, "2.3.3", "MUST invalidate all session-scoped state",
-         "When a session ends, cleanly or by a dropped transport, the adapter discards all its session-scoped state.",
-         not_judged=PROBE + "a new connection after a dropped one that reuses the old session's token or execution"),
+         "When a session ends, cleanly or by a dropped transport, the adapter discards all its session-scoped state. "
+         "(Judged as core:2.3.3:session-state-ends is: capture's second connection opens once the first closed.)",
+         tests=(COMPLETENESS,)),
     Rule("core:2.3.3:executions-end", SHOULD, "2.3.3", "SHOULD transition to failed or cancelled",
-         "An execution still running when its session ends moves to failed or cancelled.",
-         not_judged=PROBE + "an execution left running when the connection drops, read back from a new session"),
+         "An execution still running when its session ends moves to failed or cancelled. (Judged where the answer to "
+         "that step says the execution's state.)",
+         tests=(COMPLETENESS,)),
     Rule("core:2.3.4:may-persist", MAY, "2.3.4", "MAY persist across sessions",
          "Configuration, stored resources, audit logs and finished execution results may outlive a session.",
          not_judged=MAY_BECAUSE + "such data may be kept or not"),
@@ -103,8 +106,10 @@ RULES: tuple[Rule, ...] = (
          "What a client puts in _meta is used only to label logs.",
          not_judged=UNSEEN + "what the adapter does internally with _meta values is not in its answers"),
     Rule("core:2.3.5:meta-not-identity", MUST_NOT, "2.3.5", "MUST NOT use client-provided values",
-         "A session identity claimed by the client never decides token validation or access.",
-         not_judged=PROBE + "a request whose _meta claims another session, with that session's confirmation token"),
+         "A session identity claimed by the client never decides token validation or access. (Judged on a step, on "
+         "a second connection, of the execution the first left running, sent with _meta claiming the first session's "
+         "id, where introspection reported it: refused without the claim, it is refused with it.)",
+         tests=(COMPLETENESS,)),
     Rule("core:2.3.5:session-id-reported", SHOULD, "2.3.5", "included in audit logs and error responses",
          "Audit log entries and error answers carry the session identifier. (Judged on the error answers of a "
          "server whose _protocol reports a session_id; audit logs are not observable.)",
@@ -140,8 +145,10 @@ RULES: tuple[Rule, ...] = (
          "null removes, the rest stays.",
          tests=(UPDATE_PRESERVATION,)),
     Rule("core:4.5.1:merge-result", MUST, "4.5.1", "The resulting state MUST be",
-         "The worked example's update leaves the nested sibling key untouched and the array replaced whole.",
-         not_judged=PROBE + "an UPDATE changing one key of a nested object and an array, then a read of the rest"),
+         "The worked example's update leaves the nested sibling key untouched and the array replaced whole. (Judged "
+         "on an array of strings the update cycle's record kept, sent as one new element: the read gives that "
+         "alone; nested objects stay with core:4.5.1:deep-merge's preserved fields.)",
+         tests=(UPDATE_PRESERVATION,)),
     Rule("core:4.5.2:null-removes", MUST, "4.5.2", "clients MUST set its value to null",
          "A client removes a field by sending it as null in `input`.",
          not_judged=ABOUT_CLIENT, subject=CLIENT),
@@ -261,8 +268,10 @@ RULES: tuple[Rule, ...] = (
          "The adapter documents how it handles concurrent requests.",
          not_judged=UNSEEN + "introspection's _protocol.concurrency is a MAY (§9.3.3), so its absence shows nothing"),
     Rule("core:9.3.2:optimistic-concurrency", SHOULD, "9.3.2", "SHOULD implement optimistic concurrency control",
-         "An adapter allowing concurrent writes offers ETags or versions, if_match, and CONFLICT_VERSION_MISMATCH.",
-         not_judged=PROBE + "two UPDATEs of one resource with the same if_match, the second to be refused"),
+         "An adapter allowing concurrent writes offers ETags or versions, if_match, and CONFLICT_VERSION_MISMATCH. "
+         "(Judged where _protocol.concurrency lets writes run concurrently, fully-concurrent or resource-locked: an "
+         "UPDATE takes if_match, and one naming no version is refused with CONFLICT_VERSION_MISMATCH.)",
+         tests=("L1.roundtrip.update-preservation",)),
     Rule("core:9.3.3:concurrency-metadata", MAY, "9.3.3", "MAY expose concurrency behavior via introspection",
          "An adapter may state its concurrency behaviour in introspection's _protocol.",
          not_judged=MAY_BECAUSE + "the metadata is optional"),

@@ -294,8 +294,9 @@ RULES: tuple[Rule, ...] = (
          "Every execution operation of a hard-blocked agent is refused until it is unblocked.",
          tests=(COMPLETENESS,)),
     Rule("core:8.8.3:block-persists", MUST, "8.8.3", "MUST persist across server restarts",
-         "A hard block survives a restart of the server.",
-         not_judged=UNSEEN + "persistence across server restarts"),
+         "A hard block survives a restart of the server. (Judged where capture starts the server itself: a "
+         "second connection restarts it, and the agent a deny pattern blocked starts an execution.)",
+         tests=(COMPLETENESS,)),
     Rule("core:8.8.3:no-bypass-new-execution", MUST_NOT, "8.8.3", "bypass a hard block by starting",
          "A hard-blocked agent cannot escape the block by starting a new execution.",
          tests=(COMPLETENESS,)),

@@ -379,10 +379,9 @@ RULES: tuple[Rule, ...] = (
         SHOULD,
         "8.2.4",
         "with a deprecation notice",
-        "A deprecated parameter stays listed and is marked deprecated.",
-        not_judged="needs evidence no bundle records yet: which parameters the server treats as deprecated (a "
-        "deprecation warning naming one shows it, but capture records no answer to a call that sent every "
-        "documented parameter)",
+        "A deprecated parameter stays listed and is marked deprecated (judged on the parameters an answer warns "
+        "are deprecated: capture keeps the answer to its call of every documented parameter where it warns so).",
+        tests=(DETAILS,),
     ),
     Rule(
         "introspection:8.2.4:migration-guidance",

@@ -73,6 +73,7 @@ OWN: dict[str, Proof] = {
     "features/computed-fields:3:reject-unsupported": Proof("sorts by a computed field it cannot sort on, ignoring "
                                                            "it"),
     "features/computed-fields:4:advertise": Proof("answers _computed.tag_count, listing title_length alone"),
+    "introspection:8.2.4:deprecation-notice": Proof("warns `shelf` is deprecated, listing it with no such notice"),
     "introspection:8.2.4:migration-guidance": Proof("deprecates `shelf` saying nothing of shelf_id"),
     "features/collection-querying:4.1:or-default": Proof("matches every word, saying it matches any"),
     "features/collection-querying:4.1:multi-word-consistent": Proof("takes several words as one exact phrase"),
@@ -224,6 +225,14 @@ OWN: dict[str, Proof] = {
     "features/warnings:3.2:high-sparingly": Proof("raises each of its slow-query warnings as high"),
     "operations:4.4.4:same-name": Proof("names the book `bookid` on delete_book and `book_id` everywhere else"),
     "core:2.3.5:session-id-reported": Proof("reports a session_id in _protocol and none in its error answers"),
+    "core:2.3.3:session-state-ends": Proof("takes up, after a restart, the execution a closed session left running"),
+    "core:2.3.3:executions-end": Proof("keeps a closed session's execution running, though it refuses its steps"),
+    "core:2.3.5:meta-not-identity": Proof("lets a closed session's execution go on for a request whose _meta "
+                                          "claims that session"),
+    "core:4.5.1:merge-result": Proof("merges an updated array into the old one: tags sent as one tag keep the rest"),
+    "core:9.3.2:optimistic-concurrency": Proof("declares resource-locked writes and takes an if_match naming no "
+                                               "version"),
+    "core:8.8.3:block-persists": Proof("forgets its hard blocks when it restarts"),
     "mcp:5.2:progress-on-token": Proof("declares progress_reporting and sends no notifications/progress"),
     "mcp:5.3:mcp-progress-format": Proof("sends notifications/progress that fall from 2 to 1"),
 }
@@ -329,6 +338,7 @@ VIA: dict[str, str] = {
     "core:8.5.3:non-canonical-explained": "core:8.5.1:canonical-verbs",
     "operations:6.2:canonical-verbs": "core:8.5.1:canonical-verbs",
     "crude:6.5:canonical-verbs": "core:8.5.1:canonical-verbs",
+    "core:2.3.3:invalidate-on-end": "core:2.3.3:session-state-ends",  # the state kept is the state not discarded
     "mcp:5.1:execute-progress": "mcp:5.2:progress-on-token",  # the same call, said for slow staged ones
     # §5's general rule, instanced by §3's matrix: a control left out unsaid
     "features/collection-querying:5:partial-explicit": "features/collection-querying:3:list-controls",
