@@ -8,6 +8,7 @@ from typing import Any
 
 from mcpaql_conformance.evidence.answers import classify
 from mcpaql_conformance.evidence.bundle import JsonObject
+from mcpaql_conformance.evidence.execution import LOOP_OPERATIONS
 from mcpaql_conformance.evidence.index import CRUDE_ENDPOINTS, Context, ParameterIndex
 from mcpaql_conformance.evidence.reading import (
     Readings,
@@ -73,15 +74,7 @@ from mcpaql_conformance.verdict.textmatch import all_snake_case, is_snake_case
 INTROSPECTION = Category("Introspection Fidelity", required=True, level=1)
 MUST = Requirement.MUST
 
-RESERVED_OPERATIONS = {
-    "introspect": "READ",
-    "execute_agent": "EXECUTE",
-    "record_execution_step": "CREATE",
-    "complete_execution": "EXECUTE",
-    "abort_execution": "EXECUTE",
-    "confirm_operation": "EXECUTE",
-    "verify_challenge": "CREATE",
-}
+RESERVED_OPERATIONS = {"introspect": "READ", **LOOP_OPERATIONS}  # core §8.5.4, with their endpoints
 
 # Permission flags per semantic category (core spec section 6.1): (readOnly, destructive).
 PERMISSION_TABLE = {
