@@ -123,7 +123,9 @@ def capture_options(function: Any) -> Any:
             "--allow-destructive",
             is_flag=True,
             help="Also call UPDATE, DELETE and EXECUTE operations (implies --allow-writes): they change or remove"
-            " data, so use a disposable instance only.",
+            " data, so use a disposable instance only. A server with the execution safety loop is driven through"
+            " it (an agent of its own is hard-blocked), then connected to again (a server started by command is"
+            " started anew) to see what outlived the first session.",
         ),
         click.option(
             "--cleanup",
