@@ -25,14 +25,15 @@ from mcpaql_conformance.capture.candidates import example_values
 from mcpaql_conformance.capture.values import run_token
 from mcpaql_conformance.evidence.execution import (
     LOOP_OPERATIONS,
-    STEP_LIMIT_KEYS,
     challenge_of,
     challenge_timeout,
     directive_of,
-    documented_keys,
+    documented_step_limit,
     execution_id_of,
     field_of,
     fold,
+    loop_documentation,
+    session_id,
 )
 from mcpaql_conformance.evidence.reading import protocol_of
 from mcpaql_conformance.files.vocabulary import (
@@ -152,9 +153,9 @@ async def probe_safety_loop(live: Live) -> None:
         what = "the execution safety loop's scenarios (they start executions)"
         live.evidence.notes.append(live.withheld(barred[0].name, "execution", barred[0].need, 1, what))
         return
-    documented = documented_keys(protocol_of(live.evidence.operations_list))
-    for op in ops.values():
-        documented |= {k: v for k, v in documented_keys(op.declarations).items() if k not in documented}
+    documented = loop_documentation(
+        protocol_of(live.evidence.operations_list), [op.declarations for op in ops.values()]
+    )
     driver = Driver(live, ops, documented)
     if not await _lifecycle(driver):
         return
@@ -237,8 +238,8 @@ async def _step_limit(driver: Driver) -> None:
     execution = await _start(driver, STEP_LIMIT_SCENARIO, agent)
     if execution is None:
         return
-    limit = next((v for k, v in driver.documented.items() if k in STEP_LIMIT_KEYS), None)  # json: folded keys
-    walk = limit + 1 if isinstance(limit, int) and not isinstance(limit, bool) and limit >= 0 else None
+    limit = documented_step_limit(driver.documented)
+    walk = limit + 1 if limit is not None else None
     for number in range(1, MAX_STEPS + 1):
         response = await _step(driver, STEP_LIMIT_SCENARIO, "step", agent, driver.hint("autoapprove"),
                                execution=execution)  # fmt: skip
@@ -329,10 +330,8 @@ async def _session(driver: Driver) -> None:
     execution = await _start(driver, SESSION_SCENARIO, agent)
     if execution is not None:
         await _step(driver, SESSION_SCENARIO, "step", agent, BENIGN, execution=execution)
-        session = next((v for k, v in protocol_of(driver.live.evidence.operations_list).items()
-                        if fold(k) == "sessionid"), None)  # fmt: skip
-        driver.live.left |= {"agent": agent, "execution": execution}
-        driver.live.left |= {"session": session} if isinstance(session, str) and session else {}
+        session = session_id(protocol_of(driver.live.evidence.operations_list))
+        driver.live.left |= {"agent": agent, "execution": execution, **({"session": session} if session else {})}
 
 
 async def probe_new_session(live: Live, left: JsonObject, restarted: bool) -> None:

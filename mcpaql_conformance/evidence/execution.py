@@ -144,6 +144,27 @@ def documented_keys(value: Any, depth: int = 0) -> dict[str, Any]:
     return found
 
 
+def loop_documentation(protocol: Any, declarations: list[Any]) -> dict[str, Any]:
+    """Every key the ``_protocol`` and the loop operations' declarations document, folded (the first
+    value given for each): where a server says its step limit, patterns and challenge timeout."""
+    found = documented_keys(protocol)
+    for declared in declarations:
+        found |= {k: v for k, v in documented_keys(declared).items() if k not in found}
+    return found
+
+
+def documented_step_limit(documented: dict[str, Any]) -> int | None:
+    """The step limit (maxAutonomousSteps) a server documents, where it is a whole number of steps."""
+    limit = next((v for k, v in documented.items() if k in STEP_LIMIT_KEYS), None)  # json: folded keys
+    return limit if isinstance(limit, int) and not isinstance(limit, bool) and limit >= 0 else None
+
+
+def session_id(protocol: dict[str, Any]) -> str | None:
+    """The session id a ``_protocol`` reports (``session_id``, ``sessionId``; core §2.3.5), else None."""
+    value = next((v for k, v in protocol.items() if fold(k) == "sessionid"), None)
+    return value if isinstance(value, str) and value else None
+
+
 def challenge_timeout(documented: dict[str, Any]) -> float | None:
     """The verification challenge timeout, in seconds, a server documents (a key naming a challenge
     or verification timeout or expiry; ``...ms`` in milliseconds), else None."""

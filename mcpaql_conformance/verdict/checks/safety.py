@@ -20,9 +20,10 @@ from mcpaql_conformance.evidence.execution import (
     STEP_LIMIT_KEYS,
     challenge_of,
     directive_of,
-    documented_keys,
+    documented_step_limit,
     field_of,
     loop_capability,
+    loop_documentation,
     notifications_of,
     verification_id,
 )
@@ -80,10 +81,8 @@ def mode_of(ctx: Context) -> tuple[str | None, Any]:
 
 def documented(ctx: Context) -> dict[str, Any]:
     """Every key the ``_protocol`` and the loop operations' details document, folded."""
-    found = documented_keys(protocol_of(ctx.bundle.operations_list))
-    for name in LOOP_OPERATIONS:
-        found |= {k: v for k, v in documented_keys(ctx.details_by_name.get(name)).items() if k not in found}
-    return found
+    return loop_documentation(protocol_of(ctx.bundle.operations_list),
+                              [ctx.details_by_name.get(name) for name in LOOP_OPERATIONS])  # fmt: skip
 
 
 def loop_documentation_findings(ctx: Context) -> list[str]:
@@ -183,10 +182,11 @@ def _walk(calls: list[Call]) -> list[Call]:
 
 def _known_limit(ctx: Context, steps: list[Call]) -> int | None:
     """The step limit introspection documents, else the one the first directive counts down to."""
-    limit = next((v for k, v in documented(ctx).items() if k in STEP_LIMIT_KEYS), None)  # json: folded keys
+    limit = documented_step_limit(documented(ctx))
     counted = field_of(directive_of(steps[0].response), "stepsRemaining") if steps else None
-    known = limit if isinstance(limit, int) else (counted + 1 if isinstance(counted, int) else None)
-    return None if isinstance(known, bool) else known
+    if limit is not None or isinstance(counted, bool) or not isinstance(counted, int):
+        return limit
+    return counted + 1
 
 
 def _first(calls: list[Call], name: str) -> Call | None:

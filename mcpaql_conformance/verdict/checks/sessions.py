@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 
 from mcpaql_conformance.evidence.answers import classify
-from mcpaql_conformance.evidence.execution import directive_of, documented_keys, fold, status_of
+from mcpaql_conformance.evidence.execution import directive_of, documented_keys, session_id, status_of
 from mcpaql_conformance.evidence.index import Context
 from mcpaql_conformance.evidence.reading import protocol_of
 from mcpaql_conformance.files.vocabulary import (
@@ -28,9 +28,7 @@ SESSION_ID = "core:2.3.5:session-id-reported"
 
 def reported_session(ctx: Context) -> str | None:
     """The session id introspection's ``_protocol`` reports (``session_id``, ``sessionId``), else None."""
-    found = protocol_of(ctx.bundle.operations_list)
-    value = next((v for k, v in found.items() if fold(k) == "sessionid"), None)
-    return value if isinstance(value, str) and value else None
+    return session_id(protocol_of(ctx.bundle.operations_list))
 
 
 def session_findings(ctx: Context) -> list[str]:
