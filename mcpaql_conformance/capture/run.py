@@ -16,6 +16,7 @@ from mcpaql_conformance.capture.calls import probe_batch, probe_requests, probe_
 from mcpaql_conformance.capture.candidates import SeenValues, documented_identifiers, names_existing
 from mcpaql_conformance.capture.cleanup import clean_up
 from mcpaql_conformance.capture.collections import probe_next_pages
+from mcpaql_conformance.capture.configurations import probe_configurations
 from mcpaql_conformance.capture.cycles import Inferred, infer_cycles, run_plan_cycles
 from mcpaql_conformance.capture.dryrun import plan_run
 from mcpaql_conformance.capture.plan_writer import write_plan
@@ -26,6 +27,7 @@ from mcpaql_conformance.capture.values import run_values
 from mcpaql_conformance.errors import ConfigError, InternalError
 from mcpaql_conformance.evidence import identifiers
 from mcpaql_conformance.evidence.bundle import refusal
+from mcpaql_conformance.evidence.configurations import planned as planned_starts
 from mcpaql_conformance.evidence.reading import Readings, parameters_of, read_detail
 from mcpaql_conformance.files.jsonio import dumps, make_folder, write_atomic
 from mcpaql_conformance.files.vocabulary import FAILED, NOT_APPLICABLE
@@ -74,6 +76,7 @@ class CaptureOptions:
     per_operation: float = PER_OPERATION
     dry_run: bool = False  # introspect only: list what would be sent and withheld, write no bundle
     cleanup: bool = False  # delete what the run created, at its end (needs --allow-destructive)
+    configurations: bool = False  # start the server again under other configurations (capture/configurations.py)
 
 
 class OverallLimit:
@@ -243,6 +246,8 @@ async def _capture(options: CaptureOptions, plan: Plan, stop: Stop, limit: Overa
                     await _new_session(options, errlog, warnings, guard, live)
                 finally:
                     records.start()
+            if options.configurations and not options.dry_run:
+                await probe_configurations(options.target, options.timeout, errlog, guard, live.evidence, redactor)
         except CaptureError as exc:
             records.finish()
             writer.flush_log(read_log(errlog))
@@ -376,6 +381,8 @@ async def dry_run(live: Live, options: CaptureOptions, limit: OverallLimit | Non
     introspected = live.writer.metrics()["calls"]
     planned = plan_run(live, operations, introspected, options.cleanup).as_dict()
     planned["notes"] = [n for n in live.evidence.notes if n.get("operation") is None]  # introspection's own
+    if options.configurations:
+        planned["would_restart"] = planned_starts()
     return planned
 
 
@@ -542,6 +549,7 @@ def assemble(
         "sort_tests": evidence.sort_tests,
         "constraint_tests": evidence.constraint_tests,
         "execution_tests": evidence.execution_tests,
+        "configuration_tests": evidence.configuration_tests,
         "capture_readings": live.readings.lines(""),
         "capture_notes": evidence.notes,
     }

@@ -50,6 +50,13 @@ def dry_run_text(planned: dict[str, Any], source: str) -> str:
     for entry in withholds[:MAX_SHOWN]:
         probes = ", ".join(f"{kind} {count}" for kind, count in entry["probes"].items())
         lines.append(plain(f"  {entry['operation']} ({probes}): {entry['reason']}", max_len=600))
+    restarts = planned.get("would_restart") or []
+    if restarts:
+        lines.append(f"Would start the server again {len(restarts)} time(s) (--configurations), listing its tools:")
+    for start in restarts:
+        changes = ", ".join(f"{name}={value}" if value is not None else f"no {name}"
+                            for name, value in start["environment"].items()) or "the same environment"  # fmt: skip
+        lines.append(f"  {start['configuration']}: {changes}")
     for note in planned.get("notes") or []:
         lines.append(plain(f"Also: {note['reason']}", max_len=600))
     return "\n".join(lines) + "\n"
@@ -63,6 +70,11 @@ def prepare_capture(bundle: Path, command: tuple[str, ...], url: str | None, set
     if bool(url) == bool(command):
         raise click.UsageError("give either --url URL or a server command after --, not both or neither")
     keep_secrets(url, settings["pass_env"])
+    if settings["configurations"] and url:
+        raise click.UsageError(
+            "--configurations starts the server again under other environment variables: give its command"
+            " after --, not --url"
+        )
     return CaptureOptions(
         Target(command=command, url=url),
         bundle,
@@ -76,6 +88,7 @@ def prepare_capture(bundle: Path, command: tuple[str, ...], url: str | None, set
         settings["overall_timeout_per_operation"],
         settings["dry_run"],
         settings["cleanup"],
+        settings["configurations"],
     )
 
 
@@ -96,6 +109,7 @@ def prepare_also(options: Any, second: tuple[str, ...], also_url: str | None, sc
         bundle=scratch / "also-bundle.json",
         capture_dir=None if folder is None else folder.with_name(f"{folder.name}-also"),
         write_plan=None,
+        configurations=False,  # the first configuration's restarts are the ones judged
     )
 
 

@@ -134,6 +134,15 @@ def capture_options(function: Any) -> Any:
             " (needs --allow-destructive); what could not be deleted stays listed under the report's changes.",
         ),
         click.option(
+            "--configurations",
+            is_flag=True,
+            help="At the end, start the server (given by command) again seven times, only listing its tools each"
+            " time: with the same environment (tool names stay the same), with none of MCP_AQL_ENDPOINT_MODE,"
+            " MCP_AQL_ENDPOINT_PROFILE and MCP_AQL_TOOL_PREFIX (the CRUDE profile by default), with each"
+            " MCP_AQL_ENDPOINT_MODE value (semantic, single, all, crude) and with MCP_AQL_TOOL_PREFIX=zzconf_."
+            " Only these variables change: give the command as it starts the server unconfigured.",
+        ),
+        click.option(
             "--dry-run",
             is_flag=True,
             help="Start the server and read its introspection only, then print every call the run would send at"

@@ -126,6 +126,14 @@ EXPIRY_SCENARIO: ExecutionScenario = "expiry"
 DENY_SCENARIO: ExecutionScenario = "deny"
 SESSION_SCENARIO: ExecutionScenario = "session"
 
+# The starts of capture --configurations (configuration_tests[].configuration: capture/configurations.py):
+# the run's environment again, none of the MCP_AQL_ variables, each MCP_AQL_ENDPOINT_MODE value the spec
+# names (endpoint-modes §3.1, crude §4.3), and MCP_AQL_TOOL_PREFIX set (mcp-integration §6.2).
+ConfigurationName = Literal["again", "unconfigured", "mode-semantic", "mode-single", "mode-all", "mode-crude", "prefix"]
+AGAIN: ConfigurationName = "again"
+UNCONFIGURED: ConfigurationName = "unconfigured"
+PREFIXED: ConfigurationName = "prefix"
+
 # The calls capture sends to see how the server reads a request itself (request_tests[].name):
 # one without `operation`, one with an empty name, a known name in upper case, a parameter both
 # at the top level and in params, two unknown parameters at once, a string holding U+0000, a
@@ -201,6 +209,8 @@ OLD_STATE = "execution_tests:old_execution_state"  # ... whose answer says the e
 META_CLAIMED = "execution_tests:old_execution_claimed"  # ... sent again, _meta claiming the closed session's id
 RESTARTED_BLOCK = "execution_tests:restart_blocked"  # a hard-blocked agent's new execution after a restart
 BYSTANDER = "execution_tests:bystander_step"  # another executing agent's step after a hard block
+# beside `configuration_tests:NAME` for each configuration of capture --configurations that started:
+CONFIGURED_MODE = "configuration_tests:mode"  # a start with MCP_AQL_ENDPOINT_MODE set, whether it started or not
 
 # -- agent runs ------------------------------------------------------------------------------
 

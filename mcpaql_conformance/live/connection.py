@@ -47,6 +47,8 @@ class Target:
 
     command: tuple[str, ...] = ()
     url: str | None = None
+    # variables a started server gets otherwise than ours: (name, value), a None value removing it
+    environment: tuple[tuple[str, str | None], ...] = ()
 
     @property
     def transport(self) -> str:
@@ -282,7 +284,7 @@ async def _start(target: Target, errlog: Any, process: Process | None = None) ->
         if process is not None:
             await launched(process)
             return process
-        return await spawn(target.command, errlog)
+        return await spawn(target.command, errlog, target.environment)
     except FileNotFoundError:
         raise CaptureError(f"cannot start the server: command not found: {plain(target.command[0])}") from None
     except PermissionError:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from mcpaql_conformance.evidence.configurations import modes_of
 from mcpaql_conformance.evidence.named import NamedTypes
 from mcpaql_conformance.evidence.reading import (
     SINGLE,
@@ -92,10 +93,7 @@ async def discover_tools(live: Live) -> bool:
             if reading.deviation is not None:
                 family = reading.family.upper() or "single"
                 live.readings.add(f"used tool {tool['name']!r} as the {family} endpoint {reading.standard}", "")
-    families = [reading.family for reading in live.tools.values()]
-    crude = [f for f in families if f in CRUDE_FAMILIES]
-    custom = sorted({f for f in families if f not in CRUDE_FAMILIES and f != SINGLE})
-    live.modes = (["crude"] if crude else []) + (["single"] if SINGLE in families else []) + custom
+    live.modes = modes_of([reading.family for reading in live.tools.values()])
     live.guard.learn_tools(live.tools, [name for name, reading in live.tools.items() if reading.family == "read"])
     return bool(live.tools)
 

@@ -53,25 +53,32 @@ _launches: dict[int, int] = {}  # warden pid -> the read end of the pipe it repo
 _reports: dict[int, int] = {}  # warden pid -> the read end of the pipe it names detached processes on
 
 
-async def spawn(command: tuple[str, ...], errlog: Any) -> Process:
+async def spawn(command: tuple[str, ...], errlog: Any, changes: tuple[tuple[str, str | None], ...] = ()) -> Process:
     """Start the server in a new session (its own process group), with this process's environment
-    less the model key variables (``secrecy.server_environment``), under the warden (warden.py),
+    less the model key variables (``secrecy.server_environment``) and with ``changes`` made to it
+    (a None value removes the variable: capture --configurations), under the warden (warden.py),
     which stops every process the server leaves, also when this process is killed. Whether the
     command could be executed is learnt later, with ``launched`` (off POSIX: at once, no warden).
     ``errlog`` is a ServerLog (its pipe is the server's stderr) or what ``stderr=`` accepts."""
     stderr = errlog.pipe() if isinstance(errlog, ServerLog) else errlog
+    environment = server_environment()
+    for name, value in changes:
+        if value is None:
+            environment.pop(name, None)
+        else:
+            environment[name] = value
     try:
         if sys.platform == "win32":  # pragma: no cover
             argv = list(command)
             return await anyio.open_process(
-                argv, stdin=-1, stdout=-1, stderr=stderr, env=server_environment(), start_new_session=True
+                argv, stdin=-1, stdout=-1, stderr=stderr, env=environment, start_new_session=True
             )
         report, told = os.pipe()
         detached, named = os.pipe()
         try:
             argv = [sys.executable, "-I", "-S", str(WARDEN), str(os.getpid()), str(told), str(named), "--", *command]
             process = await anyio.open_process(
-                argv, stdin=-1, stdout=-1, stderr=stderr, env=server_environment(), start_new_session=True,
+                argv, stdin=-1, stdout=-1, stderr=stderr, env=environment, start_new_session=True,
                 pass_fds=(told, named),
             )  # fmt: skip
         except BaseException:

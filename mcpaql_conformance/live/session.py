@@ -97,6 +97,7 @@ class Evidence:
     update_preservation_tests: list[JsonObject] = field(default_factory=list)
     constraint_tests: list[JsonObject] = field(default_factory=list)
     execution_tests: list[JsonObject] = field(default_factory=list)
+    configuration_tests: list[JsonObject] = field(default_factory=list)
     batch_example: Any = None
     request_tests: list[JsonObject] = field(default_factory=list)
     notes: list[JsonObject] = field(default_factory=list)

@@ -1052,6 +1052,7 @@ class ReadingList:
 
     def __init__(self, mode: str, prefix: str) -> None:
         self.mode, self.prefix, self.session = mode, prefix, secrets.token_hex(8)
+        self.renamed = broken("mcp:2.2.1:names-stable") and started_before()
         self.loop = reading_safety.SafetyLoop()
         created = stamp("2026-01-05T09:00:00Z")
         self.shelves: dict[str, JsonObject] = {
@@ -1104,6 +1105,8 @@ class ReadingList:
             return standard.replace("mcp_aql", "reading_list")
         if broken("mcp:2.2.1:standard-names"):
             return standard.replace("_", "-")
+        if standard == "mcp_aql" and self.renamed:
+            standard = "mcp_aql_v2"  # the unified tool, renamed from the second start on
         prefix = {"mcp:6.4:prefix-charset": "Reading-", "mcp:6.4:prefix-underscore": "reading",
                   "mcp:6.4:prefix-short": "reading_list_adapter_v2_"}  # fmt: skip
         return next((p for rule, p in prefix.items() if broken(rule)), self.prefix) + standard
@@ -1719,13 +1722,37 @@ def tool_entry(name: str, family: str | None) -> JsonObject:
     return entry | {"annotations": {"readOnlyHint": read_only, "destructiveHint": destructive}}
 
 
+MODE = "MCP_AQL_ENDPOINT_MODE"
+
+
+def started_before() -> bool:
+    """Whether this server was started before in the same run: ``$READING_RUN`` names the run
+    (the proofs set it; a server started from a warm zygote has no telling parent), else the
+    process that started it (capture, through its warden: its pid and start time). A marker per
+    run in the safety loop's folder."""
+    run = os.environ.get("READING_RUN", "")
+    if not run:
+        try:
+            starter = Path(f"/proc/{os.getppid()}/stat").read_text().rpartition(")")[2].split()[1]
+            run = starter + "-" + Path(f"/proc/{starter}/stat").read_text().rpartition(")")[2].split()[19]
+        except (OSError, IndexError):
+            run = str(os.getppid())
+    marker = reading_safety.STORE / f"started-{re.sub(r'[^A-Za-z0-9-]', '', run)[:80]}.json"
+    if marker.exists():
+        return True
+    reading_safety.STORE.mkdir(parents=True, exist_ok=True)
+    marker.write_text("{}", encoding="utf-8")
+    return False
+
+
 def configuration(argv: list[str]) -> tuple[str, str]:
     """The endpoint mode (endpoint-modes §3.1) and the tool prefix (mcp-integration §6.2)."""
-    mode = os.environ.get("MCP_AQL_ENDPOINT_MODE", "semantic")
+    default = "single" if broken("endpoint-modes:3.2:default-crude") else "semantic"
+    mode = default if broken("endpoint-modes:3.1:runtime-mode-selection") else os.environ.get(MODE, default)
     if "--mode" in argv and argv.index("--mode") + 1 < len(argv):
         mode = argv[argv.index("--mode") + 1]
     mode = {"crude": "semantic"}.get(mode, mode)
-    prefix = os.environ.get("MCP_AQL_TOOL_PREFIX", "")
+    prefix = "" if broken("mcp:6.2:tool-prefix") else os.environ.get("MCP_AQL_TOOL_PREFIX", "")
     if mode not in ("semantic", "single", "all") or (prefix and not re.fullmatch(r"[a-z0-9_]*_", prefix)):
         sys.exit(
             f"reading_server: mode must be semantic, single or all (got {mode!r}); a tool prefix must be "

@@ -1,8 +1,9 @@
 """A rule counts as judged only when a server breaking it is caught (issue 36, part 3).
 
 Each proof of mcpaql_conformance/verdict/rules/proofs.py is a defect switch of the spec-written
-reading server (``READING_DEFECT=<rule id>``): checked with it on (Level 2, every endpoint mode,
---allow-destructive, no plan), a test the rule names must FAIL where the rule is a MUST and WARN
+reading server (``READING_DEFECT=<rule id>``): checked with it on (Level 2, every endpoint mode
+by MCP_AQL_ENDPOINT_MODE, --allow-destructive, no plan; --configurations for the rules only its
+restarts show), a test the rule names must FAIL where the rule is a MUST and WARN
 or FAIL where it is a SHOULD, with a finding citing the rule (or, for a rule proven ``via``
 another, citing that one), where the unbroken server passes that test and no finding of it cites
 the rule. The registry's proofs and the server's switches are the same set."""
@@ -12,14 +13,17 @@ from __future__ import annotations
 import json
 import re
 import sys
+import uuid
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from mcpaql_conformance.files.vocabulary import CONFIGURED_MODE
 from mcpaql_conformance.verdict.model import Requirement
 from mcpaql_conformance.verdict.rules import BY_ID
+from mcpaql_conformance.verdict.rules.needs import CONFIGURED, NEEDS
 from mcpaql_conformance.verdict.rules.proofs import OWN, PROOFS, VIA
 from tests.acceptance.conftest import run_cli, warm
 
@@ -27,6 +31,7 @@ SERVER = Path(__file__).with_name("reading_server.py")
 SAFETY = Path(__file__).with_name("reading_safety.py")  # its execution safety loop, switched alike
 FAILING = {Requirement.MUST: {"FAIL"}, Requirement.SHOULD: {"WARN", "FAIL"}}
 CLEAN = ""
+RESTARTED = {CLEAN, *(rule for rule in OWN if set(NEEDS.get(rule, ())) & {CONFIGURED_MODE, *CONFIGURED})}
 
 
 @cache
@@ -35,7 +40,10 @@ def checked(defect: str, folder: Path) -> dict[str, dict[str, Any]]:
     ("" for none), by id."""
     capture = folder / (re.sub(r"\W+", "-", defect) or "clean")
     args = ["check", "--level", "2", "--allow-destructive", "-f", "json", "--capture-dir", str(capture)]
-    result = run_cli(*args, "--", *warm(sys.executable, str(SERVER), "--mode", "all"), env={"READING_DEFECT": defect})
+    if defect in RESTARTED:  # the starts of --configurations, for the rules only they show (and the clean run)
+        args.append("--configurations")
+    run = {"READING_DEFECT": defect, "READING_RUN": uuid.uuid4().hex, "MCP_AQL_ENDPOINT_MODE": "all"}
+    result = run_cli(*args, "--", *warm(sys.executable, str(SERVER)), env=run)
     assert result.returncode in (0, 1, 2), result.stderr
     report = json.loads(result.stdout)
     return {test["id"]: test for category in report["categories"] for test in category["tests"]}

@@ -65,6 +65,7 @@ SOURCES: dict[tuple[str, str], Source] = {
     ("bundle", "/properties/search_tests/items/properties/kind/enum"): _vocabulary("SearchTestKind"),
     ("bundle", "/properties/execution_tests/items/properties/scenario/enum"): _vocabulary("ExecutionScenario"),
     ("bundle", "/properties/sort_tests/items/properties/kind/enum"): _vocabulary("SortTestKind"),
+    ("bundle", "/properties/configuration_tests/items/properties/configuration/enum"): _vocabulary("ConfigurationName"),
     ("bundle", "/properties/request_tests/items/properties/name/enum"): _vocabulary("RequestTestName"),
     ("bundle", "/$defs/AgentRun/properties/tool_calls/items/properties/outcome/enum"): _vocabulary("ToolCallOutcome"),
     ("bundle", "/$defs/ValueSource/enum"): _vocabulary("ValueSource"),

@@ -22,6 +22,11 @@ from mcpaql_conformance.verdict.checks.base import (
     told,
     uncited,
 )
+from mcpaql_conformance.verdict.checks.configurations import (
+    CONFIGURATION_RULES,
+    configuration_findings,
+    configured_modes,
+)
 from mcpaql_conformance.verdict.model import LEVEL2_FEATURES, Requirement, Result
 
 LEVEL2 = Category(LEVEL2_FEATURES, required=False, level=2)
@@ -46,6 +51,7 @@ _FEATURES_ENDPOINT_MODES_RULES = (
     "core:3.3:both-modes", "core:10.1:l2-both-modes", "core:10.1:l2-passes-suite",
     "conformance:2.2:level2-features", "conformance:4.2:level2-categories",
     "endpoint-modes:8.2:conformance-shoulds", "crude:4.3:both-modes", "crude:7.2:profile-shoulds", ACTIVE_PROFILE,
+    *CONFIGURATION_RULES,
 )  # fmt: skip
 
 
@@ -57,18 +63,19 @@ _FEATURES_ENDPOINT_MODES_RULES = (
     primary="core:10.1:l2-both-modes",
 )
 def endpoint_modes(ctx: Context) -> Outcome:
-    modes = ctx.modes
+    configured = configuration_findings(ctx)  # capture --configurations' restarts, SHOULDs each
+    modes = ctx.modes if not configured_modes(ctx) else (ctx.modes or set()) | configured_modes(ctx)
     if modes is None:
         return no_evidence(SHOULD, told(ctx, "the server's tools show no endpoint mode", "no endpoint_modes"))
-    failures = []
+    failures = list(configured)
     semantic = sorted(modes - {"single"})
     if ctx.captured and (not semantic or "single" not in modes):
         claimed = protocol_of(ctx.bundle.operations_list).get("mode")
         if claimed in BOTH_AT_ONCE:  # this configuration says it offers both: its tools show one
             seen = f"semantic mode ({', '.join(semantic)}) only" if semantic else "single mode (`mcp_aql`) only"
             text = f"`_protocol.mode` says {claimed!r} (both endpoint modes at once); the server's tools show {seen}"
-            return judge(SHOULD, judged=1, failures=[cite(BOTH_MODES, text)], passed="", no_evidence="")
-        if profiles := profile_findings(ctx):
+            return judge(SHOULD, judged=1, failures=[cite(BOTH_MODES, text), *failures], passed="", no_evidence="")
+        if profiles := profile_findings(ctx) + failures:
             return judge(SHOULD, judged=1, failures=profiles, passed="", no_evidence="")
         return Outcome(Result.WARN, _one_mode_seen(semantic))
     failures += profile_findings(ctx)
@@ -112,8 +119,9 @@ def _one_mode_seen(semantic: list[str]) -> str:
     other = "single mode" if semantic else "semantic mode"
     return (
         f"not judged: this capture saw the server in {seen} only; endpoint-modes §3.1 lets a server offer {other} "
-        "by configuration: capture that configuration too (`-- SERVER... --also -- SECOND...` or `--also-url URL`) "
-        "to judge both in one report"
+        "by configuration: capture that configuration too (`-- SERVER... --also -- SECOND...` or `--also-url URL`), "
+        "or let capture start the server under each MCP_AQL_ENDPOINT_MODE value (`--configurations`), to judge both "
+        "in one report"
     )
 
 

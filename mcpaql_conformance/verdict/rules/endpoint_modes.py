@@ -3,8 +3,8 @@
 endpoint-modes.md is informative: its MUSTs judge as SHOULD unless a core rule or one of our
 conformance tests makes them binding (``anchored_by``); where it restates or contradicts the
 core spec, ``reading`` says so and the core wins. A run sees the one configuration the server was
-started with (§3.1 selects the mode by configuration), so what only another configuration shows
-is not judged."""
+started with (§3.1 selects the mode by configuration); what only another configuration shows is
+judged where capture started the server again under each (``--configurations``)."""
 
 from __future__ import annotations
 
@@ -39,10 +39,13 @@ RULES: tuple[Rule, ...] = (
         SHOULD,
         "3.1",
         "provide runtime configuration for endpoint mode",
-        "The server lets its operator choose the endpoint mode (semantic, single or both) when starting it.",
-        not_judged=(
-            "needs evidence no bundle records yet: captures of one server started under each "
-            "MCP_AQL_ENDPOINT_MODE value; a run sees only the configuration it was started with"
+        "The server lets its operator choose the endpoint mode (semantic, single or both) when starting it (judged "
+        "with capture --configurations: started with MCP_AQL_ENDPOINT_MODE set to semantic, single, all and crude, "
+        "and without it, it lists other tools for some value).",
+        tests=(ENDPOINT_MODES,),
+        reading=(
+            "Judged on the variable §3.1 recommends (crude §4.3 names it too, with crude and single): the one "
+            "configuration a tool can set without knowing the server; a server configured only otherwise warns."
         ),
     ),
     Rule(
@@ -50,10 +53,12 @@ RULES: tuple[Rule, ...] = (
         SHOULD,
         "3.2",
         "default to the standard CRUDE profile",
-        "Started with no mode configuration, the server exposes the standard CRUDE profile.",
-        not_judged=(
-            "needs evidence no bundle records yet: whether the captured server was started without mode "
-            "configuration (the bundle keeps the tools it exposed, not how it was configured)"
+        "Started with no mode configuration, the server exposes the standard CRUDE profile (judged with capture "
+        "--configurations: started with none of the MCP_AQL_ variables, it lists CRUDE tools only).",
+        tests=(ENDPOINT_MODES,),
+        reading=(
+            '"No configuration" is read as none of the MCP_AQL_ variables set: capture changes only those, so a '
+            "command that sets the mode by an option must be given without it."
         ),
     ),
     Rule(

@@ -12,6 +12,7 @@ from mcpaql_conformance.verdict.rules.model import (
     A_MAY,
     CLIENT,
     DETAILS,
+    ENDPOINT_MODES,
     MAY,
     MUST,
     MUST_NOT,
@@ -116,10 +117,12 @@ RULES: tuple[Rule, ...] = (
         SHOULD,
         "2.2.1",
         "SHOULD remain stable within an adapter",
-        "A server keeps its custom tool names the same over time.",
-        not_judged=(
-            "needs evidence no bundle records yet: tool lists of the same adapter over several runs or versions; "
-            "a bundle holds one run"
+        "A server keeps its custom tool names the same over time (judged with capture --configurations: started "
+        "again with the same environment, it lists the same tool names).",
+        tests=(ENDPOINT_MODES,),
+        reading=(
+            "Judged from one start to the next: versions of an adapter are two captures, which `diff` compares "
+            "(a tool gone is a breaking change there)."
         ),
     ),
     Rule(
@@ -312,21 +315,21 @@ RULES: tuple[Rule, ...] = (
         SHOULD,
         "6.2",
         "support a tool name prefix",
-        "The server can prefix its tool names to tell it apart from other adapters.",
-        not_judged=(
-            "needs evidence no bundle records yet: a capture of the server started with MCP_AQL_TOOL_PREFIX set "
-            "(a run sees one configuration; prefixed names it shows are accepted)"
-        ),
+        "The server can prefix its tool names to tell it apart from other adapters (judged with capture "
+        "--configurations: started with MCP_AQL_TOOL_PREFIX=zzconf_, every MCP-AQL tool it lists carries it).",
+        tests=(ENDPOINT_MODES,),
     ),
     Rule(
         "mcp:6.3:prefix-config-methods",
         SHOULD,
         "6.3",
         "support prefix configuration via",
-        "The prefix can be set by environment variable, configuration file or API, the variable winning.",
-        not_judged=(
-            "needs evidence no bundle records yet: captures with the prefix set by MCP_AQL_TOOL_PREFIX and by a "
-            "configuration file; a programmatic API is not observable"
+        "The prefix can be set by environment variable, configuration file or API, the variable winning (judged "
+        "on the variable, as mcp:6.2:tool-prefix).",
+        tests=(ENDPOINT_MODES,),
+        reading=(
+            "Judged on MCP_AQL_TOOL_PREFIX, the first of the three and the one §7.2 names: the spec gives no "
+            "configuration file a name, and a programmatic API is not observable from outside the server."
         ),
     ),
     Rule(

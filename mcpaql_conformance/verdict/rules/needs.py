@@ -12,6 +12,7 @@ otherwise. A finding citing the rule decides it whatever this table says.
 from __future__ import annotations
 
 from mcpaql_conformance.files.vocabulary import (
+    AGAIN,
     AGGREGATES,
     APPROVAL_PAUSED,
     ARRAY_REPLACED,
@@ -20,6 +21,7 @@ from mcpaql_conformance.files.vocabulary import (
     BYSTANDER,
     CHALLENGE_WAITED,
     COMPUTED_ANSWERED,
+    CONFIGURED_MODE,
     CUSTOM_FAMILY,
     DENY_REPORTED,
     DEPRECATED_PARAMETER,
@@ -34,6 +36,7 @@ from mcpaql_conformance.files.vocabulary import (
     META_CLAIMED,
     OLD_EXECUTION,
     OLD_STATE,
+    PREFIXED,
     PRESET_PARAMETER,
     PROFILES_LISTED,
     PROGRESS,
@@ -51,6 +54,7 @@ from mcpaql_conformance.files.vocabulary import (
     SINGLE_TOOL,
     STALE_PROBED,
     TERMINAL_TOUCHED,
+    UNCONFIGURED,
     VERIFY_TIER,
     WARNED,
     WARNED_CONDITIONS,
@@ -60,6 +64,10 @@ from mcpaql_conformance.files.vocabulary import (
 UPDATE = "category:UPDATE"
 UPDATE_INPUT = ("update_input_tests",)
 ROUTING = ("routing_tests",)
+CONFIGURED_AGAIN = f"configuration_tests:{AGAIN}"
+CONFIGURED_NONE = f"configuration_tests:{UNCONFIGURED}"
+CONFIGURED_PREFIX = f"configuration_tests:{PREFIXED}"
+CONFIGURED = (CONFIGURED_AGAIN, CONFIGURED_NONE, CONFIGURED_PREFIX)  # (and CONFIGURED_MODE) capture --configurations'
 
 
 # How a report says the labels that are no bundle section.
@@ -107,6 +115,10 @@ SAID = {
     DENY_REPORTED: "action matching a deny pattern, reported",
     HARD_BLOCK: "directive hard-blocking an agent (stopped: true)",
     BYSTANDER: "another executing agent's step after a hard block",
+    CONFIGURED_MODE: "start of the server with MCP_AQL_ENDPOINT_MODE set (capture --configurations)",
+    CONFIGURED_AGAIN: "start of the server again with the same environment (capture --configurations)",
+    CONFIGURED_NONE: "start of the server with no MCP_AQL_ variable set (capture --configurations)",
+    CONFIGURED_PREFIX: "start of the server with MCP_AQL_TOOL_PREFIX set (capture --configurations)",
 }
 
 
@@ -206,6 +218,10 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "core:2.3.5:meta-not-identity": (META_CLAIMED,),
     "core:8.8.3:block-persists": (RESTARTED_BLOCK,),
     "endpoint-modes:3.3:active-profile-introspected": (PROFILES_LISTED,),
+    "endpoint-modes:3.1:runtime-mode-selection": (CONFIGURED_MODE,),
+    "endpoint-modes:3.2:default-crude": (CONFIGURED_NONE,),
+    "mcp:2.2.1:names-stable": (CONFIGURED_AGAIN,),
+    **dict.fromkeys(("mcp:6.2:tool-prefix", "mcp:6.3:prefix-config-methods"), (CONFIGURED_PREFIX,)),
     "features/aggregations:5:advertise": (AGGREGATES,),
     "features/computed-fields:4:advertise": (COMPUTED_ANSWERED,),
     "introspection:8.2.4:migration-guidance": (DEPRECATED_PARAMETER,),

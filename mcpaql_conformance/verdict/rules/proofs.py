@@ -221,6 +221,10 @@ OWN: dict[str, Proof] = {
     "features/collection-querying:2.3:shortcuts-documented": Proof("takes sort as a bare field with order beside "
                                                                    "it, documented nowhere"),
     "endpoint-modes:3.3:active-profile-introspected": Proof("lists two profiles in _protocol, naming no active one"),
+    "endpoint-modes:3.1:runtime-mode-selection": Proof("takes its mode from --mode only, never MCP_AQL_ENDPOINT_MODE"),
+    "endpoint-modes:3.2:default-crude": Proof("starts in single mode when no mode is configured"),
+    "mcp:6.2:tool-prefix": Proof("ignores MCP_AQL_TOOL_PREFIX"),
+    "mcp:2.2.1:names-stable": Proof("names its unified tool mcp_aql_v2 from its second start in one run on"),
     "core:8.5.1:canonical-verbs": Proof("describes add_book, a CREATE, without a word of `create`"),
     "features/warnings:3.2:high-sparingly": Proof("raises each of its slow-query warnings as high"),
     "operations:4.4.4:same-name": Proof("names the book `bookid` on delete_book and `book_id` everywhere else"),
@@ -243,6 +247,8 @@ _WRONG_ENDPOINT = "core:6.2:wrong-endpoint-rejected"
 _DUPLICATE_WARNING = "features/warnings:server-side-deduplication:exact-duplicates"
 _BOTH_MODES = "core:10.1:l2-both-modes"
 VIA: dict[str, str] = {
+    # the environment variable is the one way to set the prefix a client can observe
+    "mcp:6.3:prefix-config-methods": "mcp:6.2:tool-prefix",
     # an unknown parameter taken without a word breaks the validation these ask for
     "introspection:8.2.1:explicit-unknown": _UNKNOWN,
     "introspection:8.2.1:not-silent": _UNKNOWN,
