@@ -237,3 +237,42 @@ async def probe_batch(live: Live) -> None:
     live.evidence.batch_example = await live.send(
         (PHASE_BATCH, 0), tool, {"operations": queries}, "batch", "batch", BATCH_DESCRIPTION
     )
+
+
+CONFIRMATION_DESCRIPTION = (
+    "a batch of a call that answered CONFIRMATION_REQUIRED alone, then introspect: operations §7.5.2 asks the "
+    "batch to halt at the first, listing the second as pending"
+)
+
+
+async def probe_confirmation_batch(live: Live) -> None:
+    """Where a call answered CONFIRMATION_REQUIRED, one batch on the single tool of that call (as
+    sent, never confirmed) and then introspect's operations list (``confirmation_batch``): halted
+    there (operations §7.5.2), the introspect item never runs. Only with the level that call's
+    operation needs (a server might run it in a batch all the same), and only on the single tool:
+    in semantic mode a batch keeps to one endpoint family (§7.4), and a second item of the gated
+    one's family could change something."""
+    tool = live.tool_for_family(SINGLE)
+    gated = next(iter(live.gated.items()), None)
+    if gated is None:
+        return
+    operation, params = gated
+    check: JsonObject = {"query": OPERATIONS}
+    items: list[JsonObject] = [{"operation": operation, "params": params}, {"operation": "introspect", "params": check}]
+    if tool is None:
+        reason = f"{operation} answered CONFIRMATION_REQUIRED: a batch holding it needs the single tool (mcp_aql)"
+        live.evidence.notes.append(note(operation, "confirmation-batch", reason, NOT_APPLICABLE))
+        return
+    need = live.guard.call_need(tool, {"operations": items})
+    if not live.allows(need):
+        live.evidence.notes.append(live.withheld(operation, "confirmation-batch", need, what="not sent"))
+        return
+    response = await live.send(
+        (PHASE_BATCH, 1), tool, {"operations": items}, "batch", "confirmation-batch", CONFIRMATION_DESCRIPTION
+    )
+    request = [{**item, "params": live.redactor.params(str(item["operation"]), item["params"])} for item in items]
+    live.evidence.confirmation_batch = {
+        "operation": operation,
+        "request": {"operations": request},
+        "response": response,
+    }

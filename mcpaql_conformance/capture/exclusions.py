@@ -6,6 +6,10 @@ up is evidence about neither parameter.
   A cursor parameter (``after``, ``before``, ``cursor``, ``page_token``..., or one whose
   description calls it a cursor or a token of a page) is sent only with a value the server
   answered or the plan gave, never a made-up one.
+- Confirmations: an optional confirmation token (``confirmation_token``, ``confirmationId``..., or
+  one whose description ties it to CONFIRMATION_REQUIRED) is the operator's to give (operations
+  §7.5): left out, so that no call of ours even looks like confirming (an operation that requires
+  one, such as the safety loop's confirm_operation, is refused for its state all the same).
 - Directions: forward and backward pagination (``first``/``after`` with ``last``/``before``)
   are exclusive (features/pagination §2.3): the backward ones are left out.
 - What a description says: "cannot be used with X", "mutually exclusive with X", "not together
@@ -50,6 +54,19 @@ def is_cursor(parameter: JsonObject) -> bool:
     return isinstance(name, str) and isinstance(description, str) and bool(_CURSOR_TEXT.search(description[:MAX_TEXT]))
 
 
+_CONFIRMATION_NAME = lazy(r"confirm(?:ation)?[_-]?(?:token|id|code|key)", re.IGNORECASE)
+_CONFIRMATION_TEXT = lazy(r"\bCONFIRMATION_REQUIRED\b|\bconfirmation[ _-]?token\b", re.IGNORECASE)
+
+
+def is_confirmation(parameter: JsonObject) -> bool:
+    """Whether a parameter takes a confirmation's token (a value only the operator can give)."""
+    name, description = parameter.get("name"), parameter.get("description")
+    if not isinstance(name, str):
+        return False
+    described = isinstance(description, str) and _CONFIRMATION_TEXT.search(description[:MAX_TEXT]) is not None
+    return _CONFIRMATION_NAME.search(name[:MAX_TEXT]) is not None or described
+
+
 # Conditional-update parameters: they name a version of the record, which only the server can give.
 PRECONDITIONS = frozenset({"if_match", "if_none_match", "ifmatch", "ifnonematch"})
 
@@ -66,6 +83,8 @@ def combinable(
         parameter = by_name.get(name, {"name": name})
         if is_cursor(parameter) and name not in given:
             left_out[name] = "a cursor is the server's to give (from pageInfo), never made up"
+        elif is_confirmation(parameter) and parameter.get("required") is not True and name not in given:
+            left_out[name] = "a confirmation token is the operator's to give (operations §7.5), never made up"
         elif name.lower() in PRECONDITIONS and name not in given:
             left_out[name] = "a precondition (an ETag or version, core §9.3.2) is the server's to give, never made up"
     kept = [name for name in values if name not in left_out]

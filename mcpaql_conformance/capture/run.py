@@ -12,7 +12,13 @@ from typing import Any
 import anyio
 
 from mcpaql_conformance import SPEC_VERSION, __version__
-from mcpaql_conformance.capture.calls import probe_batch, probe_requests, probe_unknown_operation, run_examples
+from mcpaql_conformance.capture.calls import (
+    probe_batch,
+    probe_confirmation_batch,
+    probe_requests,
+    probe_unknown_operation,
+    run_examples,
+)
 from mcpaql_conformance.capture.candidates import SeenValues, documented_identifiers, names_existing
 from mcpaql_conformance.capture.cleanup import clean_up
 from mcpaql_conformance.capture.collections import probe_next_pages
@@ -426,6 +432,7 @@ async def run_probes(live: Live, limit: OverallLimit | None = None, probed: list
     await retry_refused(live, last)
     _merge(live, probed)
     await probe_batch(live)
+    await probe_confirmation_batch(live)
     await probe_safety_loop(live)  # after every other probe: a block it draws may outlive the run
     await probe_unknown_operation(live)
     await probe_requests(live)
@@ -561,6 +568,8 @@ def assemble(
         bundle["changes"] = change_entries(live.guard.changes, live.redactor, "capture", cleaned or {})
     if batch is not None:
         bundle["batch_example"] = batch
+    if evidence.confirmation_batch is not None:
+        bundle["confirmation_batch"] = evidence.confirmation_batch
     return live.redactor.value(_without_missing(bundle))  # type: ignore[no-any-return]
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import anyio
 
+from mcpaql_conformance.evidence.answers import CONFIRMATION_REQUIRED, classify
 from mcpaql_conformance.evidence.named import NamedTypes
 from mcpaql_conformance.evidence.reading import Readings, ToolReading
 from mcpaql_conformance.files.vocabulary import (
@@ -99,6 +100,7 @@ class Evidence:
     execution_tests: list[JsonObject] = field(default_factory=list)
     configuration_tests: list[JsonObject] = field(default_factory=list)
     batch_example: Any = None
+    confirmation_batch: Any = None  # capture/calls.py: probe_confirmation_batch
     request_tests: list[JsonObject] = field(default_factory=list)
     notes: list[JsonObject] = field(default_factory=list)
 
@@ -112,6 +114,11 @@ class Evidence:
         ):  # fmt: skip
             getattr(self, key).extend(getattr(findings, key))
         self.notes.extend(findings.notes)
+
+
+def _confirmation_required(response: Any) -> bool:
+    """An answer refusing the call until it is confirmed (operations §7.5, error-codes §5.4)."""
+    return classify(response).code == CONFIRMATION_REQUIRED
 
 
 def note(
@@ -144,6 +151,8 @@ class Live:
     # what the safety loop's drive left for a second connection: an agent and its running execution, a
     # hard-blocked agent (capture/safety.py)
     left: JsonObject = field(default_factory=dict)
+    # each operation a call of which answered CONFIRMATION_REQUIRED, with the params it was sent (as sent)
+    gated: dict[str, JsonObject] = field(default_factory=dict)
     _slots: anyio.Semaphore | None = None
     _by_name: dict[str, Any] = field(default_factory=dict)
     _indexed: int = -1  # how many operations _by_name was built from
@@ -203,6 +212,8 @@ class Live:
                 answer = Answer({"_timeout": str(exc)}, "timeout", (time.perf_counter() - started) * 1000)
                 self._record(key, tool, params, operation, probe, description, answer)
                 raise
+        if isinstance(params, dict) and "operation" in arguments and _confirmation_required(answer.response):
+            self.gated.setdefault(operation, params)
         return self._record(key, tool, params, operation, probe, description, answer)
 
     def _record(

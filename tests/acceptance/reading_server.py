@@ -210,6 +210,8 @@ TYPES = [
                         "type}).")]),
     _type("DeletedBook", "object", "What delete_book removed.", fields=[
         param("book_id", "string", "The removed book.", True), param("deleted", "boolean", "Always true.", True)]),
+    _type("DeletedShelf", "object", "What delete_shelf removed.", fields=[
+        param("shelf_id", "string", "The removed shelf.", True), param("deleted", "boolean", "Always true.", True)]),
     _type("SortOrder", "enum", "Sort direction.", values=["asc", "desc"]),
     _type("FieldPreset", "enum", "Field-selection presets.", values=["minimal", "standard", "full"]),
     _type("FieldSelection", "object", "Field selection configuration (features/field-selection §5.3).", fields=[
@@ -584,6 +586,12 @@ OPERATIONS = [
         "input": {"status": "done", "rating": 4}})),
     _op("delete_book", "DELETE", "Delete a book permanently.", [BOOK_ID], _returns("DeletedBook", "What was removed."),
         ("Delete a book", {"book_id": "book_3"})),
+    _op("delete_shelf", "DELETE", "Delete an empty shelf, once confirmed: called without `confirmation_token` it "
+        "answers CONFIRMATION_REQUIRED with a token for the operator to confirm, and called again with that token "
+        "it deletes (a shelf holding books is refused).",
+        [SHELF_ID, param("confirmation_token", "string", "The token a CONFIRMATION_REQUIRED answer gave, once the "
+                         "operator confirmed.", minLength=1)],
+        _returns("DeletedShelf", "What was removed."), ("Delete a shelf", {"shelf_id": "shelf_later"})),
 ]
 # fmt: on
 OPERATIONS += reading_safety.OPERATIONS  # execute_agent, record_execution_step... (core §8.6-8.8)
@@ -1083,6 +1091,7 @@ class ReadingList:
                                             f"Volume {number}", "tags": [], "status": "to-read", "added_at": added,
                                             "updated_at": added}  # fmt: skip
         self.next_book = len(self.books) + 1
+        self.confirmations: dict[str, str] = {}  # shelf_id -> the token delete_shelf gave (operations §7.5)
 
     # Tools and routing ------------------------------------------------------------------------
     def tools(self) -> dict[str, str | None]:
@@ -1276,17 +1285,36 @@ class ReadingList:
                 )
             else:
                 result = self.run(family, item.get("operation"), params)
-            results.append({"index": index, "operation": item.get("operation"), "result": result})
-            if not result["success"] and broken("operations:7.3:failure-continues"):
+            gated = result.get("error", {}).get("code") == "CONFIRMATION_REQUIRED"
+            if gated and not broken("operations:7.5.2:halt-on-confirmation"):  # halt there (operations §7.5.2)
+                return self.halted(results, {"index": index, "operation": item.get("operation"), "result": result},
+                                   items[index + 1:])  # fmt: skip
+            results.append({"index": index, "operation": item.get("operation"), "result": result}
+                           | ({"status": "pending_confirmation"} if gated else {}))  # fmt: skip
+            if not result["success"] and not gated and broken("operations:7.3:failure-continues"):
                 break  # the items after a failing one never run
-        failed = sum(1 for r in results if not r["result"]["success"])
-        summary = {"total": len(results), "succeeded": len(results) - failed, "failed": failed}
+        pending = sum(1 for r in results if r.get("status") == "pending_confirmation")
+        failed = sum(1 for r in results if not r["result"]["success"]) - pending
+        summary = {"total": len(results), "succeeded": len(results) - failed - pending, "failed": failed}
+        summary |= {"pending_confirmation": pending} if pending else {}
         if broken("operations:7.2:batch-results"):
             return {"success": True, "data": None, "results": [r["result"] for r in results[:1]]}
         if failed and broken("operations:7.3:batch-semantics"):  # one item's failure fails the batch
             error = {"code": "VALIDATION_INVALID_VALUE", "message": f"{failed} batch item(s) failed."}
             return {"success": False, "error": error, "results": results, "summary": summary}
         return {"success": True, "data": None, "results": results, "summary": summary}
+
+    @staticmethod
+    def halted(results: list[JsonObject], gated: JsonObject, rest: list[Any]) -> JsonObject:
+        """A batch halted at an item awaiting confirmation (operations §7.5.2, §7.5.5): what ran,
+        where it halted, what did not run."""
+        pending = [{"index": gated["index"] + 1 + offset, **(item if isinstance(item, dict) else {})}
+                   for offset, item in enumerate(rest)]  # fmt: skip
+        succeeded = sum(1 for r in results if r["result"]["success"])
+        summary = {"total": len(results) + 1 + len(pending), "succeeded": succeeded,
+                   "failed": len(results) - succeeded, "halted": 1, "pending": len(pending)}  # fmt: skip
+        return {"success": True, "data": None, "results": results, "halted_at": gated,
+                "pending_operations": pending, "summary": summary}  # fmt: skip
 
     # Introspection (introspection §4-5) ----------------------------------------------------------
     def introspect(self, params: JsonObject) -> JsonObject:
@@ -1592,6 +1620,26 @@ class ReadingList:
                 book[key] = json.loads(json.dumps(value))
         book["updated_at"] = now()
         return {"success": True, "data": {**json.loads(json.dumps(book)), "_etag": etag(book)}}
+
+    def delete_shelf(self, params: JsonObject) -> JsonObject:
+        """Held for confirmation (operations §7.5, error-codes §5.4): a token per shelf, never guessed."""
+        shelf_id = params["shelf_id"]
+        if shelf_id not in self.shelves:
+            return not_found("shelf", shelf_id, "list_shelves")
+        token = params.get("confirmation_token")
+        if token is None:
+            self.confirmations[shelf_id] = f"conf_{secrets.token_hex(8)}"
+            return refuse("CONFIRMATION_REQUIRED", "This operation requires confirmation.", operation="delete_shelf",
+                          danger_level="destructive", reasons=[f"Permanently deletes shelf '{shelf_id}'"],
+                          confirmation_token=self.confirmations[shelf_id])  # fmt: skip
+        if token != self.confirmations.get(shelf_id):
+            return refuse("VALIDATION_INVALID_VALUE", "Parameter 'confirmation_token' names no confirmation of this "
+                          "shelf: call delete_shelf without it for one.", param_name="confirmation_token")  # fmt: skip
+        if any(book["shelf_id"] == shelf_id for book in self.books.values()):
+            return refuse("CONFLICT_RESOURCE_STATE", f"Shelf '{shelf_id}' still holds books: delete them first.",
+                          shelf_id=shelf_id)  # fmt: skip
+        del self.shelves[shelf_id], self.confirmations[shelf_id]
+        return {"success": True, "data": {"shelf_id": shelf_id, "deleted": True}}
 
     def delete_book(self, params: JsonObject) -> JsonObject:
         book_id = params[DELETE_KEY]

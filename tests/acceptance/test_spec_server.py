@@ -49,6 +49,7 @@ ASKED_FOR = (
     "sort",  # the shortcut form, a bare field with order beside it: refused where the spec's shape is the contract
     "batch",  # its middle item asks for a refusal (operations §7.3: the items after it still run)
     "execution",  # the safety loop's drive: a blocked agent's step, wrong codes... are refused on purpose
+    "confirmation-batch",  # a call held for confirmation, batched: it halts there (operations §7.5.2)
 )
 # The safety loop's operations answer a valid call only inside an execution, a pause or a challenge the
 # drive sets up, and an agent's confirm_operation or verify_challenge never succeeds (core §8.7.3, §8.8):
@@ -124,6 +125,7 @@ def test_no_probe_is_refused_for_a_value_capture_chose(folder: Path, server: str
         answer = json.dumps(record.get("response"))
         asked = record.get("probe") in ASKED_FOR or str(record.get("_description")).startswith("undocumented")
         asked = asked or str(record.get("_description")).endswith(": stale if_match")  # a precondition no record meets
+        asked = asked or '"CONFIRMATION_REQUIRED"' in answer  # held for the operator, whose confirmation is never ours
         if record.get("operation") in STATEFUL:  # refused for the state: capture never retries another value
             assert "again: the server refused our value" not in str(record.get("_description")), record
             continue

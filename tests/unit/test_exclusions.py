@@ -28,6 +28,20 @@ def test_backward_paging_and_made_up_cursors_are_left_out() -> None:
     assert left_out["after"] == "a cursor is the server's to give (from pageInfo), never made up"
 
 
+def test_an_optional_confirmation_token_is_never_made_up_and_a_required_one_is_sent() -> None:
+    parameters = [
+        {"name": "shelf_id", "type": "string", "required": True},
+        {"name": "confirmationToken", "type": "string"},
+        {"name": "ack", "type": "string", "description": "The token a CONFIRMATION_REQUIRED answer gave."},
+        {"name": "code", "type": "string", "required": True, "description": "The confirmation token shown."},
+    ]
+    kept, left_out = combinable(parameters, {"shelf_id": "s", "confirmationToken": "t", "ack": "a", "code": "c"})
+    assert kept == {"shelf_id": "s", "code": "c"}  # leaving a required one out is no valid request either
+    assert left_out == dict.fromkeys(
+        ("confirmationToken", "ack"), "a confirmation token is the operator's to give (operations §7.5), never made up"
+    )
+
+
 def test_a_cursor_the_server_gave_is_sent() -> None:
     kept, _ = combinable(PAGING[:2], {"first": 5, "after": "Y3Vyc29y"}, from_server=["after"])
     assert kept == {"first": 5, "after": "Y3Vyc29y"}

@@ -27,6 +27,7 @@ from mcpaql_conformance.verdict.checks.configurations import (
     configuration_findings,
     configured_modes,
 )
+from mcpaql_conformance.verdict.checks.confirmations import CONFIRMATION_RULES, confirmation_findings, gated_item
 from mcpaql_conformance.verdict.model import LEVEL2_FEATURES, Requirement, Result
 
 LEVEL2 = Category(LEVEL2_FEATURES, required=False, level=2)
@@ -191,7 +192,7 @@ def _shows_options(parameter: dict[str, Any]) -> bool:
 _FEATURES_BATCH_RULES = (
     "core:10.1:l2-passes-suite", "core:10.1:l2-batch", "conformance:2.2:level2-features",
     "conformance:4.2:level2-categories", "operations:7.1:batch-format", "operations:7.2:batch-results",
-    "operations:7.3:batch-semantics", "operations:7.3:failure-continues",
+    "operations:7.3:batch-semantics", "operations:7.3:failure-continues", *CONFIRMATION_RULES,
 )  # fmt: skip
 
 
@@ -236,6 +237,7 @@ def batch(ctx: Context) -> Outcome:
     else:
         failures += [cite(BATCH_RESULTS, text) for text in _batch_shape(example)]
         failures += _stopped_at_failure(ctx, example)
+    failures += confirmation_findings(ctx)
     results = example.get("results")
     count = len(results) if isinstance(results, list) else 0
     passed = f"The batch answered {count} individual result(s) with a matching summary."
@@ -325,7 +327,7 @@ def _batch_shape(example: dict[str, Any]) -> list[str]:
     indexes = [item["index"] for item in [*results, *([halted] if isinstance(halted, dict) else []), *pending]]
     if sorted(indexes) != list(range(len(indexes))):
         failures.append(f"item indexes {indexes[:10]} are not 0..{len(indexes) - 1} each once")
-    gated = [item for item in results if _gated(item)]
+    gated = [item for item in results if gated_item(item)]
     succeeded = sum(1 for item in results if item["result"].get("success") is True)
     counts = {
         "total": len(indexes),
@@ -340,10 +342,3 @@ def _batch_shape(example: dict[str, Any]) -> list[str]:
         if key in summary and not json_equal(summary[key], expected):  # `true` is no count of 1
             failures.append(f"summary.{key} is {summary[key]}, the results show {expected}")
     return failures
-
-
-def _gated(item: dict[str, Any]) -> bool:
-    """An item skipped for a confirmation (skip-and-continue, operations §7.5.4)."""
-    error = item["result"].get("error")
-    code = error.get("code") if isinstance(error, dict) else None
-    return item.get("status") == "pending_confirmation" or code == "CONFIRMATION_REQUIRED"

@@ -159,8 +159,13 @@ RULES: tuple[Rule, ...] = (
         "Implementations SHOULD",
         "Errors add details with context, keep the upstream message, and are logged in full.",
         not_judged=(
-            "no check reads it yet: recorded errors show whether they carry details (upstream messages and logs "
-            "stay inside the adapter)"
+            'the spec says otherwise in error-codes §1 and core §5.1: `details` is optional there ("MAY provide '
+            "additional context\"; `details?`), and the spec's reference bundles of conformant servers answer "
+            "errors without it"
+        ),
+        reading=(
+            "Read at the strength of §1 and the core: an error without `details` is allowed. Its other two points, "
+            "upstream messages kept and full context logged, happen inside the adapter: not observable."
         ),
     ),
     Rule(

@@ -218,6 +218,8 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "core:2.3.5:meta-not-identity": (META_CLAIMED,),
     "core:8.8.3:block-persists": (RESTARTED_BLOCK,),
     "endpoint-modes:3.3:active-profile-introspected": (PROFILES_LISTED,),
+    **dict.fromkeys(("operations:7.5.2:halt-on-confirmation", "operations:7.5.4:skip-not-recommended"),
+                    ("confirmation_batch",)),
     "endpoint-modes:3.1:runtime-mode-selection": (CONFIGURED_MODE,),
     "endpoint-modes:3.2:default-crude": (CONFIGURED_NONE,),
     "mcp:2.2.1:names-stable": (CONFIGURED_AGAIN,),

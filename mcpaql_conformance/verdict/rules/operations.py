@@ -253,17 +253,20 @@ RULES: tuple[Rule, ...] = (
          reading="Core §6.2 requires rejecting an operation sent to an incorrect endpoint in semantic mode; we "
          "read this as allowed only when each item is routed to its own family, never run at a foreign one."),
     Rule("operations:7.5.2:halt-on-confirmation", SHOULD, "7.5.2", "the batch SHOULD halt",
-         "A batch stops at an item needing confirmation and reports what is left to run.",
-         not_judged="needs a probe capture does not send yet: a batch holding a confirmation-gated operation "
-         "followed by another item"),
+         "A batch stops at an item needing confirmation and reports what is left to run (judged where a call "
+         "answered CONFIRMATION_REQUIRED: capture's batch of it then introspect, on the single tool, runs neither "
+         "the gated item nor the next, and gives halted_at and pending_operations).",
+         tests=(BATCH,)),
     Rule("operations:7.5.3:continuation", MAY, "7.5.3", "MAY use the pending_operations array",
          "Callers may build the follow-up batch from the pending operations.", not_judged=ABOUT_CLIENT, subject=CLIENT),
     Rule("operations:7.5.4:skip-and-continue", MAY, "7.5.4", "MAY implement skip-and-continue behavior",
          "An adapter may skip a gated item and run the rest.", not_judged=f"{A_MAY}: skip-and-continue"),
     Rule("operations:7.5.4:skip-not-recommended", NOT_RECOMMENDED, "7.5.4", "This approach is NOT RECOMMENDED",
-         "Skip-and-continue is avoided unless the batch's items are independent.",
-         not_judged="needs a probe capture does not send yet: a batch holding a confirmation-gated operation "
-         "followed by a dependent item"),
+         "Skip-and-continue is avoided unless the batch's items are independent (judged as "
+         "operations:7.5.2:halt-on-confirmation, on the same batch).",
+         tests=(BATCH,),
+         reading="Capture's item after the gated one is an introspect, independent of it, and §7.5.2 asks every "
+         "batch to halt all the same: running it is the deviation from §7.5.2, judged once there."),
     # 8 Error handling
     Rule("operations:8.1:structured-codes", MUST, "8.1", "categorize errors using structured error codes",
          "Every error carries a machine-readable code for its category.", tests=(UNION, REQUIRED_ENFORCED),

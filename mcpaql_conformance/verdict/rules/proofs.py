@@ -224,6 +224,7 @@ OWN: dict[str, Proof] = {
     "endpoint-modes:3.1:runtime-mode-selection": Proof("takes its mode from --mode only, never MCP_AQL_ENDPOINT_MODE"),
     "endpoint-modes:3.2:default-crude": Proof("starts in single mode when no mode is configured"),
     "mcp:6.2:tool-prefix": Proof("ignores MCP_AQL_TOOL_PREFIX"),
+    "operations:7.5.2:halt-on-confirmation": Proof("skips a batch item awaiting confirmation and runs the rest"),
     "mcp:2.2.1:names-stable": Proof("names its unified tool mcp_aql_v2 from its second start in one run on"),
     "core:8.5.1:canonical-verbs": Proof("describes add_book, a CREATE, without a word of `create`"),
     "features/warnings:3.2:high-sparingly": Proof("raises each of its slow-query warnings as high"),
@@ -249,6 +250,8 @@ _BOTH_MODES = "core:10.1:l2-both-modes"
 VIA: dict[str, str] = {
     # the environment variable is the one way to set the prefix a client can observe
     "mcp:6.3:prefix-config-methods": "mcp:6.2:tool-prefix",
+    # skip-and-continue is the deviation from halting
+    "operations:7.5.4:skip-not-recommended": "operations:7.5.2:halt-on-confirmation",
     # an unknown parameter taken without a word breaks the validation these ask for
     "introspection:8.2.1:explicit-unknown": _UNKNOWN,
     "introspection:8.2.1:not-silent": _UNKNOWN,
