@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mcpaql_conformance.capture.candidates import ANSWER, SAFE, SeenValues, candidates, names_existing
+from mcpaql_conformance.capture.constraints import read_only_attempt
 from mcpaql_conformance.capture.merges import array_replaced
 from mcpaql_conformance.capture.probes import fresh_keys, next_choice
 from mcpaql_conformance.capture.values import changed_value, distinct_value, sensitive_value
@@ -182,6 +183,7 @@ class Outcome:
     note: JsonObject | None = None
     created: Created | None = None
     reading: tuple[str, str] | None = None
+    constraint: JsonObject | None = None  # a read-only field tried after an update cycle (capture/constraints.py)
 
 
 async def infer_cycles(live: Live, operations: list[Operation], seen: SeenValues | None = None) -> Inferred:
@@ -217,6 +219,8 @@ def _apply(live: Live, inferred: Inferred, outcome: Outcome) -> None:
         live.readings.add(*outcome.reading)
     if outcome.note is not None:
         live.evidence.notes.append(outcome.note)
+    if outcome.constraint is not None:
+        live.evidence.constraint_tests.append(live.redactor.value(outcome.constraint))
     if outcome.test is None:
         return
     kind = "create_read" if "expected_fields" in outcome.test else "update_read"
@@ -578,8 +582,11 @@ async def _infer_update_read(live: Live, op: Operation, created: list[Created], 
     replaced = await array_replaced(send, shape, read_params, kept, takes)
     if replaced is not None:
         test["array_replaced"] = live.redactor.value(replaced)
+    documented = [live.evidence.details, live.evidence.type_details]
+    writes = (op.parameter("input"), source.params)
+    constraint = await read_only_attempt(send, shape, read, kept, writes, documented, op.name)
     if any(path.startswith(PROSE) for path in source.ids.values()):
-        return Outcome(test=test)
+        return Outcome(test=test, constraint=constraint)
     refs = {p: "${create." + path + "}" for p, path in source.ids.items()}
     change = {changed_field: changed_to}
     update_params = {**{p: refs[p] for p in identifiers}, **({"input": change} if "input" in names else change)}
@@ -589,4 +596,4 @@ async def _infer_update_read(live: Live, op: Operation, created: list[Created], 
         "update": {"operation": op.name, "params": update_params},
         "read": {"operation": source.reader.name, "params": refs},
     }
-    return Outcome(test=test, plan=plan)
+    return Outcome(test=test, plan=plan, constraint=constraint)

@@ -34,6 +34,7 @@ from mcpaql_conformance.verdict.checks.execution import lifecycle_evidence
 from mcpaql_conformance.verdict.checks.grammar import grammar_parameters
 from mcpaql_conformance.verdict.checks.level2 import failed_items, profile_evidence
 from mcpaql_conformance.verdict.checks.listing import relisted as relisted_lists
+from mcpaql_conformance.verdict.checks.nesting import nesting_evidence
 from mcpaql_conformance.verdict.checks.pages import pagination_evidence
 from mcpaql_conformance.verdict.checks.relations import relationship_evidence
 from mcpaql_conformance.verdict.checks.roundtrip import concurrency_evidence
@@ -140,6 +141,7 @@ def evidence_held(bundle: Bundle, ctx: Context) -> tuple[str, ...]:
         *session_evidence(ctx),
         *profile_evidence(ctx),
         *configuration_evidence(ctx),
+        *nesting_evidence(ctx),
         *ended_session_evidence(ctx),
         *concurrency_evidence(ctx),
     )

@@ -222,8 +222,8 @@ ITEM_PARAMS = [
     P("notes", "string", False, "Free text.", maxLength=500),
 ]
 STAMPS = [
-    P("created_at", "string", True, "When created (UTC).", format="date-time"),
-    P("updated_at", "string", True, "When last changed (UTC).", format="date-time"),
+    P("created_at", "string", True, "When created (UTC); read-only, set by the server.", format="date-time"),
+    P("updated_at", "string", True, "When last changed (UTC); read-only, set by the server.", format="date-time"),
 ]
 
 record_type("Item", "A pantry item as stored and returned.", ITEM_PARAMS)

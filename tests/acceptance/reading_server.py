@@ -125,6 +125,11 @@ STATUSES = ["to-read", "reading", "done"]
 SHELF_ID = param("shelf_id", "string", "Shelf identifier, e.g. 'shelf_main'.", True, pattern="^shelf_[a-z0-9]+$")
 BOOK_ID = param("book_id", "string", "Book identifier assigned by add_book, e.g. 'book_1'.", True, minLength=1)
 TAG = param("tag", "string", "One tag.", True, minLength=1, maxLength=40)
+# introspection §8.2.2: read-only fields documented as such (a defect leaves it unsaid)
+UNSAID = broken("introspection:8.2.2:read-only-append-only")
+READ_ONLY_SAID = "." if UNSAID else " (read-only)."
+READ_ONLY_FLAG: JsonObject = {} if UNSAID else {"readOnly": True}
+READ_ONLY_NAMED = "" if UNSAID else " book_id, added_at and updated_at are read-only."
 BOOK_FIELDS = [
     {**BOOK_ID, "description": "Book identifier (read-only, assigned by the server).", "readOnly": True},
     {**SHELF_ID, "description": "The shelf holding the book (an existing shelf)."},
@@ -133,10 +138,10 @@ BOOK_FIELDS = [
     param("tags", "array", "Tags, as an array of strings; absent once removed.", items=TAG),
     param("rating", "integer", "Rating from 1 to 5; absent when unrated.", minimum=1, maximum=5),
     param("status", "string", "Reading status (BookStatus).", True, enum=STATUSES),
-    param("added_at", "string", "When it was added, ISO 8601 UTC (read-only).", True, format="date-time",
-          readOnly=True),
-    param("updated_at", "string", "Last change, ISO 8601 UTC (read-only).", True, format="date-time",
-          readOnly=True),
+    param("added_at", "string", "When it was added, ISO 8601 UTC" + READ_ONLY_SAID, True, format="date-time",
+          **READ_ONLY_FLAG),
+    param("updated_at", "string", "Last change, ISO 8601 UTC" + READ_ONLY_SAID, True, format="date-time",
+          **READ_ONLY_FLAG),
 ]
 SHELF_FIELDS = [
     SHELF_ID,
@@ -168,6 +173,7 @@ if UNLISTED:
 # One defect sorts by a computed field it cannot sort on, ignoring it (computed-fields §3).
 COMPUTED_SORT = ["_computed.title_length"] if broken("features/computed-fields:3:reject-unsupported") else []
 READ_ONLY = ("book_id", "added_at", "updated_at")
+CONSTRAINT_DOCUMENTATION = "conformance:2.2:constraint-documentation"
 BOOK_INPUT = [{**f, "required": False} for f in BOOK_FIELDS if f["name"] not in READ_ONLY]
 NULLABLE = ("author", "tags", "rating")  # update input: null removes these (core §4.5.2); others may not be null
 PAGE_INFO = [
@@ -193,7 +199,7 @@ TYPES = [
     _type("Shelf", "object", "A shelf of the reading list.", fields=SHELF_FIELDS),
     _type("BookStatus", "enum", "Where the reader is with a book.", values=STATUSES),
     _type("BookInput", "object", "The fields update_book changes (its `input`); null removes author, tags or "
-          "rating. book_id, added_at and updated_at are read-only.", fields=BOOK_INPUT),
+          "rating." + READ_ONLY_NAMED, fields=BOOK_INPUT),
     _type("BookPage", "object", "One page of books.", fields=[
         param("items", "array", "The books (fields as selected).", True, items={"name": "item", "type": "Book",
               "required": True, "description": "A book."}),
@@ -578,8 +584,8 @@ OPERATIONS = [
         "author": "Frank Herbert", "tags": ["sf"], "rating": 5, "status": "reading"})),
     _op("update_book", "UPDATE", "Change a book: the fields to change go in `input` (BookInput); fields not "
         "given are kept; null removes author, tags or rating; shelf_id moves it to another existing shelf.", [
-            BOOK_ID, param("input", "object", "The fields to change (BookInput). Not book_id, added_at or "
-                           "updated_at, which are read-only.", True, fields=BOOK_INPUT),
+            BOOK_ID, param("input", "object", "The fields to change (BookInput)." + READ_ONLY_NAMED, True,
+                           fields=BOOK_INPUT),
             param("if_match", "string", "The book's _etag from an earlier update: the change is made only if the "
                   "book is still that version (else CONFLICT_VERSION_MISMATCH).", minLength=1)],
         _returns("Book", "The changed book."), ("Mark a book read", {"book_id": "book_1",
@@ -764,6 +770,11 @@ def check_object(
     it does not define (core §4.5.3), then each value."""
     known = {f["name"]: f for f in fields}
     for key in value:
+        if name == "input" and key == "shelf_id" and broken("introspection:8.2.2:nesting"):  # documented flat
+            return refuse("VALIDATION_UNKNOWN_FIELD", "Field 'shelf_id' must be nested: send it as "
+                          "input.placement.shelf_id.", param_name="input.shelf_id")  # fmt: skip
+        if key not in known and name == "input" and key == "added_at" and broken(CONSTRAINT_DOCUMENTATION):
+            continue  # taken, and dropped without a word (conformance-testing §3.5: must be refused)
         if key not in known:
             why = "is read-only" if key in READ_ONLY else "is not one of its fields"
             return refuse(
@@ -782,6 +793,8 @@ def check_object(
                 param_name=f"{name}.{field['name']}",
             )
     for key, item in value.items():
+        if key not in known:  # the defect's read-only field, taken above
+            continue
         problem = None if item is None and key in nullable else check(f"{name}.{key}", item, known[key])
         if problem is not None:
             return problem

@@ -104,3 +104,47 @@ def test_an_accepted_constrained_write_makes_the_should_category_warn_with_exit_
     assert category.result is Result.WARN
     assert result.exit_code == 2
     assert result.conformance_level == 2
+
+
+# Capture's own read-only field (capture/constraints.py)
+
+INFERRED = {"name": "update_note: input.created_at (read-only)", "field": "created_at", "inferred": True}
+
+
+def test_an_inferred_case_says_what_the_server_took_and_what_introspection_left_unsaid(bundle: Bundle) -> None:
+    bundle["constraint_tests"] = [{**INFERRED, "documented": False, "response": ok({"note_id": "n1"})}]
+    assert run(enforced, bundle).detail == (
+        "update_note: input.created_at (read-only): the constrained write succeeded (the server took "
+        "`input.created_at`, a field its record has and its `input` does not document)"
+    )
+    assert run(documented, bundle).detail == (
+        "update_note: input.created_at (read-only): introspection does not say `created_at` is read-only (no readOnly "
+        "flag, no description saying read-only, immutable or set by the server)"
+    )
+
+
+def test_capture_picks_the_documented_read_only_field_first_then_one_the_server_sets() -> None:
+    from mcpaql_conformance.capture.constraints import read_only_field, read_only_names
+
+    record = {"note_id": "n1", "title": "t", "created_at": "2026-01-01T00:00:00Z", "revision": 3, "_etag": "x"}
+    takes = {"title": {}}
+    assert read_only_field(record, takes, []) == ("created_at", False)  # by its name alone: undocumented
+    flagged = [{"name": "Note", "fields": [{"name": "revision", "type": "integer", "readOnly": True}]}]
+    assert read_only_field(record, takes, flagged) == ("revision", True)
+    said = [{"name": "update_note", "description": "Change a note. note_id and created_at are read-only."}]
+    assert read_only_field(record, takes, said) == ("created_at", True)
+    schema = [{"inputSchema": {"properties": {"created_at": {"type": "string", "description": "Set by the server."}}}}]
+    assert read_only_names(["created_at", "revision"], schema) == {"created_at"}
+    assert read_only_field({"note_id": "n1", "title": "t"}, takes, said) is None  # nothing but what input takes
+    not_said = [{"name": "x", "description": "created_at is the creation time. Titles are read-only."}]
+    assert read_only_names(["created_at"], not_said) == set()  # another sentence says read-only
+
+
+def test_the_walk_of_introspection_is_bounded() -> None:
+    from mcpaql_conformance.capture.constraints import MAX_NODES, read_only_names
+
+    wide = [{"name": f"f{i}", "description": "x"} for i in range(MAX_NODES * 3)]
+    deep: Any = {"name": "created_at", "readOnly": True}
+    for _ in range(MAX_NODES * 2):
+        deep = {"inner": deep}
+    assert read_only_names(["created_at"], [wide, deep]) == set()  # both beyond the nodes read

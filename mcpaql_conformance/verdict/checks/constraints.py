@@ -9,10 +9,16 @@ from mcpaql_conformance.evidence.bundle import JsonObject
 from mcpaql_conformance.evidence.index import Context
 from mcpaql_conformance.regex import lazy
 from mcpaql_conformance.verdict.checks.base import CONFORMANCE, Category, Outcome, judge, told
+from mcpaql_conformance.verdict.checks.nesting import NESTING, nesting_findings
 from mcpaql_conformance.verdict.model import Requirement
 from mcpaql_conformance.verdict.textmatch import mentions_identifier
 
 CONSTRAINTS = Category("Constraint Documentation", required=False, level=2)
+NOT_TRIED = (
+    "no constrained write was tried: capture tries one after each inferred update cycle (--allow-destructive) whose "
+    "record holds a field its `input` does not take (read-only by introspection, or set by the server by its name: "
+    "`created_at`), and a plan's `constraints`"
+)
 SHOULD = Requirement.SHOULD
 
 
@@ -36,7 +42,7 @@ def enforced(ctx: Context) -> Outcome:
         response = case["response"]
         answer = classify(response)
         if answer.succeeded:
-            failures.append(f"{case['name']}: the constrained write succeeded")
+            failures.append(f"{case['name']}: the constrained write succeeded" + _taken(case))
         elif not answer.refused:
             failures.append(f"{case['name']}: not rejected ({answer.describe()})")
         elif not about_constraint(answer, case):  # conformance-testing §3.5: "fails with constraint error"
@@ -51,7 +57,7 @@ def enforced(ctx: Context) -> Outcome:
         passed=f"{len(cases)} constrained write(s) were rejected with structured errors.",
         no_evidence=told(
             ctx,
-            "no constrained write was tried (capture tries them only from a plan's `constraints`)",
+            NOT_TRIED,
             "no constraint_tests (read-only or append-only attempts)",
         ),
     )
@@ -80,7 +86,7 @@ def about_constraint(answer: Answer, case: JsonObject) -> bool:
 
 _CONSTRAINTS_DOCUMENTED_RULES = (
     "core:10.1:l2-passes-suite", "conformance:2.2:constraint-documentation", "conformance:4.2:level2-categories",
-    "introspection:8.2.2:constraints", "introspection:8.2.2:read-only-append-only",
+    "introspection:8.2.2:constraints", "introspection:8.2.2:read-only-append-only", NESTING,
 )  # fmt: skip
 
 
@@ -97,11 +103,31 @@ def documented(ctx: Context) -> Outcome:
         SHOULD,
         judged=len(cases),
         failures=[],
-        warnings=[f"{c['name']}: not documented in introspection" for c in cases if c.get("documented") is not True],
+        warnings=[
+            *(_undocumented(case) for case in cases if case.get("documented") is not True),
+            *nesting_findings(ctx),
+        ],
         passed=f"{len(cases)} constraint(s) are documented in introspection.",
         no_evidence=told(
             ctx,
-            "no constrained write was tried (capture tries them only from a plan's `constraints`)",
+            NOT_TRIED,
             "no constraint_tests",
         ),
     )
+
+
+def _taken(case: JsonObject) -> str:
+    """What an inferred case's success means, in the server's terms."""
+    field = case.get("field")
+    if case.get("inferred") is not True or not isinstance(field, str):
+        return ""
+    return f" (the server took `input.{field}`, a field its record has and its `input` does not document)"
+
+
+def _undocumented(case: JsonObject) -> str:
+    """A constraint introspection does not document, said in the terms capture tried it in."""
+    field = case.get("field")
+    if case.get("inferred") is True and isinstance(field, str):
+        return (f"{case['name']}: introspection does not say `{field}` is read-only (no readOnly flag, no "
+                "description saying read-only, immutable or set by the server)")  # fmt: skip
+    return f"{case['name']}: not documented in introspection"

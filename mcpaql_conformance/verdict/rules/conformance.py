@@ -134,7 +134,8 @@ RULES: tuple[Rule, ...] = (
         SHOULD,
         "2.2",
         "Constraint Documentation",
-        "For Level 2 read-only and append-only constraints are enforced and disclosed in introspection.",
+        "For Level 2 read-only and append-only constraints are enforced and disclosed in introspection (judged on "
+        "a plan's constraints and on the read-only field capture tries after each inferred update cycle).",
         tests=CONSTRAINT_DOCUMENTATION,
     ),
     Rule(

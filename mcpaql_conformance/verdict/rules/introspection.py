@@ -339,7 +339,8 @@ RULES: tuple[Rule, ...] = (
         SHOULD,
         "8.2.2",
         "document element-type-specific constraints",
-        "Introspection discloses the constraints that hold for particular element types.",
+        "Introspection discloses the constraints that hold for particular element types (judged on read-only "
+        "fields, as introspection:8.2.2:read-only-append-only).",
         tests=("L2.constraints.documented",),
     ),
     Rule(
@@ -347,7 +348,8 @@ RULES: tuple[Rule, ...] = (
         SHOULD,
         "8.2.2",
         "Read-only or append-only fields",
-        "Fields that cannot be changed, or only added to, are marked so in introspection.",
+        "Fields that cannot be changed, or only added to, are marked so in introspection (judged on the constraint "
+        "cases: a field capture found refused in `input` is flagged readOnly or described as read-only).",
         tests=("L2.constraints.documented",),
     ),
     Rule(
@@ -355,8 +357,13 @@ RULES: tuple[Rule, ...] = (
         SHOULD,
         "8.2.2",
         "Required nesting",
-        "Where a value must sit under a nested key, introspection says where.",
-        not_judged="needs a probe capture does not send yet: a write with a field outside its required nesting",
+        "Where a value must sit under a nested key, introspection says where (judged where a refusal says so, "
+        '"must be in metadata.tags": introspection names the dotted path, or documents the key holding the value).',
+        tests=("L2.constraints.documented",),
+        reading=(
+            "A nesting only the server knows shows where it says so: judged on every refusal the run recorded that "
+            "tells where a value belongs; a run whose refusals name none is judged on none of it (SKIP)."
+        ),
     ),
     Rule(
         "introspection:8.2.2:not-applicable",

@@ -225,6 +225,12 @@ OWN: dict[str, Proof] = {
     "endpoint-modes:3.2:default-crude": Proof("starts in single mode when no mode is configured"),
     "mcp:6.2:tool-prefix": Proof("ignores MCP_AQL_TOOL_PREFIX"),
     "operations:7.5.2:halt-on-confirmation": Proof("skips a batch item awaiting confirmation and runs the rest"),
+    "conformance:2.2:constraint-documentation": Proof("takes a read-only field (added_at) in an update's input, "
+                                                      "dropping it without a word"),
+    "introspection:8.2.2:nesting": Proof("refuses input.shelf_id as belonging in input.placement.shelf_id, which "
+                                         "it documents nowhere"),
+    "introspection:8.2.2:read-only-append-only": Proof("documents added_at and updated_at without saying they are "
+                                                       "read-only"),
     "mcp:2.2.1:names-stable": Proof("names its unified tool mcp_aql_v2 from its second start in one run on"),
     "core:8.5.1:canonical-verbs": Proof("describes add_book, a CREATE, without a word of `create`"),
     "features/warnings:3.2:high-sparingly": Proof("raises each of its slow-query warnings as high"),
@@ -252,6 +258,8 @@ VIA: dict[str, str] = {
     "mcp:6.3:prefix-config-methods": "mcp:6.2:tool-prefix",
     # skip-and-continue is the deviation from halting
     "operations:7.5.4:skip-not-recommended": "operations:7.5.2:halt-on-confirmation",
+    # element-type constraints are judged on read-only fields
+    "introspection:8.2.2:constraints": "introspection:8.2.2:read-only-append-only",
     # an unknown parameter taken without a word breaks the validation these ask for
     "introspection:8.2.1:explicit-unknown": _UNKNOWN,
     "introspection:8.2.1:not-silent": _UNKNOWN,
