@@ -180,6 +180,7 @@ COMPUTED_ANSWERED = "responses:computed"  # an answer of a READ operation carryi
 DEPRECATED_PARAMETER = "introspection:deprecated_parameter"  # a parameter introspection marks deprecated
 DEPRECATION_WARNED = "responses:deprecation_warning"  # an answer warning that a parameter it was sent is deprecated
 RELATIONSHIPS = "introspection:relationship_query"  # a READ operation traversing relationships
+NOT_APPLICABLE_SAID = "responses:not_applicable"  # a refusal saying an operation does not apply to a type
 NESTING_SAID = "responses:nesting"  # a refusal telling where a value belongs ("must be in metadata.tags")
 PROFILES_LISTED = "introspection:profiles"  # _protocol.profiles lists two semantic profiles or more
 ARRAY_REPLACED = "update_preservation_tests:array_replaced"  # an array replaced by an update, then read back

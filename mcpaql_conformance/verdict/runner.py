@@ -26,6 +26,7 @@ from mcpaql_conformance.files.vocabulary import (
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.checks import CATEGORIES, Category, Context
 from mcpaql_conformance.verdict.checks.aggregates import aggregate_evidence
+from mcpaql_conformance.verdict.checks.applicability import applicability_evidence
 from mcpaql_conformance.verdict.checks.configurations import configuration_evidence
 from mcpaql_conformance.verdict.checks.deprecation import deprecation_evidence
 from mcpaql_conformance.verdict.checks.descriptions import CRUDE_FAMILIES as CRUDE
@@ -142,6 +143,7 @@ def evidence_held(bundle: Bundle, ctx: Context) -> tuple[str, ...]:
         *profile_evidence(ctx),
         *configuration_evidence(ctx),
         *nesting_evidence(ctx),
+        *applicability_evidence(ctx),
         *ended_session_evidence(ctx),
         *concurrency_evidence(ctx),
     )

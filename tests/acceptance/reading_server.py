@@ -1547,6 +1547,9 @@ class ReadingList:
         """A breadth-first walk from the root, each node expanded once (a cycle's closing edge still shown)."""
         root = params["start" if broken(VOCABULARY) else "root"]
         kind, ident = root["element_type"], root["element_name"]
+        if kind == "book" and broken("introspection:8.2.2:not-applicable"):  # documented as a root all the same
+            return refuse("VALIDATION_INVALID_VALUE", "query_relationships does not apply to element type 'book': "
+                          "start from a shelf.", param_name="root.element_type")  # fmt: skip
         if ident not in (self.books if kind == "book" else self.shelves):
             return not_found(kind, ident, "list_books" if kind == "book" else "list_shelves")
         start, direction, wanted = f"{kind}:{ident}", params["direction"], params.get("relationship")

@@ -53,3 +53,35 @@ def test_a_nesting_introspection_shows_is_documented() -> None:
     assert nesting_findings(refused("Field 'tags' must be in metadata.tags.", said)) == []
     ctx = refused("Unknown field 'tags'.")
     assert nesting_findings(ctx) == [] and nesting_evidence(ctx) == []
+
+
+# Operations that do not apply to an element type (introspection §8.2.2 item 3; applicability.py)
+
+
+def refused_by(operation: str, message: str, description: str = "Traverse from a root.") -> Context:
+    data = conformant_bundle()
+    data["valid_requests"] = [{"operation": operation, "request": {"root": {"element_type": "book"}}, "response": {
+        "success": False, "error": {"code": "VALIDATION_INVALID_VALUE", "message": message}}}]  # fmt: skip
+    data["introspection"]["operation_details"].append({"name": operation, "description": description})
+    return Context(Bundle(data))
+
+
+def test_an_operation_refusing_an_element_type_its_details_do_not_limit_warns() -> None:
+    from mcpaql_conformance.verdict.checks.applicability import applicability_evidence, applicability_findings
+
+    said = "query_links does not apply to element type 'book': start from a shelf."
+    ctx = refused_by("query_links", said, "Traverse from a root: a book or a shelf. No cycles are expanded.")
+    assert [(f.rule, str(f)) for f in applicability_findings(ctx)] == [  # type: ignore[attr-defined]
+        (
+            "introspection:8.2.2:not-applicable",
+            f"query_links: a refusal says it does not apply to element type "
+            f"`book` ({said!r}); its introspection does not note it",
+        )
+    ]
+    assert applicability_evidence(ctx) == ["responses:not_applicable"]
+    assert documented(ctx).result is Result.WARN
+    noted = refused_by(
+        "query_links", "Not supported for type 'book'.", "Traverse from a shelf; books are not supported."
+    )
+    assert applicability_findings(noted) == []  # "not supported" in a sentence naming books: noted
+    assert applicability_findings(refused_by("query_links", "Unknown element_type 'boook'.")) == []

@@ -58,6 +58,7 @@ TEST_MODULES = {
     "mcpaql_conformance.evidence.execution", "mcpaql_conformance.verdict.checks.sorting",
     "mcpaql_conformance.evidence.configurations", "mcpaql_conformance.verdict.checks.configurations",
     "mcpaql_conformance.verdict.checks.confirmations", "mcpaql_conformance.verdict.checks.nesting",
+    "mcpaql_conformance.verdict.checks.applicability",
     "mcpaql_conformance.verdict.checks.sessions",
     "mcpaql_conformance.verdict.checks.parameters", "mcpaql_conformance.verdict.checks.returns",
     "mcpaql_conformance.verdict.checks.requests", "mcpaql_conformance.verdict.checks.roundtrip",

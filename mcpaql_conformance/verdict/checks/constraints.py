@@ -8,6 +8,7 @@ from mcpaql_conformance.evidence.answers import Answer, Kind, classify
 from mcpaql_conformance.evidence.bundle import JsonObject
 from mcpaql_conformance.evidence.index import Context
 from mcpaql_conformance.regex import lazy
+from mcpaql_conformance.verdict.checks.applicability import NOT_APPLICABLE_RULE, applicability_findings
 from mcpaql_conformance.verdict.checks.base import CONFORMANCE, Category, Outcome, judge, told
 from mcpaql_conformance.verdict.checks.nesting import NESTING, nesting_findings
 from mcpaql_conformance.verdict.model import Requirement
@@ -87,6 +88,7 @@ def about_constraint(answer: Answer, case: JsonObject) -> bool:
 _CONSTRAINTS_DOCUMENTED_RULES = (
     "core:10.1:l2-passes-suite", "conformance:2.2:constraint-documentation", "conformance:4.2:level2-categories",
     "introspection:8.2.2:constraints", "introspection:8.2.2:read-only-append-only", NESTING,
+    NOT_APPLICABLE_RULE,
 )  # fmt: skip
 
 
@@ -103,10 +105,7 @@ def documented(ctx: Context) -> Outcome:
         SHOULD,
         judged=len(cases),
         failures=[],
-        warnings=[
-            *(_undocumented(case) for case in cases if case.get("documented") is not True),
-            *nesting_findings(ctx),
-        ],
+        warnings=[*(_undocumented(case) for case in cases if case.get("documented") is not True), *_unsaid(ctx)],
         passed=f"{len(cases)} constraint(s) are documented in introspection.",
         no_evidence=told(
             ctx,
@@ -114,6 +113,12 @@ def documented(ctx: Context) -> Outcome:
             "no constraint_tests",
         ),
     )
+
+
+def _unsaid(ctx: Context) -> list[str]:
+    """What refusals tell of an element type's constraints that introspection does not: a nesting
+    (nesting.py), an operation that does not apply to a type (applicability.py)."""
+    return [*nesting_findings(ctx), *applicability_findings(ctx)]
 
 
 def _taken(case: JsonObject) -> str:

@@ -370,8 +370,14 @@ RULES: tuple[Rule, ...] = (
         SHOULD,
         "8.2.2",
         "don't apply to certain element types",
-        "Introspection notes the element types an operation does not serve.",
-        not_judged="needs a probe capture does not send yet: each operation called with each element type",
+        "Introspection notes the element types an operation does not serve (judged where a refusal says an "
+        "operation does not apply to an element type: its details name that type in a sentence that limits it).",
+        tests=("L2.constraints.documented",),
+        reading=(
+            "Which types an operation does not serve shows where the server says so: judged on every refusal the "
+            "run recorded that says an operation does not apply to an element type; calling each operation with "
+            "each type is not done (a write per type), and a run whose refusals name none is judged on none of it."
+        ),
     ),
     Rule(
         "introspection:8.2.3:actionable",

@@ -227,6 +227,8 @@ OWN: dict[str, Proof] = {
     "operations:7.5.2:halt-on-confirmation": Proof("skips a batch item awaiting confirmation and runs the rest"),
     "conformance:2.2:constraint-documentation": Proof("takes a read-only field (added_at) in an update's input, "
                                                       "dropping it without a word"),
+    "introspection:8.2.2:not-applicable": Proof("refuses traversals from a book as not applying to that element type, "
+                                                "its details offering book roots"),
     "introspection:8.2.2:nesting": Proof("refuses input.shelf_id as belonging in input.placement.shelf_id, which "
                                          "it documents nowhere"),
     "introspection:8.2.2:read-only-append-only": Proof("documents added_at and updated_at without saying they are "
