@@ -12,7 +12,6 @@ Introspection is read once, linearly and bounded (MAX_NODES nodes, each descript
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
@@ -20,7 +19,7 @@ from typing import Any
 from mcpaql_conformance.capture.values import changed_value
 from mcpaql_conformance.evidence.declared import object_properties
 from mcpaql_conformance.evidence.identifiers import identifier_like
-from mcpaql_conformance.files.values import resolve_path
+from mcpaql_conformance.files.values import objects_in, resolve_path
 from mcpaql_conformance.regex import lazy
 
 JsonObject = dict[str, Any]
@@ -52,15 +51,7 @@ def read_only_names(candidates: list[str], introspection: Iterable[Any]) -> set[
         return set()
     named = re.compile(r"(?<![A-Za-z0-9_])(" + "|".join(map(re.escape, sorted(wanted))) + r")(?![A-Za-z0-9_])")
     found: set[str] = set()
-    stack, seen = list(introspection), 0
-    while stack and seen < MAX_NODES and found != wanted:
-        node = stack.pop()
-        seen += 1
-        if isinstance(node, list):
-            stack.extend(node[:MAX_NODES])
-            continue
-        if not isinstance(node, dict):
-            continue
+    for node in objects_in(introspection, MAX_NODES):
         name = node.get("name")
         if isinstance(name, str) and name in wanted and _says_read_only(node):  # json: names
             found.add(name)
@@ -70,8 +61,8 @@ def read_only_names(candidates: list[str], introspection: Iterable[Any]) -> set[
                 key for key in wanted if isinstance(properties.get(key), dict) and _says_read_only(properties[key])
             }
         found |= _named_read_only(node.get("description"), named)
-        children = (value for value in node.values() if isinstance(value, dict | list))
-        stack.extend(itertools.islice(children, MAX_NODES))
+        if found == wanted:
+            break
     return found
 
 

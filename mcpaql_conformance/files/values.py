@@ -9,8 +9,10 @@ fails on Python ``==``/``in`` over such values in the verdict and drift code).""
 
 from __future__ import annotations
 
+import itertools
 import math
 import operator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import orjson
@@ -39,6 +41,22 @@ def resolve_path(document: Any, path: str) -> Any:
         else:
             return MISSING
     return current
+
+
+def objects_in(roots: Iterable[Any], limit: int) -> Iterator[dict[str, Any]]:
+    """Every object inside ``roots``, depth first, at most ``limit`` values looked at (lists and
+    objects alike, each list or object adding at most ``limit`` children): a walk no document,
+    however wide or deep, makes slow. The caller may stop early."""
+    stack = list(itertools.islice(roots, limit))
+    for _ in range(limit):
+        if not stack:
+            return
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node[:limit])
+        elif isinstance(node, dict):
+            yield node
+            stack.extend(itertools.islice((v for v in node.values() if isinstance(v, dict | list)), limit))
 
 
 def list_index(segment: str) -> int | None:

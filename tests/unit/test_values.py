@@ -237,3 +237,15 @@ def test_json_equal_each_agrees_with_json_equal() -> None:
     rights: list[Any] = [1.0, 1, 1, "a", None, {"a": [1.0]}, [1], None, False, False]
     assert json_equal_each(lefts, rights) == list(map(json_equal, lefts, rights))
     assert json_equal_each([True, 2, "x"], [True, 2, "y"]) == [True, True, False]
+
+
+def test_objects_in_walks_depth_first_within_its_limit() -> None:
+    from mcpaql_conformance.files.values import objects_in
+
+    document = {"a": [{"name": "x"}, {"b": {"name": "y"}}], "c": 1}
+    assert [node.get("name") for node in objects_in([document], 100)] == [None, None, "y", "x"]
+    deep: dict[str, object] = {"name": "bottom"}
+    for _ in range(50):
+        deep = {"inner": deep}
+    assert "bottom" not in [node.get("name") for node in objects_in([deep], 20)]  # beyond the values looked at
+    assert len(list(objects_in([[{}] * 1000], 10))) == 9  # the list, then nine of its objects

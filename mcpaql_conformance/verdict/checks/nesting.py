@@ -9,12 +9,12 @@ up to MAX_NODES nodes."""
 
 from __future__ import annotations
 
-import itertools
 import re
 from typing import Any
 
 from mcpaql_conformance.evidence.answers import classify
 from mcpaql_conformance.evidence.index import Context
+from mcpaql_conformance.files.values import objects_in
 from mcpaql_conformance.files.vocabulary import NESTING_SAID
 from mcpaql_conformance.regex import lazy
 from mcpaql_conformance.sanitize import plain
@@ -81,16 +81,7 @@ def _documented(ctx: Context, paths: list[str]) -> set[str]:
         return set()
     pairs = {tuple(path.rsplit(".", 2)[-2:]): path for path in paths}
     found: set[str] = set()
-    stack: list[Any] = [ctx.details, ctx.bundle.data.get("introspection")]
-    seen = 0
-    while stack and seen < MAX_NODES and len(found) < len(paths):
-        node = stack.pop()
-        seen += 1
-        if isinstance(node, list):
-            stack.extend(node[:MAX_NODES])
-            continue
-        if not isinstance(node, dict):
-            continue
+    for node in objects_in([ctx.details, ctx.bundle.data.get("introspection")], MAX_NODES):
         description = node.get("description")
         if isinstance(description, str):
             found |= {path for path in paths if path in description[:MAX_TEXT]}  # json: text
@@ -98,7 +89,8 @@ def _documented(ctx: Context, paths: list[str]) -> set[str]:
         for (parent, child), path in pairs.items():
             if name == parent and child in _children(node):  # json: names
                 found.add(path)
-        stack.extend(itertools.islice((v for v in node.values() if isinstance(v, dict | list)), MAX_NODES))
+        if len(found) == len(paths):
+            break
     return found
 
 
