@@ -21,7 +21,7 @@ from mcpaql_conformance.cli.options import (
 from mcpaql_conformance.cli.output import (
     refuse_overwriting,
 )
-from mcpaql_conformance.cli.target import keep_secrets
+from mcpaql_conformance.cli.target import check_command, keep_secrets
 from mcpaql_conformance.files.jsonio import dumps
 from mcpaql_conformance.sanitize import plain
 
@@ -67,8 +67,7 @@ def prepare_capture(bundle: Path, command: tuple[str, ...], url: str | None, set
     from mcpaql_conformance.live.connection import Target
     from mcpaql_conformance.live.levels import permission_of
 
-    if bool(url) == bool(command):
-        raise click.UsageError("give either --url URL or a server command after --, not both or neither")
+    check_command(command, url)
     keep_secrets(url, settings["pass_env"])
     if settings["configurations"] and url:
         raise click.UsageError(

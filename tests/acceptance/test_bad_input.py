@@ -241,3 +241,12 @@ def test_a_superscript_digit_in_a_field_path_is_a_key_not_a_list_index(cli, writ
     report = json.loads(result.stdout)
     details = [t["detail"] for c in report["categories"] for t in c["tests"] if c["name"] == "Round-Trip Integrity"]
     assert any("data.²" in detail for detail in details), details
+
+
+@pytest.mark.parametrize("command", ["capture", "check", "agent"])
+def test_an_option_we_do_not_have_is_said_as_such_not_run_as_the_server(cli, tmp_path, command):
+    # the live commands take unknown options as the server's command; one before it is a mistake of ours to name
+    result = cli(command, "--bundel", str(tmp_path / "out.json"), "--", sys.executable, "-c", "pass")
+    said = "no such option: --bundel (the server command goes after --"
+    assert_config_error(result, said, f"mcpaql-conformance {command}")
+    assert not (tmp_path / "out.json").exists()
