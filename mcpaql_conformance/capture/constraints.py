@@ -21,6 +21,7 @@ from mcpaql_conformance.evidence.declared import object_properties
 from mcpaql_conformance.evidence.identifiers import identifier_like
 from mcpaql_conformance.files.values import objects_in, resolve_path
 from mcpaql_conformance.regex import lazy
+from mcpaql_conformance.verdict.textmatch import sentences
 
 JsonObject = dict[str, Any]
 Send = Callable[[str, JsonObject, str], Awaitable[Any]]  # (reader or update, params, step) -> the answer
@@ -37,7 +38,6 @@ _READ_ONLY_TEXT = lazy(
     r"|cannot be (?:changed|modified|updated|edited|written)|not (?:writable|editable|updatable|modifiable)",
     re.IGNORECASE,
 )
-_SENTENCES = lazy(r"(?<=[.;!?])\s+")
 _FLAGS = ("readOnly", "read_only", "readonly", "immutable", "appendOnly", "append_only")
 
 
@@ -70,8 +70,8 @@ def _named_read_only(description: Any, named: re.Pattern[str]) -> set[str]:
     """The names a sentence of ``description`` that says read-only (or so) names."""
     if not isinstance(description, str):
         return set()
-    sentences = _SENTENCES.split(description[:MAX_TEXT])
-    return {match for sentence in sentences if _READ_ONLY_TEXT.search(sentence) for match in named.findall(sentence)}
+    said = sentences(description, MAX_TEXT)
+    return {match for sentence in said if _READ_ONLY_TEXT.search(sentence) for match in named.findall(sentence)}
 
 
 def _says_read_only(entry: JsonObject) -> bool:

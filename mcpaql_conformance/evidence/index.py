@@ -11,6 +11,7 @@ from functools import cached_property
 from itertools import chain, compress, islice, repeat
 from typing import Any
 
+from mcpaql_conformance.evidence.answers import classify
 from mcpaql_conformance.evidence.blanket import Blanket
 from mcpaql_conformance.evidence.bundle import Bundle, JsonObject
 from mcpaql_conformance.evidence.fields import (
@@ -36,6 +37,7 @@ from mcpaql_conformance.files.schemas import introspection_schema, operation_res
 from mcpaql_conformance.files.vocabulary import DESTRUCTIVE, NOTHING_TO_KEEP, WRITES
 from mcpaql_conformance.files.vocabulary import SEMANTIC_CATEGORIES as CRUDE_CATEGORIES
 
+REFUSAL_TEXT = 2000  # characters of a refusal's message kept for the checks that read what it says
 MAX_COMPUTED_ITEMS = 100  # the items of one page looked at for `_computed` objects
 
 CRUDE_ENDPOINTS = ("create", "read", "update", "delete", "execute")
@@ -146,6 +148,21 @@ class Context:
     def all_responses_valid(self) -> bool:
         """One bulk validation of every recorded response: the common, fast case."""
         return operation_result_schema().all_valid(self.bundle.responses)
+
+    @cached_property
+    def refusals(self) -> list[tuple[str | None, str]]:
+        """(the operation its case names, or None; its message's first REFUSAL_TEXT characters) of
+        every recorded answer that refuses, in ``response_groups`` order: one pass that the checks
+        reading what refusals say share."""
+        said: list[tuple[str | None, str]] = []
+        for template, responses in self.bundle.response_groups:
+            cases = self.bundle.group_cases(template) or []
+            operations = [case.get("operation") if isinstance(case, dict) else None for case in cases]
+            for operation, response in zip(chain(operations, repeat(None)), responses, strict=False):
+                answer = classify(response)
+                if answer.refused:
+                    said.append((operation if isinstance(operation, str) else None, answer.message[:REFUSAL_TEXT]))
+        return said
 
     def is_valid_result(self, response: Any) -> bool:
         """Whether a response is a valid discriminated-union result (memoised by identity)."""

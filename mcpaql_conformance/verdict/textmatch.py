@@ -16,6 +16,12 @@ from mcpaql_conformance.regex import lazy
 _IDENT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _IDENTIFIER = lazy(r"[A-Za-z_][A-Za-z0-9_]*")
 _NON_WORD = lazy(r"[^\w]+")  # Unicode-aware: letters of every script are word characters
+_SENTENCE_BREAK = lazy(r"(?<=[.;!?])\s+")
+
+
+def sentences(text: str, limit: int) -> list[str]:
+    """The sentences of ``text``'s first ``limit`` characters (split after `.`, `;`, `!`, `?`)."""
+    return _SENTENCE_BREAK.split(text[:limit])
 
 
 def refusal_names(message: str, details: Any, name: str) -> bool:

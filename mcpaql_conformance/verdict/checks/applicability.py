@@ -5,20 +5,20 @@ should note it: its details name that type in a sentence that limits it ("only",
 "does not apply", "not supported"). What no answer says cannot be told from outside; a run whose refusals name no
 such type is judged on none of it.
 
-Reading is linear and bounded: each refusal's message and each operation's texts up to MAX_TEXT
-characters, at most MAX_SAID refusals judged."""
+Reading is linear and bounded: each refusal's message up to REFUSAL_TEXT characters (Context.refusals),
+each operation's texts up to MAX_TEXT, at most MAX_SAID refusals judged."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from mcpaql_conformance.evidence.answers import classify
 from mcpaql_conformance.evidence.index import Context
 from mcpaql_conformance.files.vocabulary import NOT_APPLICABLE_SAID
 from mcpaql_conformance.regex import lazy
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.checks.base import cite
+from mcpaql_conformance.verdict.textmatch import sentences
 
 NOT_APPLICABLE_RULE = "introspection:8.2.2:not-applicable"
 MAX_TEXT = 2000
@@ -34,24 +34,20 @@ _LIMITING = lazy(
     r"available|applicable|allowed)|\bunsupported\b|\bonly (?:for|to|on|with|applies)\b|\bexcept\b|\bexcluding\b",
     re.IGNORECASE,
 )
-_SENTENCES = lazy(r"(?<=[.;!?])\s+")
 
 
 def types_refused(ctx: Context) -> list[tuple[str, str, str]]:
     """(operation, element type, message) of each refusal saying the operation does not apply to
     that type, each pair once."""
     found: dict[tuple[str, str], str] = {}
-    for template, responses in ctx.bundle.response_groups:
-        cases = ctx.bundle.group_cases(template) or []
-        for case, response in zip(cases, responses, strict=False):
-            operation = case.get("operation") if isinstance(case, dict) else None
-            answer = classify(response)
-            if not isinstance(operation, str) or not answer.refused or len(found) >= MAX_SAID:
-                continue
-            message = answer.message[:MAX_TEXT]
-            for match in _SAYS_NOT_APPLICABLE.finditer(message):
-                kind = next(group for group in match.groups() if group)
-                found.setdefault((operation, kind), message)
+    for operation, message in ctx.refusals:
+        if len(found) >= MAX_SAID:
+            break
+        if operation is None:
+            continue
+        for match in _SAYS_NOT_APPLICABLE.finditer(message):
+            kind = next(group for group in match.groups() if group)
+            found.setdefault((operation, kind), message)
     return [(operation, kind, message) for (operation, kind), message in found.items()]
 
 
@@ -77,7 +73,7 @@ def _noted(detail: Any, kind: str) -> bool:
     """Whether an operation's details name ``kind`` (or its plural) in a sentence that limits the operation."""
     named = re.compile(rf"(?<![\w-]){re.escape(kind)}(?:e?s)?(?![\w-])", re.IGNORECASE)  # "book", "books"
     for text in _texts(detail):
-        for sentence in _SENTENCES.split(text[:MAX_TEXT]):
+        for sentence in sentences(text, MAX_TEXT):
             if named.search(sentence) and _LIMITING.search(sentence):
                 return True
     return False

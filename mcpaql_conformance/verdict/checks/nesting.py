@@ -4,15 +4,14 @@ input.placement.shelf_id"), introspection should say so: a parameter or field na
 key holding one named after the value, or a description naming the dotted path. What no answer
 says cannot be told from outside; a run whose refusals name no nesting is judged on none of it.
 
-Reading is linear and bounded: each refusal's message up to MAX_TEXT characters, introspection
-up to MAX_NODES nodes."""
+Reading is linear and bounded: each refusal's message up to REFUSAL_TEXT characters (Context.refusals),
+each description up to MAX_TEXT, introspection up to MAX_NODES nodes."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from mcpaql_conformance.evidence.answers import classify
 from mcpaql_conformance.evidence.index import Context
 from mcpaql_conformance.files.values import objects_in
 from mcpaql_conformance.files.vocabulary import NESTING_SAID
@@ -39,11 +38,9 @@ def nestings_said(ctx: Context) -> list[tuple[str, str]]:
     """(dotted path, the message saying it) of each refusal that tells where a value belongs, the
     path without the request's own wrapper (``input.``), each path once."""
     found: dict[str, str] = {}
-    for response in ctx.bundle.responses:
-        answer = classify(response)
-        if not answer.refused or len(found) >= MAX_SAID:
-            continue
-        message = answer.message[:MAX_TEXT]
+    for _, message in ctx.refusals:
+        if len(found) >= MAX_SAID:
+            break
         for match in _SAYS_NESTED.finditer(message):
             path = next(group for group in match.groups() if group).rstrip(".")
             while path.split(".", 1)[0] in _WRAPPERS and path.count(".") > 1:
