@@ -12,6 +12,7 @@ from mcpaql_conformance.files.vocabulary import (
     DEEP_NESTING,
     DESTRUCTIVE,
     EMPTY_OPERATION,
+    INVALID_UTF8,
     NO_OPERATION,
     NOT_APPLICABLE,
     NULL_BYTE,
@@ -23,7 +24,9 @@ from mcpaql_conformance.files.vocabulary import (
     TYPES,
     RequestTestName,
 )
+from mcpaql_conformance.live.connection import CaptureError
 from mcpaql_conformance.live.discovery import Operation
+from mcpaql_conformance.live.encoding import INVALID, INVALID_SAID, MARK, as_recorded
 from mcpaql_conformance.live.levels import Need
 from mcpaql_conformance.live.safety import UNKNOWN_OPERATION
 from mcpaql_conformance.live.session import (
@@ -149,6 +152,8 @@ def request_probes() -> list[RequestProbe]:
          {"operation": "introspect", "params": {**listing, "name": "intro\u0000spect"}}),
         (DEEP_NESTING, f"introspect with a value nested {DEEP} levels deep",
          {"operation": "introspect", "params": {**listing, NESTED: nested(DEEP)}}),
+        (INVALID_UTF8, f"introspect with a name holding {INVALID_SAID}, last, on a session of its own",
+         {"operation": "introspect", "params": {**listing, "name": f"intro{MARK}spect"}}),
     ]  # fmt: skip
 
 
@@ -192,13 +197,17 @@ def request_plan(live: Live, tool: str) -> tuple[list[RequestProbe], list[tuple[
     return sent, withheld
 
 
+LAST = (INVALID_UTF8,)  # sent last, on a session of its own (last_probe): a server may end the session on it
+
+
 async def probe_requests(live: Live) -> None:
-    """The calls of ``request_probes``, to the tool the unknown-operation call goes to (an operation
-    name the server may not know is sent only where that one may go)."""
+    """The calls of ``request_probes`` but the LAST, to the tool the unknown-operation call goes
+    to (an operation name the server may not know is sent only where that one may go)."""
     tool, _ = unknown_operation_tool(live)
     if tool is None:
         return  # the unknown-operation call's note says why
     probes, withheld = request_plan(live, tool)
+    probes = [probe for probe in probes if probe[0] not in LAST]
     for (name, description, _), need in withheld:
         live.evidence.notes.append(live.withheld(None, f"request {name}", need, what=f"{description}: not sent"))
     answers = await gather(
@@ -207,6 +216,35 @@ async def probe_requests(live: Live) -> None:
     )  # fmt: skip
     for (name, _, arguments), response in zip(probes, answers, strict=True):
         live.evidence.request_tests.append({"name": name, "tool": tool, "arguments": arguments, "response": response})
+
+
+LastProbe = tuple[str, RequestProbe]  # the tool, the request
+
+
+def last_probe(live: Live) -> LastProbe | None:
+    """The request of invalid UTF-8 (core §4.7.1: refused with VALIDATION_INVALID_ENCODING), where
+    the run's level lets it go: sent on a session of its own once everything else is done
+    (capture/run.py), since a server may end the session on it."""
+    tool, _ = unknown_operation_tool(live)
+    probe = next((probe for probe in request_plan(live, tool)[0] if probe[0] in LAST), None) if tool else None
+    return (tool, probe) if tool is not None and probe is not None else None  # withheld: probe_requests said so
+
+
+async def send_last(live: Live, last: LastProbe) -> Any:
+    """Its answer; no answer (the server closed the session, or did not answer in time) as such."""
+    tool, (_, description, arguments) = last
+    try:
+        return await _request(live, tool, len(request_probes()), description, arguments)()
+    except CaptureError as exc:  # recorded by send; the session is over, the capture is not
+        return {"_timeout": live.redactor.text(str(exc))}
+
+
+def record_last(live: Live, last: LastProbe, response: Any) -> None:
+    """The request_tests case of the request of invalid UTF-8, its bytes said."""
+    tool, (name, _, arguments) = last
+    at = {"at": "params.name", "bytes": INVALID.hex(" ").upper()}
+    recorded = {"name": name, "tool": tool, "arguments": as_recorded(arguments), "invalid_utf8": at}
+    live.evidence.request_tests.append({**recorded, "response": response})
 
 
 def _request(live: Live, tool: str, index: int, description: str, arguments: JsonObject) -> Any:

@@ -18,6 +18,7 @@ from mcpaql_conformance.evidence.execution import LOOP_OPERATIONS
 from mcpaql_conformance.evidence.reading import SINGLE
 from mcpaql_conformance.files.vocabulary import PAGE_OF_ONE
 from mcpaql_conformance.live.discovery import Operation
+from mcpaql_conformance.live.encoding import as_recorded
 from mcpaql_conformance.live.guard import withheld_reason
 from mcpaql_conformance.live.levels import Need, strictest
 from mcpaql_conformance.live.safety import UNKNOWN_OPERATION
@@ -80,7 +81,7 @@ def plan_run(live: Live, operations: list[Operation], introspected: int, cleanup
                           "description": description, "params": {}})  # fmt: skip
         for _, said, arguments in request_plan(live, tool)[0]:
             dry.sends.append({"operation": str(arguments.get("operation", "")), "tool": tool, "probe": "request",
-                              "description": said, "params": arguments.get("params", {})})  # fmt: skip
+                              "description": said, "params": as_recorded(arguments.get("params", {}))})  # fmt: skip
     return dry
 
 

@@ -13,6 +13,8 @@ import anyio
 
 from mcpaql_conformance import SPEC_VERSION, __version__
 from mcpaql_conformance.capture.calls import (
+    LastProbe,
+    last_probe,
     probe_batch,
     probe_confirmation_batch,
     probe_requests,
@@ -28,7 +30,8 @@ from mcpaql_conformance.capture.dryrun import plan_run
 from mcpaql_conformance.capture.plan_writer import write_plan
 from mcpaql_conformance.capture.probes import Sent, read_probes, send_probes
 from mcpaql_conformance.capture.retry import retry_refused, seen_values
-from mcpaql_conformance.capture.safety import probe_new_session, probe_safety_loop
+from mcpaql_conformance.capture.safety import probe_safety_loop
+from mcpaql_conformance.capture.sessions import Later, later_sessions
 from mcpaql_conformance.capture.values import run_values
 from mcpaql_conformance.errors import ConfigError, InternalError
 from mcpaql_conformance.evidence import identifiers
@@ -229,6 +232,7 @@ async def _capture(options: CaptureOptions, plan: Plan, stop: Stop, limit: Overa
         try:
             guard = Guard(options.permission, dry_run=options.dry_run)
             restart = False  # a second connection once this one ended (capture/safety.py)
+            last: LastProbe | None = None  # the request sent on a session of its own, at the end
             async with connect(options.target, options.timeout, errlog, warnings, guard) as connection:
                 writer.implementation = plan.implementation or str(connection.server.get("name") or "server")
                 live = Live(connection, writer, redactor, plan, options.concurrency)
@@ -239,17 +243,19 @@ async def _capture(options: CaptureOptions, plan: Plan, stop: Stop, limit: Overa
                         inferred, ended = await _probes_kept(live, limit)
                         cleaned = await clean_up(live, live.operations) if options.cleanup and not ended else {}
                         restart = bool(live.left) and not ended
+                        last = None if ended else last_probe(live)
                         if ended:
                             warnings.append(
                                 f"the capture ended early: {ended}; the bundle holds what was seen until then"
                             )
                 finally:  # also when the capture fails: what happened until then, written while the server stops
-                    if not restart:
+                    if not restart and last is None:
                         records.start()
                 server = dict(connection.server)
-            if restart:
+            if restart or last is not None:
                 try:
-                    await _new_session(options, errlog, warnings, guard, live)
+                    later = Later(options.target, options.timeout, errlog, warnings, guard)
+                    await later_sessions(later, live, restart, last)
                 finally:
                     records.start()
             if options.configurations and not options.dry_run:
@@ -277,20 +283,6 @@ async def _capture(options: CaptureOptions, plan: Plan, stop: Stop, limit: Overa
     source = redactor.value(options.target.describe())
     metrics = redactor.value(writer.metrics())
     return CaptureResult(bundle, metrics, writer.folder, source, not_sent, tuple(redactor.value(warnings)))
-
-
-async def _new_session(options: CaptureOptions, errlog: Any, warnings: list[str], guard: Guard, live: Live) -> None:
-    """A second connection once the first ended (for a server started by command, a restart): what the
-    first session left, read from it (probe_new_session). A server that cannot be reached again is noted,
-    never the end of the capture: the bundle holds the first session all the same."""
-    try:
-        async with connect(options.target, options.timeout, errlog, warnings, guard) as connection:
-            again = Live(connection, live.writer, live.redactor, live.plan, live.concurrency, evidence=live.evidence)
-            again.operations, again.tools = live.operations, live.tools
-            await probe_new_session(again, live.left, restarted=options.target.url is None)
-    except CaptureError as exc:
-        reason = f"the second connection (what the first session left) failed: {exc}"
-        live.evidence.notes.append(note(None, "execution", reason, FAILED))
 
 
 class OwnBundleRefused(InternalError):
@@ -560,10 +552,7 @@ def assemble(
         "capture_readings": live.readings.lines(""),
         "capture_notes": evidence.notes,
     }
-    for key, said in (("stdout_noise", live.connection.noise), ("mcp_deviations", live.connection.deviations)):
-        kept = said.evidence()
-        if kept is not None:
-            bundle[key] = kept
+    bundle.update(live.connection.stream_evidence())
     if options.permission > Permission.READ_ONLY:  # what the run may have created or changed, to clean up
         bundle["changes"] = change_entries(live.guard.changes, live.redactor, "capture", cleaned or {})
     if batch is not None:

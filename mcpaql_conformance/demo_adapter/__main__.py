@@ -6,9 +6,11 @@ from __future__ import annotations
 import argparse
 import sys
 
+import anyio
+
 from mcpaql_conformance.demo_adapter.adapter import FAULTS
 from mcpaql_conformance.demo_adapter.dialects import DIALECTS
-from mcpaql_conformance.demo_adapter.server import MODES, build_server
+from mcpaql_conformance.demo_adapter.server import MODES, build_server, run_stdio
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -30,7 +32,7 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--latency-ms must be a number of milliseconds, 0 or more")
     server = build_server(args.mode, args.fault, args.dialect, args.latency_ms)
     if args.http is None:
-        server.run("stdio")
+        anyio.run(run_stdio, server)
     else:
         print(f"demo adapter on http://127.0.0.1:{args.http}/mcp", file=sys.stderr)
         server.run("streamable-http", host="127.0.0.1", port=args.http)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcpaql_conformance.demo_adapter.fields import FIELDS_DOC, NOTE_FIELDS, PRESETS, computed, selection
-from mcpaql_conformance.demo_adapter.limits import LIMITS, over_limit
+from mcpaql_conformance.demo_adapter.limits import LIMITS, not_text, over_limit
 
 JsonObject = dict[str, Any]
 SPEC_VERSION = "1.0.0-draft"  # the MCP-AQL version the demo speaks (its own copy: the demo stands alone)
@@ -260,13 +260,12 @@ class NotesAdapter:
                 unknown_params=unknown,
                 valid_params=[p.name for p in spec.params],
             )
-        held = next((name for name, value in params.items() if _holds_null(value)), None)
-        held = None if self.fault == "null-bytes" else held
-        if held is not None:  # core §4.7.1: no parameter here takes U+0000
+        held = not_text(params, null_bytes=self.fault == "null-bytes")
+        if held is not None:  # core §4.7.1: no parameter here takes either
             return failure(
                 "VALIDATION_INVALID_ENCODING",
-                f"Invalid character encoding in request: parameter '{held}' holds a null byte (U+0000).",
-                param_name=held,
+                f"Invalid character encoding in request: parameter '{held[0]}' holds {held[1]}.",
+                param_name=held[0],
             )
         for param in spec.params:
             if param.required and param.name not in params:
@@ -581,14 +580,3 @@ OPERATIONS = (
         "Job",
     ),
 )
-
-
-def _holds_null(value: Any, depth: int = 0) -> bool:
-    """Whether a parameter's value holds U+0000 in any string, its keys included (bounded depth)."""
-    if isinstance(value, str):
-        return "\x00" in value
-    if depth > 32:
-        return False
-    if isinstance(value, dict):
-        return any(_holds_null(key, depth + 1) or _holds_null(item, depth + 1) for key, item in value.items())
-    return isinstance(value, list) and any(_holds_null(item, depth + 1) for item in value)

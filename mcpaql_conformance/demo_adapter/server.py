@@ -15,6 +15,7 @@ from mcp.types import ToolAnnotations
 from mcpaql_conformance import __version__
 from mcpaql_conformance.demo_adapter.adapter import CRUDE, OPERATIONS, PERMISSIONS, NotesAdapter
 from mcpaql_conformance.demo_adapter.dialects import Dialect, Wire, dialect, speak
+from mcpaql_conformance.demo_adapter.limits import NOT_UTF8
 
 MODES = ("crude", "single", "both")
 # MCP annotations of each endpoint's tool (mcp-integration §2.3): its category's permission flags
@@ -142,3 +143,30 @@ def _send(wire: Wire) -> Any:
 
         return CallToolResult(content=[TextContent(type="text", text=wire.text)], is_error=True)
     return wire.text
+
+
+NOT_UTF8_ERRORS = "mcpaql-demo-not-utf8"
+
+
+def _mark_invalid(error: UnicodeError) -> tuple[str, int]:
+    """Each byte that is not UTF-8 read as NOT_UTF8 (the SDK's own reader makes it U+FFFD, which
+    a client may send as text: the adapter could not tell them apart)."""
+    if not isinstance(error, UnicodeDecodeError):
+        raise error
+    return NOT_UTF8 * (error.end - error.start), error.end
+
+
+async def run_stdio(server: MCPServer) -> None:
+    """Serve over stdio like the SDK's MCPServer.run, but with a reader that keeps the bytes of a
+    request that are not UTF-8 recognisable (the adapter refuses them, core §4.7.1)."""
+    import codecs
+    import io
+    import sys
+
+    from mcp.server.stdio import stdio_server
+
+    codecs.register_error(NOT_UTF8_ERRORS, _mark_invalid)
+    stdin = anyio.wrap_file(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors=NOT_UTF8_ERRORS))
+    lowlevel = server._lowlevel_server
+    async with stdio_server(stdin=stdin) as (read_stream, write_stream):
+        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())

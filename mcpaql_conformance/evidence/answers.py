@@ -8,7 +8,7 @@ capture in documented wrappers (see the bundle schema's ``Response``):
 - ``{"_mcp_error": {"code", "message", "data"?}}``: a JSON-RPC error instead of a tool result;
 - ``{"_raw_text": "...", "_is_error": bool}``: a tool result whose text is not a JSON object
   (``_is_error`` is the MCP ``isError`` flag);
-- ``{"_timeout": "..."}``: no answer within the time limit.
+- ``{"_timeout": "..."}``: no answer: none within the time limit, or the session ended first.
 
 The wrappers never appear in a detail: ``describe`` says what the server did.
 """

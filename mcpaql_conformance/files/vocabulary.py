@@ -137,7 +137,8 @@ PREFIXED: ConfigurationName = "prefix"
 # The calls capture sends to see how the server reads a request itself (request_tests[].name):
 # one without `operation`, one with an empty name, a known name in upper case, a parameter both
 # at the top level and in params, two unknown parameters at once, a string holding U+0000, a
-# value nested deeper than any nesting limit core §4.7.5 lets a server configure.
+# value nested deeper than any nesting limit core §4.7.5 lets a server configure, a string holding
+# bytes that are not UTF-8 (sent last, live/encoding.py).
 RequestTestName = Literal[
     "no_operation",
     "empty_operation",
@@ -146,6 +147,7 @@ RequestTestName = Literal[
     "two_unknown_parameters",
     "null_byte",
     "deep_nesting",
+    "invalid_utf8",
 ]
 NO_OPERATION: RequestTestName = "no_operation"
 EMPTY_OPERATION: RequestTestName = "empty_operation"
@@ -154,6 +156,9 @@ PARAMS_PRECEDENCE: RequestTestName = "params_precedence"
 TWO_UNKNOWN_PARAMETERS: RequestTestName = "two_unknown_parameters"
 NULL_BYTE: RequestTestName = "null_byte"
 DEEP_NESTING: RequestTestName = "deep_nesting"
+INVALID_UTF8: RequestTestName = "invalid_utf8"
+# How capture spoke to the server (answer_encoding.transport; live.connection.Target.transport).
+Transport = Literal["stdio", "streamable-http"]
 
 # -- reports -------------------------------------------------------------------------------
 

@@ -15,6 +15,8 @@ from anyio.abc import Process
 
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.files.depth import MAX_LIST_VALUES, MAX_VALUES, cut_wide, tolerate_deep_http_answers
+from mcpaql_conformance.files.vocabulary import Transport
+from mcpaql_conformance.live.encoding import Utf8Watch
 from mcpaql_conformance.live.guard import Guard
 from mcpaql_conformance.live.lenient import McpDeviations, tolerant
 from mcpaql_conformance.live.process import StdoutNoise, launched, spawn, stdio_streams, stop
@@ -51,7 +53,7 @@ class Target:
     environment: tuple[tuple[str, str | None], ...] = ()
 
     @property
-    def transport(self) -> str:
+    def transport(self) -> Transport:
         return "streamable-http" if self.url else "stdio"
 
     def describe(self) -> str:
@@ -87,7 +89,16 @@ class Connection:
         self.faults = faults if faults is not None else []  # a limit the server broke: the capture ends
         self.guard = guard if guard is not None else Guard()  # none given: read-only, nothing known yet
         self.noise = StdoutNoise()  # what a stdio server wrote to stdout that is not JSON-RPC
+        self.encoding = Utf8Watch("stdio")  # how many of its messages were not UTF-8
         self.deviations = McpDeviations()  # MCP answers in shapes MCP does not define, as read
+
+    def stream_evidence(self) -> dict[str, Any]:
+        """What the stream itself showed, as the bundle's stdout_noise, mcp_deviations and
+        answer_encoding (those with anything to say)."""
+        said: dict[str, StdoutNoise | McpDeviations | Utf8Watch] = {
+            "stdout_noise": self.noise, "mcp_deviations": self.deviations, "answer_encoding": self.encoding
+        }  # fmt: skip
+        return {key: kept for key, found in said.items() if (kept := found.evidence()) is not None}
 
     async def list_tools(self) -> list[dict[str, Any]]:
         """Every tool as tools/list gives it: {name, description, inputSchema, annotations} (None:
@@ -241,20 +252,21 @@ async def connect(
     in_body = False
     faults: list[str] = []
     noise = StdoutNoise()
+    watch = Utf8Watch(target.transport)
     deviations = McpDeviations()
     try:
         from mcp.client.session import ClientSession
 
         if process is not None:
             await _start(target, errlog, process)
-        streams = _transport(target, process, warnings, faults, noise)
+        streams = _transport(target, process, warnings, faults, noise, watch)
         async with streams as raw, tolerant(raw, deviations) as (read, write), ClientSession(read, write) as session:
             with _deadline(timeout, "initialize", faults):
                 init = await session.initialize()
             info = init.server_info
             in_body = True
             connection = Connection(session, timeout, {"name": info.name, "version": info.version}, faults, guard)
-            connection.noise, connection.deviations = noise, deviations
+            connection.noise, connection.deviations, connection.encoding = noise, deviations, watch
             yield connection
     except CaptureError:
         raise
@@ -296,10 +308,15 @@ async def _start(target: Target, errlog: Any, process: Process | None = None) ->
 
 @contextlib.asynccontextmanager
 async def _transport(
-    target: Target, process: Process | None, warnings: list[str], faults: list[str], noise: StdoutNoise
+    target: Target,
+    process: Process | None,
+    warnings: list[str],
+    faults: list[str],
+    noise: StdoutNoise,
+    watch: Utf8Watch,
 ) -> AsyncIterator[Any]:
     if process is not None:
-        async with stdio_streams(process, warnings.append, noise, faults) as streams:
+        async with stdio_streams(process, warnings.append, noise, faults, watch) as streams:
             yield streams
         return
     from mcp.client.streamable_http import streamable_http_client
@@ -307,7 +324,7 @@ async def _transport(
     from mcpaql_conformance.live.http import HttpLimits
 
     tolerate_deep_http_answers()
-    limits = HttpLimits(faults)
+    limits = HttpLimits(faults, watch=watch)
     async with (
         limits.client() as client,
         streamable_http_client(str(target.url), http_client=client, max_sse_event_size=limits.limit) as streams,

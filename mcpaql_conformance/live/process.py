@@ -30,6 +30,7 @@ from anyio.abc import Process
 
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.files.depth import DeepTolerantReader
+from mcpaql_conformance.live.encoding import Utf8Watch, on_wire
 from mcpaql_conformance.live.stderr import ServerLog
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.secrecy import server_environment
@@ -120,11 +121,16 @@ def _read_all(fd: int) -> bytes:
 
 @contextlib.asynccontextmanager
 async def stdio_streams(
-    process: Process, warn: Any, noise: StdoutNoise | None = None, faults: list[str] | None = None
+    process: Process,
+    warn: Any,
+    noise: StdoutNoise | None = None,
+    faults: list[str] | None = None,
+    watch: Utf8Watch | None = None,
 ) -> AsyncIterator[tuple[Any, Any]]:
     """(read, write) streams of SessionMessages over the process's stdout and stdin. Lines of
     other text go to ``noise``; when the stream is lost to them, its reason joins ``faults``
-    (the pending request ends with it) and the session sees the end of the stream."""
+    (the pending request ends with it) and the session sees the end of the stream. Lines that
+    are not UTF-8 go to ``watch``; a request holding encoding.MARK goes out with invalid bytes."""
     from mcp import types
     from mcp.shared.message import SessionMessage
 
@@ -132,10 +138,11 @@ async def stdio_streams(
     read_writer, read_stream = anyio.create_memory_object_stream[Any](0)
     write_stream, write_reader = anyio.create_memory_object_stream[Any](0)
     noise = noise if noise is not None else StdoutNoise()
+    watch = watch if watch is not None else Utf8Watch("stdio")
 
     async def reader() -> None:
         assert process.stdout is not None
-        lines = _Lines(warn, noise)
+        lines = _Lines(warn, noise, watch)
         splitter = LineSplitter(MAX_LINE)
         async with read_writer:
             with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
@@ -156,7 +163,7 @@ async def stdio_streams(
                 async for session_message in write_reader:
                     noise.last_sent = _request_named(session_message.message)
                     data = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                    await process.stdin.send((data + "\n").encode("utf-8"))
+                    await process.stdin.send(on_wire((data + "\n").encode("utf-8")))
         await read_writer.aclose()  # the server stopped reading: the session sees the end
 
     async with anyio.create_task_group() as group:
@@ -222,10 +229,13 @@ class StdoutNoise:
 def _request_named(message: Any) -> str | None:
     """A request as the evidence names it: ``tools/call mcp_aql_read (operation list_notes)``."""
     root = getattr(message, "root", message)
-    method = getattr(root, "method", None)
+    return named_request(getattr(root, "method", None), getattr(root, "params", None))
+
+
+def named_request(method: Any, params: Any) -> str | None:
+    """A JSON-RPC request by its method and params, as the evidence names it."""
     if not isinstance(method, str):
         return None
-    params = getattr(root, "params", None) or {}
     params = params if isinstance(params, dict) else {}
     tool, arguments = params.get("name"), params.get("arguments")
     operation = arguments.get("operation") if isinstance(arguments, dict) else None
@@ -238,14 +248,15 @@ class _Lines:
     """Stdout, line by line: JSON-RPC messages; the other lines go to ``noise``, until there
     are so many that the stream carries MCP no more (see the module's docstring)."""
 
-    def __init__(self, warn: Any, noise: StdoutNoise) -> None:
+    def __init__(self, warn: Any, noise: StdoutNoise, watch: Utf8Watch) -> None:
         self.warn = warn
         self.noise = noise
+        self.watch = watch
         self.spoken = self.said = False
         self.run_lines = self.run_bytes = 0  # other text since the last message
 
     def read(self, raw: bytes, adapter: Any) -> Any:
-        line = raw.decode("utf-8", errors="replace").strip()
+        line = self.watch.decode(raw, self.noise.last_sent).strip() if raw and not raw.isspace() else ""
         if not line:
             return None
         try:

@@ -21,6 +21,7 @@ from mcpaql_conformance.files.vocabulary import (
     NoteCause,
 )
 from mcpaql_conformance.live.connection import Answer, CaptureError, Connection
+from mcpaql_conformance.live.encoding import as_recorded
 from mcpaql_conformance.live.guard import Guard, Withheld, withheld_reason
 from mcpaql_conformance.live.levels import Need, Permission
 from mcpaql_conformance.live.plan import Plan
@@ -219,7 +220,7 @@ class Live:
     def _record(
         self, key: SortKey, tool: str, params: Any, operation: str, probe: str, description: str, answer: Answer
     ) -> Any:
-        params = self.redactor.params(operation, params) if isinstance(params, dict) else params
+        params = self.redactor.params(operation, as_recorded(params)) if isinstance(params, dict) else params
         response = self.redactor.value(answer.response)
         exchange = Exchange(
             index=0,

@@ -37,7 +37,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import io
 import itertools
 import json
 import os
@@ -859,7 +858,7 @@ def validate(op: JsonObject, params: JsonObject) -> JsonObject | None:
 def scan(value: Any, where: str = "params", depth: int = 1) -> JsonObject | None:
     """Payload limits and encoding (core §4.7.1, §4.7.5): depth, array sizes, surrogates, null bytes."""
     if isinstance(value, str):
-        if any("\ud800" <= c <= "\udfff" for c in value):
+        if any("\ud800" <= c <= "\udfff" for c in value) and not broken("core:4.7.1:invalid-utf-8"):
             return refuse("VALIDATION_INVALID_ENCODING", "Invalid character encoding in request", location=where)
         if "\x00" in value and not broken("core:4.7.1:null-bytes"):
             return refuse(
@@ -1832,8 +1831,6 @@ def main() -> None:
     mode, prefix = configuration(sys.argv[1:])
     store = ReadingList(mode, prefix)
     tools = [tool_entry(name, family) for name, family in store.tools().items()]
-    if isinstance(sys.stdin, io.TextIOWrapper):  # bytes that are not UTF-8 reach scan() as surrogates
-        sys.stdin.reconfigure(errors="surrogateescape")
 
     def call(tool: str, arguments: JsonObject) -> JsonObject:
         try:
@@ -1876,11 +1873,17 @@ def main() -> None:
             for notice in reading_safety.progress(token, params.get("arguments") or {}):  # mcp-integration §5
                 sys.stdout.write(json.dumps(notice) + "\n")
         answer = rpc_reply(message, "reading-list", lambda arguments: call(tool, arguments), tools)
+        if answer is not None and message.get("method") == "initialize" and broken("core:4.7.1:utf-8"):
+            answer["result"]["instructions"] = "Bücher: call introspect first."  # written as Latin-1 below
+            sys.stdout.flush()
+            sys.stdout.buffer.write((json.dumps(answer, ensure_ascii=False) + "\n").encode("latin-1"))
+            sys.stdout.buffer.flush()
+            return None
         if answer is not None and "rpc_error" in (answer.get("result") or {}):  # a domain error as JSON-RPC's
             answer = {"jsonrpc": "2.0", "id": answer["id"], "error": answer["result"]["rpc_error"]}
         return answer
 
-    serve_stdio(reply)
+    serve_stdio(reply, encoding_checked=False)  # it reads bytes that are not UTF-8 itself (scan)
 
 
 if __name__ == "__main__":

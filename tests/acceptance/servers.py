@@ -5,6 +5,7 @@ and the secret kinds (keys, bad-notify, hostile-http PORT_FILE: see SECRET_KINDS
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -288,9 +289,19 @@ def text_result(answer: Any) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": text}], "isError": False}
 
 
-def serve_stdio(reply: Callable[[dict[str, Any]], dict[str, Any] | None]) -> None:
+def serve_stdio(reply: Callable[[dict[str, Any]], dict[str, Any] | None], encoding_checked: bool = True) -> None:
+    """Answer each line of stdin; a request holding bytes that are not UTF-8 is refused as no JSON
+    text, JSON-RPC's parse error (core §4.7.1; ``encoding_checked=False``: the server reads them
+    itself, as surrogates)."""
+    if isinstance(sys.stdin, io.TextIOWrapper):  # bytes that are not UTF-8 read as surrogates
+        sys.stdin.reconfigure(errors="surrogateescape")
     for line in sys.stdin:
-        answer = reply(json.loads(line))
+        message = json.loads(line)
+        if encoding_checked and any("\udc80" <= char <= "\udcff" for char in line):
+            error = {"code": -32700, "message": "Parse error: the request is not UTF-8"}
+            answer: dict[str, Any] | None = {"jsonrpc": "2.0", "id": message.get("id"), "error": error}
+        else:
+            answer = reply(message)
         if answer is not None:
             sys.stdout.write(json.dumps(answer) + "\n")
             sys.stdout.flush()

@@ -1317,7 +1317,7 @@ class Session:
             sys.stdout.write(self.stray["line"].replace("{n}", "0") + "\n")
             sys.stdout.flush()
         for raw in sys.stdin.buffer:
-            line = raw.decode("utf-8", errors="replace").strip()
+            line = raw.decode("utf-8", errors="surrogateescape").strip()
             if not line:
                 continue
             ident: Any = None
@@ -1325,10 +1325,12 @@ class Session:
                 message = json.loads(line)
                 ident = message.get("id") if isinstance(message, dict) else None
                 is_call = isinstance(message, dict) and message.get("method") == "tools/call" and "id" in message
+                if any("\udc80" <= char <= "\udcff" for char in line):  # not UTF-8: no JSON text (core §4.7.1)
+                    raise json.JSONDecodeError("the request is not UTF-8", line, 0)
                 reply = self.handle(message)
             except json.JSONDecodeError:
                 reply, is_call = (
-                    {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}},
+                    {"jsonrpc": "2.0", "id": ident, "error": {"code": -32700, "message": "Parse error"}},
                     False,
                 )
             except Exception as exc:  # a fault of ours: answered, logged, never fatal

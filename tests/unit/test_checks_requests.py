@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from bundle_builders import conformant_bundle, fail, ok, run
 
-from mcpaql_conformance.verdict.checks.errors import actionable
+from mcpaql_conformance.verdict.checks.errors import actionable, discriminated_union
 from mcpaql_conformance.verdict.checks.introspection import completeness, operation_details
 from mcpaql_conformance.verdict.checks.parameters import unknown_explicit
 from mcpaql_conformance.verdict.model import Result
@@ -81,6 +81,54 @@ def test_a_string_holding_a_null_byte_is_refused() -> None:
     assert cited(outcome) == [
         ("introspect via mcp_aql_read with a name holding U+0000 was answered with success, not refused",
          "core:4.7.1:null-bytes")
+    ]  # fmt: skip
+
+
+NOT_UTF8 = "introspect via mcp_aql_read with a name holding bytes that are not UTF-8 (C0 AF)"
+RPC = "_mcp_error"
+
+
+@pytest.mark.parametrize(
+    ("response", "finding"),
+    [
+        (fail("VALIDATION_INVALID_ENCODING", "Invalid character encoding in request"), None),
+        ({RPC: {"code": -32700, "message": "Parse error: invalid unicode code point"}}, None),  # the MCP layer's
+        (ok({"operation": None}), f"{NOT_UTF8} was answered with success: the invalid bytes were taken, not refused"),
+        (fail("NOT_FOUND_OPERATION", "No operation 'intro\ufffd\ufffdspect'."),
+         f"{NOT_UTF8} was refused with NOT_FOUND_OPERATION, not VALIDATION_INVALID_ENCODING"),
+        ({"_timeout": "the server closed the connection during tools/call mcp_aql_read (operation introspect)"},
+         f"{NOT_UTF8} got no answer: the server closed the connection during tools/call mcp_aql_read (operation "
+         "introspect)"),
+        ({RPC: {"code": -32603, "message": "Internal error"}},
+         f"{NOT_UTF8} was answered with JSON-RPC error -32603 ('Internal error'), not refused as invalid encoding"),
+    ],
+)  # fmt: skip
+def test_a_request_holding_bytes_that_are_not_utf8_is_refused_with_its_code(response: Any, finding: Any) -> None:
+    sent = {"operation": "introspect", "params": {"name": "intro\ufffd\ufffdspect"}}
+    data = with_case("invalid_utf8", response, sent)
+    data["request_tests"][0]["invalid_utf8"] = {"at": "params.name", "bytes": "C0 AF"}
+    outcome = run(completeness, data)
+    if finding is None:
+        assert outcome.result is Result.PASS, outcome.findings
+    else:
+        assert outcome.result is Result.FAIL  # a MUST of the core
+        assert cited(outcome) == [(finding, "core:4.7.1:invalid-utf-8")]
+    # the MCP layer's parse error is the refusal asked for, not a domain error sent as JSON-RPC's; no answer
+    # is this rule's finding alone; another JSON-RPC error is one
+    assert run(discriminated_union, data).result is (Result.FAIL if RPC in response and finding else Result.PASS)
+
+
+def test_answers_that_are_not_utf8_fail_the_union_test() -> None:
+    data = conformant_bundle()
+    data["answer_encoding"] = {"transport": "stdio", "answers": 40, "invalid": 0, "examples": []}
+    assert run(discriminated_union, data).result is Result.PASS
+    example = {"after": "initialize", "offset": 12, "bytes": "42 FC 63 68"}
+    data["answer_encoding"] = {"transport": "stdio", "answers": 40, "invalid": 1, "examples": [example]}
+    outcome = run(discriminated_union, data)
+    assert outcome.result is Result.FAIL
+    assert cited(outcome) == [
+        ("1 of the 40 message(s) the server sent were not UTF-8 (after initialize, at byte 12: 42 FC 63 68)",
+         "core:4.7.1:utf-8")
     ]  # fmt: skip
 
 

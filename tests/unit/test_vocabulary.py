@@ -67,6 +67,7 @@ SOURCES: dict[tuple[str, str], Source] = {
     ("bundle", "/properties/sort_tests/items/properties/kind/enum"): _vocabulary("SortTestKind"),
     ("bundle", "/properties/configuration_tests/items/properties/configuration/enum"): _vocabulary("ConfigurationName"),
     ("bundle", "/properties/request_tests/items/properties/name/enum"): _vocabulary("RequestTestName"),
+    ("bundle", "/properties/answer_encoding/properties/transport/enum"): _vocabulary("Transport"),
     ("bundle", "/$defs/AgentRun/properties/tool_calls/items/properties/outcome/enum"): _vocabulary("ToolCallOutcome"),
     ("bundle", "/$defs/ValueSource/enum"): _vocabulary("ValueSource"),
     ("introspection", "/$defs/SemanticCategory/enum"): _vocabulary("SemanticCategory"),

@@ -14,7 +14,7 @@ from mcpaql_conformance.files.schemas import CompiledSchema, operation_result_sc
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.blame import case_blame, refusal_said
 from mcpaql_conformance.verdict.checks.base import CONFORMANCE, CORE, Category, Outcome, cite, judge, told, uncited
-from mcpaql_conformance.verdict.checks.requests import several_unknown_findings
+from mcpaql_conformance.verdict.checks.requests import encoding_owned, several_unknown_findings
 from mcpaql_conformance.verdict.checks.sessions import SESSION_ID, session_findings
 from mcpaql_conformance.verdict.checks.warned import warning_findings
 from mcpaql_conformance.verdict.model import Requirement, Result
@@ -37,7 +37,7 @@ _ERRORS_DISCRIMINATED_UNION_RULES = (
     "features/warnings:server-side-deduplication:deduplicate",
     "features/warnings:deduplication-recommendations:single-request", "features/warnings:6.2:should-list",
     "features/warnings:3.2:stable-severity", "features/warnings:deduplication-recommendations:batch-summary",
-    "features/warnings:3.2:high-sparingly",
+    "features/warnings:3.2:high-sparingly", "core:4.7.1:utf-8",
 )  # fmt: skip
 
 
@@ -51,12 +51,14 @@ _ERRORS_DISCRIMINATED_UNION_RULES = (
 def discriminated_union(ctx: Context) -> Outcome:
     responses = ctx.bundle.responses
     schema = operation_result_schema()
-    failures: list[str] = []
+    failures: list[str] = not_utf8(ctx.bundle.data.get("answer_encoding"))
     if not ctx.all_responses_valid:
         for template, group in ctx.bundle.response_groups:
             cases = ctx.bundle.group_cases(template)
             for index, response in enumerate(group):
                 if not schema.is_valid(response):
+                    if cases is not None and index < len(cases) and encoding_owned(cases[index], classify(response)):
+                        continue  # judged by core §4.7.1's rule alone
                     where = _where(ctx, template, cases, index)
                     failures.append(cite(union_rule(response), f"{where}: {_union_failure(schema, response)}"))
     data = ctx.bundle.data
@@ -93,6 +95,30 @@ def mcp_deviations(found: Any) -> list[str]:
     if count > len(shown):
         shown.append(uncited(f"{count - len(shown)} more answer(s) not in MCP's shape"))
     return shown
+
+
+def not_utf8(found: Any) -> list[str]:
+    """Messages the server sent that are not UTF-8 (core §4.7.1: all text is), as capture counted
+    them: one finding, the first few quoted by where the bytes were."""
+    if not isinstance(found, dict):
+        return []
+    invalid, read = found.get("invalid"), found.get("answers")
+    if not isinstance(invalid, int) or isinstance(invalid, bool) or invalid < 1:
+        return []
+    listed = found.get("examples")
+    examples: list[Any] = listed if isinstance(listed, list) else []
+    quoted = [
+        f"{_after(entry.get('after'))}, at byte {entry.get('offset')}: {plain(str(entry.get('bytes')), max_len=120)}"
+        for entry in examples[:SHOWN_NOISE]
+        if isinstance(entry, dict)
+    ]
+    count = f"{invalid} of the {read}" if isinstance(read, int) and not isinstance(read, bool) else str(invalid)
+    text = f"{count} message(s) the server sent were not UTF-8" + (f" ({'; '.join(quoted)})" if quoted else "")
+    return [cite("core:4.7.1:utf-8", text)]
+
+
+def _after(request: Any) -> str:
+    return f"after {plain(request, max_len=120)}" if isinstance(request, str) else "before any request"
 
 
 def stdout_noise(noise: Any) -> list[str]:

@@ -52,6 +52,7 @@ from mcpaql_conformance.verdict.checks.listing import (
 )
 from mcpaql_conformance.verdict.checks.parameters import unknown_parameter_problem
 from mcpaql_conformance.verdict.checks.requests import (
+    invalid_utf8_findings,
     limit_findings,
     null_byte_findings,
     request_shape_findings,
@@ -508,7 +509,7 @@ _INTROSPECTION_COMPLETENESS_RULES = (
     "introspection:8.1.2:complete", "introspection:8.1.2:accepted-documented", "introspection:8.1.2:required-true",
     "introspection:8.1.2:feature-parameters", "operations:2.1:input-structure", "features/pagination:3.1:page-info",
     "features/collection-querying:2.6:style-documented", "features/collection-querying:4.2:input-type-introspected",
-    "core:4.7.1:null-bytes", "core:4.7.5:enforce-limits", "core:4.7.5:too-large-error",
+    "core:4.7.1:null-bytes", "core:4.7.1:invalid-utf-8", "core:4.7.5:enforce-limits", "core:4.7.5:too-large-error",
     "features/pagination:2.3:invalid-combinations", "features/collection-querying:2.2:unknown-filter-key",
     "features/collection-querying:6:expose-list", *CONTROL_CALL_RULES, *LIFECYCLE_RULES, *LOOP_RULES, *SESSION_RULES,
 )  # fmt: skip
@@ -554,7 +555,8 @@ def completeness(ctx: Context) -> Outcome:
                 for p in documented
                 if p not in seen and ctx.not_probed(operation, ("accepted_parameters",), p) is None
             ]
-    failures += _refused_valid_requests(ctx) + null_byte_findings(ctx) + limit_findings(ctx)
+    failures += _refused_valid_requests(ctx) + null_byte_findings(ctx) + invalid_utf8_findings(ctx)
+    failures += limit_findings(ctx)
     failures += control_call_findings(ctx) + lifecycle_findings(ctx)
     failures += loop_documentation_findings(ctx) + loop_call_findings(ctx) + ended_session_findings(ctx)
     warnings += return_shape_warnings(ctx.bundle, ctx.details_by_name)

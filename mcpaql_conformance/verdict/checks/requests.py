@@ -2,13 +2,14 @@
 ``pagination_tests``, a list given contradictory page parameters): a
 request without `operation`, with an empty or upper-case name is refused (operations §2.2, §2.4),
 the params value wins over a top-level one (§2.3), a refusal of two unknown parameters names both
-(error-codes §4.5), a string holding U+0000 is refused (core §4.7.1) and a value nested deeper than
+(error-codes §4.5), a string holding U+0000 is refused and one holding bytes that are not UTF-8 is
+refused with VALIDATION_INVALID_ENCODING (core §4.7.1), and a value nested deeper than
 any nesting limit is refused with VALIDATION_PAYLOAD_TOO_LARGE naming the limit (core §4.7.5). Each function gives the
 findings of the test that owns them; a case the bundle does not record is not judged."""
 
 from __future__ import annotations
 
-from mcpaql_conformance.evidence.answers import Answer, classify
+from mcpaql_conformance.evidence.answers import Answer, Kind, classify
 from mcpaql_conformance.evidence.bundle import JsonObject
 from mcpaql_conformance.evidence.index import Context
 from mcpaql_conformance.evidence.reading import data_of
@@ -108,6 +109,54 @@ def null_byte_findings(ctx: Context) -> list[str]:
         return []
     text = f"introspect{_where(case)} with a name holding U+0000 was answered with success, not refused"
     return [cite("core:4.7.1:null-bytes", text)]
+
+
+INVALID_ENCODING = "VALIDATION_INVALID_ENCODING"
+INVALID_UTF8 = "core:4.7.1:invalid-utf-8"
+# JSON-RPC's refusals of a message that is no JSON text or no request (core rule's reading):
+# parse error, invalid request, invalid params.
+_NOT_JSON_TEXT = (-32700, -32600, -32602)
+
+
+def _not_json_text(answer: Answer) -> bool:
+    return answer.kind is Kind.JSONRPC_ERROR and answer.rpc_code in _NOT_JSON_TEXT  # json: integer codes
+
+
+def encoding_owned(case: JsonObject | None, answer: Answer) -> bool:
+    """Whether ``answer``, to capture's request of invalid UTF-8, is that rule's alone to judge: the
+    MCP layer's refusal of it as no JSON text (the refusal core §4.7.1 asks for, by the rule's
+    reading; no domain error put as a JSON-RPC error) or no answer (a server that ended the
+    session on it: that rule's finding)."""
+    named = case is not None and json_equal(case.get("name"), vocabulary.INVALID_UTF8)
+    return named and (_not_json_text(answer) or answer.kind is Kind.NO_ANSWER)
+
+
+def invalid_utf8_findings(ctx: Context) -> list[str]:
+    """A string holding bytes that are not UTF-8 (capture's last call) is refused with
+    VALIDATION_INVALID_ENCODING, or by the MCP layer as no JSON text (the rule's reading)."""
+    case = _case(ctx, vocabulary.INVALID_UTF8)
+    if case is None:
+        return []
+    answer = classify(case.get("response"))
+    sent = case.get("invalid_utf8")
+    shown = plain(str(sent.get("bytes")), max_len=40) if isinstance(sent, dict) else "not UTF-8"
+    said = f"introspect{_where(case)} with a name holding bytes that are not UTF-8 ({shown})"
+    if answer.succeeded:
+        return [cite(INVALID_UTF8, f"{said} was answered with success: the invalid bytes were taken, not refused")]
+    if answer.kind is Kind.NO_ANSWER:
+        reason = case["response"].get("_timeout") if isinstance(case.get("response"), dict) else None
+        why = f": {plain(str(reason), max_len=200)}" if reason else ""
+        return [cite(INVALID_UTF8, f"{said} got no answer{why}")]
+    if _not_json_text(answer):
+        return []
+    if answer.kind is Kind.JSONRPC_ERROR:
+        code = f"JSON-RPC error {answer.rpc_code}" if answer.rpc_code is not None else "a JSON-RPC error"
+        return [cite(INVALID_UTF8, f"{said} was answered with {code} ({plain(answer.message, max_len=120)!r}), "
+                     f"not refused as invalid encoding")]  # fmt: skip
+    if answer.code != INVALID_ENCODING:
+        what = f"refused with {_code(answer)}" if answer.refused else "answered with no MCP-AQL result"
+        return [cite(INVALID_UTF8, f"{said} was {what}, not {INVALID_ENCODING}")]
+    return []
 
 
 TOO_LARGE = "VALIDATION_PAYLOAD_TOO_LARGE"

@@ -26,7 +26,6 @@ from mcpaql_conformance.verdict.rules.model import (
     NO_LEAKAGE,
     NOT_A_REQUIREMENT,
     OPS_QUERY,
-    PROBE,
     REQUIRED_ENFORCED,
     SEMANTIC,
     SHOULD,
@@ -61,6 +60,13 @@ UNKNOWN_READING = (
 INPUT_READING = (
     "core §9.3.2's conditional-update example sends `title` beside `id` without `input`; we take §4.5 "
     "(the specific rule over the example)"
+)
+ENCODING_READING = (
+    "the bytes are what is invalid: a request whose JSON text holds an overlong encoding (bytes C0 AF) is the one "
+    "sent, since a JSON escape of a lone surrogate is valid UTF-8 text. Such a request is not JSON text either "
+    "(RFC 8259 §8.1), so a JSON-RPC parse error (-32700) or invalid-request error (-32600, -32602) from the MCP "
+    "layer, before the adapter sees it, counts as the refusal; an MCP-AQL refusal with another code, a success, or "
+    "no answer at all (a server that ends the session) fails"
 )
 MODES_READING = (
     "conformance-testing §2.2 asks for the `crude` semantic mode; we take the core (§10.1, Abstract): any semantic "
@@ -192,11 +198,13 @@ RULES: tuple[Rule, ...] = (
          "Clients count on unknown parameters being refused, never on leniency.",
          not_judged=ABOUT_CLIENT, subject=CLIENT),
     Rule("core:4.7.1:utf-8", MUST, "4.7.1", "text MUST be encoded as UTF-8",
-         "All text exchanged is UTF-8.",
-         not_judged=UNRECORDED + "the raw bytes of requests and answers (bundles keep decoded JSON)"),
+         "All text exchanged is UTF-8 (judged on every message the server sends, each decoded strictly once as "
+         "capture reads it: a stdout line, an HTTP answer's body).",
+         tests=(UNION,)),
     Rule("core:4.7.1:invalid-utf-8", MUST, "4.7.1", "reject requests containing invalid UTF-8",
-         "A request with malformed UTF-8 is refused with VALIDATION_INVALID_ENCODING.",
-         not_judged=PROBE + "a request holding a lone surrogate or an overlong encoding"),
+         "A request with malformed UTF-8 is refused with VALIDATION_INVALID_ENCODING (judged on introspect sent "
+         "with an overlong encoding in a string, capture's last call).",
+         tests=(COMPLETENESS,), reading=ENCODING_READING),
     Rule("core:4.7.1:null-bytes", SHOULD, "4.7.1", "reject strings containing null bytes",
          "A string holding U+0000 is refused unless the parameter is documented to allow it.",
          tests=(COMPLETENESS,)),

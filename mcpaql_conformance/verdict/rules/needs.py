@@ -31,6 +31,7 @@ from mcpaql_conformance.files.vocabulary import (
     FAILURE_PAUSED,
     FULL_DEFAULT,
     HARD_BLOCK,
+    INVALID_UTF8,
     LIMIT_KNOWN,
     LOOP_MONITORING,
     META_CLAIMED,
@@ -63,6 +64,7 @@ from mcpaql_conformance.files.vocabulary import (
     WARNED_TWICE,
 )
 
+ANSWER_ENCODING = "answer_encoding"
 UPDATE = "category:UPDATE"
 UPDATE_INPUT = ("update_input_tests",)
 ROUTING = ("routing_tests",)
@@ -122,6 +124,7 @@ SAID = {
     CONFIGURED_AGAIN: "start of the server again with the same environment (capture --configurations)",
     CONFIGURED_NONE: "start of the server with no MCP_AQL_ variable set (capture --configurations)",
     CONFIGURED_PREFIX: "start of the server with MCP_AQL_TOOL_PREFIX set (capture --configurations)",
+    ANSWER_ENCODING: "count of the messages the server sent that were not UTF-8 (a capture's answer_encoding)",
 }
 
 
@@ -149,6 +152,8 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "core:4.5.3:unknown-field": UPDATE_INPUT,
     "core:4.5.3:no-identifier-in-input": UPDATE_INPUT,
     "core:4.7.1:null-bytes": asked("null_byte"),
+    "core:4.7.1:invalid-utf-8": asked(INVALID_UTF8),
+    "core:4.7.1:utf-8": (ANSWER_ENCODING,),
     "core:4.7.5:enforce-limits": asked("deep_nesting"),
     "core:4.7.5:too-large-error": asked("deep_nesting"),
     "operations:2.2:operation-field": asked("no_operation"),

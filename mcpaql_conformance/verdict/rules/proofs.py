@@ -146,6 +146,8 @@ OWN: dict[str, Proof] = {
     "operations:2.3:resolution-order": Proof("lets a top-level parameter win over the same one in params"),
     "error-codes:4.5:several-unknown-parameters": Proof("names only the first of several unknown parameters"),
     "core:4.7.1:null-bytes": Proof("takes strings holding U+0000"),
+    "core:4.7.1:invalid-utf-8": Proof("takes strings holding bytes that are not UTF-8"),
+    "core:4.7.1:utf-8": Proof("sends its initialize answer in Latin-1 (its instructions hold 'ü' as byte FC)"),
     "features/pagination:2.3:invalid-combinations": Proof("serves a page asked for with first and last together"),
     "mcp:2.1:introspect-in-descriptions": Proof("describes its create tool without a word of introspect"),
     "mcp:3.1:base-input-schema": Proof("takes `params` as a string in its tools' input schema"),
