@@ -175,6 +175,7 @@ SINGLE_TOOL = "mcp_tools:single"  # the unified tool (mcp_aql), its description 
 CUSTOM_FAMILY = "mcp_tools:custom_family"  # a tool of an endpoint family beyond CRUDE, its description recorded
 QUERY_GRAMMAR = "introspection:query_grammar"  # a READ operation named query_* taking `query`
 WARNED = "responses:warnings"  # a successful answer carrying warnings
+BINARY = "responses:base64"  # an answer holding data a field marks base64 (X_encoding: base64)
 WARNED_CONDITIONS = "responses:warned_conditions"  # three warning conditions (code and details) or more
 WARNED_TWICE = "responses:repeated_warning"  # one warning (code and details) on two answers, a severity on both
 BATCH_WARNED = "batch_example:item_warnings"  # a batch two of whose items carry warnings

@@ -31,6 +31,7 @@ from mcpaql_conformance.verdict.checks.configurations import configuration_evide
 from mcpaql_conformance.verdict.checks.deprecation import deprecation_evidence
 from mcpaql_conformance.verdict.checks.descriptions import CRUDE_FAMILIES as CRUDE
 from mcpaql_conformance.verdict.checks.details import shared_parameters
+from mcpaql_conformance.verdict.checks.encoding import binary_evidence
 from mcpaql_conformance.verdict.checks.execution import lifecycle_evidence
 from mcpaql_conformance.verdict.checks.grammar import grammar_parameters
 from mcpaql_conformance.verdict.checks.level2 import failed_items, profile_evidence
@@ -146,6 +147,7 @@ def evidence_held(bundle: Bundle, ctx: Context) -> tuple[str, ...]:
         *applicability_evidence(ctx),
         *ended_session_evidence(ctx),
         *concurrency_evidence(ctx),
+        *binary_evidence(bundle),
     )
     held = (*failing, *shared, *search, *grammar, *warned, *relisted, *paged, *_described_tools(ctx))
     return (*present, *requests, *held, *documented)

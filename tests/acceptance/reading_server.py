@@ -147,7 +147,21 @@ SHELF_FIELDS = [
     param("name", "string", "The shelf's display name.", True, minLength=1, maxLength=40),
     param("created_at", "string", "When it was created, ISO 8601 UTC (read-only).", True,
           format="date-time", readOnly=True),
+    param("badge_content", "string", "The shelf's badge image, base64 (read-only).", True, readOnly=True),
+    param("badge_encoding", "string", "How badge_content is encoded (read-only).", True, readOnly=True,
+          enum=["base64"]),
+    param("badge_mime_type", "string", "The badge image's media type (read-only).", True, readOnly=True),
 ]
+# A shelf's badge, a 1x1 PNG: binary data as core §4.7.4 has it (padded standard base64, its encoding and
+# media type beside it).
+BADGE_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+
+
+def badge() -> JsonObject:
+    content = BADGE_PNG.rstrip("=") if broken("core:4.7.4:base64") else BADGE_PNG  # unpadded
+    return {"badge_content": content, "badge_encoding": "base64", "badge_mime_type": "image/png"}
+
+
 FIELD_OF = {name: {f["name"]: f for f in fields} for name, fields in (("Book", BOOK_FIELDS), ("Shelf", SHELF_FIELDS))}
 PRESETS = {
     "Book": {"minimal": ["book_id", "title"],
@@ -1076,8 +1090,8 @@ class ReadingList:
         self.loop = reading_safety.SafetyLoop()
         created = stamp("2026-01-05T09:00:00Z")
         self.shelves: dict[str, JsonObject] = {
-            "shelf_main": {"shelf_id": "shelf_main", "name": "Main shelf", "created_at": created},
-            "shelf_later": {"shelf_id": "shelf_later", "name": "Read later", "created_at": created},
+            "shelf_main": {"shelf_id": "shelf_main", "name": "Main shelf", "created_at": created, **badge()},
+            "shelf_later": {"shelf_id": "shelf_later", "name": "Read later", "created_at": created, **badge()},
         }
         seed: list[tuple[str, str, str, list[str], int | None, str]] = [
             ("shelf_main", "The Left Hand of Darkness", "Ursula K. Le Guin", ["sf"], 5, "done"),
@@ -1480,7 +1494,7 @@ class ReadingList:
                 resource_type="shelf",
                 resource_id=params["shelf_id"],
             )
-        shelf = {"shelf_id": params["shelf_id"], "name": params["name"], "created_at": now()}
+        shelf = {"shelf_id": params["shelf_id"], "name": params["name"], "created_at": now(), **badge()}
         self.shelves[shelf["shelf_id"]] = shelf
         return {"success": True, "data": dict(shelf)}
 

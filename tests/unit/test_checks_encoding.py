@@ -146,3 +146,46 @@ def test_a_page_info_without_cursors_warns_whatever_the_operation_documents(bund
 def test_an_answer_without_page_info_of_an_operation_without_cursors_is_no_page(bundle: Bundle) -> None:
     answer(bundle, {"color": "blue", "items": [{"id": "w1"}]})
     assert run(completeness, bundle).result is Result.PASS
+
+
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+AT = "$.parameter_tests.optional_defaults[0].response.data"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"file_content": PNG, "file_encoding": "base64", "file_mime_type": "image/png"},
+        {"thumbnail": "SGk=", "thumbnailEncoding": "Base64"},
+        {"attachment": {"content": "", "encoding": "base64"}},
+        {"file_content": "not base64 at all", "file_encoding": "utf-8"},  # marked as text: not binary
+        {"file_content": "not base64 at all"},  # nothing says it is binary
+    ],
+)
+def test_binary_data_marked_base64_in_the_standard_padded_form_passes(bundle: Bundle, data: Any) -> None:
+    answer(bundle, {"color": "blue", **data})
+    assert run(completeness, bundle).result is Result.PASS
+
+
+@pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        ({"file_content": PNG.rstrip("="), "file_encoding": "base64"},
+         "94 characters: not padded with '=' to a multiple of 4"),
+        ({"file_content": "SGk_-w", "file_encoding": "base64"},
+         "URL-safe base64 ('-', '_'), not the standard alphabet (core §4.7.4, RFC 4648 §4)"),
+        ({"file_content": "not base64!", "file_encoding": "base64"},
+         "which holds characters outside base64's alphabet"),
+    ],
+)  # fmt: skip
+def test_binary_data_marked_base64_otherwise_encoded_fails(bundle: Bundle, data: Any, said: str) -> None:
+    answer(bundle, {"color": "blue", "items": [data]})
+    outcome = run(completeness, bundle)
+    assert outcome.result is Result.FAIL
+    content = data["file_content"]
+    shown = f'"{content}"' if len(content) < 60 else None
+    assert outcome.detail.startswith("create_widget.file_content: file_encoding: base64 marks ")
+    assert outcome.detail.endswith(f", {said} at {AT}.items[0].file_content")
+    if shown:
+        assert shown in outcome.detail
+    assert report(bundle).categories[0].tests[3].cited == ("core:4.7.4:base64",)

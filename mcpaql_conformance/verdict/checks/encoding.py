@@ -11,6 +11,13 @@
   MUST: a warning). An answer that carries a ``pageInfo`` is a cursor-paginated answer too,
   whatever its operation documents, and is held to the same shape.
 
+- Binary data is padded standard base64 (core §4.7.4, a MUST): a value an answer marks so, by a
+  field ``X_encoding`` (``xEncoding``, or ``encoding``) holding ``base64`` beside the data
+  (``X_content``, ``X`` or ``X_data``; ``content`` or ``data`` beside ``encoding``), is of
+  base64's standard alphabet with its ``=`` padding (RFC 4648 §4): URL-safe characters, a length
+  short of its padding or other characters fail. Data no field marks is not judged (nothing
+  says it is binary).
+
 Each finding names the operation, the field and one JSON path; one finding per operation and
 field, however often the server repeats it.
 """
@@ -27,6 +34,7 @@ from mcpaql_conformance.evidence.bundle import Bundle, JsonObject
 from mcpaql_conformance.evidence.reading import TYPE_NAME_KEYS, data_of, name_of, returned_type
 from mcpaql_conformance.evidence.samples import successful_candidates
 from mcpaql_conformance.files.values import show
+from mcpaql_conformance.files.vocabulary import BINARY
 from mcpaql_conformance.regex import lazy
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.checks.base import cite
@@ -34,6 +42,7 @@ from mcpaql_conformance.verdict.checks.base import cite
 ISO_8601 = "core:4.7.2:iso-8601"
 UTC = "core:4.7.2:utc"
 PAGE_INFO = "features/pagination:3.1:page-info"
+BASE64 = "core:4.7.4:base64"
 
 _DATE = r"\d{4}(?:-\d{2}(?:-\d{2})?|-\d{3}|-W\d{2}(?:-\d)?)?|\d{8}"
 _TIME = r"\d{2}(?::?\d{2}(?::?\d{2}(?:[.,]\d{1,9})?)?)?"
@@ -45,6 +54,8 @@ _NAMED = lazy(r"(?:^|_)(?:date|datetime|timestamp)$|_at$|^(?:created|updated|mod
 _CAMEL_NAMED = lazy(r"[a-z](?:At|Date|Timestamp|DateTime)$")
 DATE_TYPES = frozenset({"date", "datetime", "date-time", "timestamp"})
 DATE_FORMATS = frozenset({"date", "date-time", "datetime"})
+_BASE64_TEXT = lazy(r"[A-Za-z0-9+/]*={0,2}")
+_URL_SAFE = lazy(r"[A-Za-z0-9_-]*")
 MAX_DEPTH = 8
 MAX_VALUES = 5_000  # fields looked at per answer: an answer of a million records is sampled
 
@@ -58,10 +69,14 @@ def encoding_findings(bundle: Bundle, details: dict[str, JsonObject]) -> tuple[l
     for operation, path, response, own in _answers(bundle):
         name = operation if isinstance(operation, str) else ""
         data, _ = data_of(response)
-        for field, where, value in _fields(data, f"{path}.data"):
+        for field, where, value, parent in _fields(data, f"{path}.data"):
             key = (name, field)
             if key in failures:
                 continue
+            binary = _binary_problem(field, value, parent)
+            if binary is not None and (name, binary[0]) not in failures:
+                at = f"{where.rpartition('.')[0]}.{plain(binary[0], max_len=80)}"
+                failures[(name, binary[0])] = cite(BASE64, f"{_label(name, binary[0])}: {binary[1]} at {at}")
             problem = _date_problem(field, value, documented.get(name, frozenset()))
             if problem is not None:
                 failures[key] = cite(ISO_8601, f"{_label(name, field)}: {problem} at {where}")
@@ -96,9 +111,9 @@ def _label(operation: str, field: str) -> str:
     return f"{plain(operation)}.{plain(field)}" if operation else plain(field)
 
 
-def _fields(data: Any, path: str) -> Iterator[tuple[str, str, Any]]:
-    """(field name, JSON path, value) of every object member under ``data``, breadth first and
-    bounded (``MAX_DEPTH``, ``MAX_VALUES``)."""
+def _fields(data: Any, path: str) -> Iterator[tuple[str, str, Any, JsonObject]]:
+    """(field name, JSON path, value, the object holding it) of every object member under
+    ``data``, breadth first and bounded (``MAX_DEPTH``, ``MAX_VALUES``)."""
     queue: deque[tuple[Any, str, int]] = deque([(data, path, 0)])
     seen = 0
     while queue and seen < MAX_VALUES:
@@ -107,11 +122,59 @@ def _fields(data: Any, path: str) -> Iterator[tuple[str, str, Any]]:
             for key, item in value.items():
                 seen += 1
                 child = f"{where}.{plain(str(key), max_len=80)}"
-                yield str(key), child, item
+                yield str(key), child, item, value
                 if depth < MAX_DEPTH and isinstance(item, (dict, list)):
                     queue.append((item, child, depth + 1))
         elif isinstance(value, list) and depth < MAX_DEPTH:
             queue.extend((item, f"{where}[{index}]", depth + 1) for index, item in enumerate(value[:100]))
+
+
+def binary_evidence(bundle: Bundle) -> list[str]:
+    """What the run held to judge binary data by (a report's ``evidence``): BINARY for an answer
+    holding data a field marks base64 (the walk stops at the first)."""
+    for _, path, response, _ in _answers(bundle):
+        data, _ = data_of(response)
+        if any(_binary_problem(f, v, parent, judged=False) for f, _, v, parent in _fields(data, path)):
+            return [BINARY]
+    return []
+
+
+def _marks_base64(field: str, value: Any) -> bool:
+    return (
+        isinstance(value, str)
+        and len(value) < 16
+        and value.strip().lower() == "base64"
+        and (field.lower().endswith("encoding"))
+    )
+
+
+def _binary_problem(field: str, value: Any, parent: JsonObject, judged: bool = True) -> tuple[str, str] | None:
+    """(the field holding the data, why it is not padded standard base64) where ``field`` marks
+    a sibling as base64; None when it marks none, or the data is well encoded (``judged=False``:
+    (the field, "") wherever it marks one, well encoded or not)."""
+    if not _marks_base64(field, value):
+        return None
+    stem = field[: -len("encoding")]
+    if not stem:
+        names: tuple[str, ...] = ("content", "data")
+    elif stem.endswith("_"):
+        names = (f"{stem}content", stem[:-1], f"{stem}data")
+    else:
+        names = (f"{stem}Content", stem, f"{stem}Data")
+    held = next((name for name in names if isinstance(parent.get(name), str)), None)
+    if held is None:
+        return None
+    data: str = parent[held]
+    if not judged:
+        return held, ""
+    shown = f"{field}: base64 marks {show(data)}"
+    if len(data) % 4 == 0 and _BASE64_TEXT.fullmatch(data):
+        return None
+    if _URL_SAFE.fullmatch(data.rstrip("=")) and ("-" in data or "_" in data):
+        return held, f"{shown}, URL-safe base64 ('-', '_'), not the standard alphabet (core §4.7.4, RFC 4648 §4)"
+    if _BASE64_TEXT.fullmatch(data):
+        return held, f"{shown}, {len(data)} characters: not padded with '=' to a multiple of 4"
+    return held, f"{shown}, which holds characters outside base64's alphabet"
 
 
 def _documented_dates(bundle: Bundle, details: dict[str, JsonObject]) -> dict[str, frozenset[str]]:

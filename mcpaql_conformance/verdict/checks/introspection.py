@@ -509,7 +509,8 @@ _INTROSPECTION_COMPLETENESS_RULES = (
     "introspection:8.1.2:complete", "introspection:8.1.2:accepted-documented", "introspection:8.1.2:required-true",
     "introspection:8.1.2:feature-parameters", "operations:2.1:input-structure", "features/pagination:3.1:page-info",
     "features/collection-querying:2.6:style-documented", "features/collection-querying:4.2:input-type-introspected",
-    "core:4.7.1:null-bytes", "core:4.7.1:invalid-utf-8", "core:4.7.5:enforce-limits", "core:4.7.5:too-large-error",
+    "core:4.7.1:null-bytes", "core:4.7.1:invalid-utf-8", "core:4.7.4:base64", "core:4.7.5:enforce-limits",
+    "core:4.7.5:too-large-error",
     "features/pagination:2.3:invalid-combinations", "features/collection-querying:2.2:unknown-filter-key",
     "features/collection-querying:6:expose-list", *CONTROL_CALL_RULES, *LIFECYCLE_RULES, *LOOP_RULES, *SESSION_RULES,
 )  # fmt: skip

@@ -33,7 +33,6 @@ from mcpaql_conformance.verdict.rules.model import (
     TYPES_QUERY,
     UNION,
     UNKNOWN_EXPLICIT,
-    UNRECORDED,
     UNSEEN,
     UPDATE_PRESERVATION,
     Rule,
@@ -67,6 +66,11 @@ ENCODING_READING = (
     "(RFC 8259 §8.1), so a JSON-RPC parse error (-32700) or invalid-request error (-32600, -32602) from the MCP "
     "layer, before the adapter sees it, counts as the refusal; an MCP-AQL refusal with another code, a success, or "
     "no answer at all (a server that ends the session) fails"
+)
+BASE64_READING = (
+    "binary data is what an answer marks so, by a field holding `base64` beside it (`X_encoding` and `X_content`, "
+    "as the section's example has them): nothing else says a string is binary, so unmarked data is not judged; the "
+    "marker itself is the metadata the sentence asks for, a media type beside it is not required"
 )
 MODES_READING = (
     "conformance-testing §2.2 asks for the `crude` semantic mode; we take the core (§10.1, Abstract): any semantic "
@@ -227,8 +231,10 @@ RULES: tuple[Rule, ...] = (
          "The adapter documents which numeric parameters must be sent as strings.",
          not_judged=UNSEEN + UNPLACED),
     Rule("core:4.7.4:base64", MUST, "4.7.4", "Binary data MUST be encoded as base64",
-         "Binary content travels as padded standard base64 with its encoding and media type alongside.",
-         not_judged=UNRECORDED + "which parameters and fields carry binary data, and answers holding some"),
+         "Binary content travels as padded standard base64 with its encoding and media type alongside (judged on "
+         "the answers: data a field marks base64, `file_encoding: base64` beside `file_content`, is of the standard "
+         "alphabet with its `=` padding).",
+         tests=(COMPLETENESS,), reading=BASE64_READING),
     Rule("core:4.7.4:alternative-binary", MAY, "4.7.4", "MAY support alternative binary handling",
          "An adapter may also take binary data another way, such as URL references or multipart.",
          not_judged=MAY_BECAUSE + "base64 alone is enough"),

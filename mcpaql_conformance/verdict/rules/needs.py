@@ -18,6 +18,7 @@ from mcpaql_conformance.files.vocabulary import (
     ARRAY_REPLACED,
     BATCH_WARNED,
     BEYOND_A_PAGE,
+    BINARY,
     BYSTANDER,
     CHALLENGE_WAITED,
     COMPUTED_ANSWERED,
@@ -124,6 +125,7 @@ SAID = {
     CONFIGURED_AGAIN: "start of the server again with the same environment (capture --configurations)",
     CONFIGURED_NONE: "start of the server with no MCP_AQL_ variable set (capture --configurations)",
     CONFIGURED_PREFIX: "start of the server with MCP_AQL_TOOL_PREFIX set (capture --configurations)",
+    BINARY: "answer holding data a field marks base64 (`X_encoding: base64` beside `X_content`)",
     ANSWER_ENCODING: "count of the messages the server sent that were not UTF-8 (a capture's answer_encoding)",
 }
 
@@ -154,6 +156,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "core:4.7.1:null-bytes": asked("null_byte"),
     "core:4.7.1:invalid-utf-8": asked(INVALID_UTF8),
     "core:4.7.1:utf-8": (ANSWER_ENCODING,),
+    "core:4.7.4:base64": (BINARY,),
     "core:4.7.5:enforce-limits": asked("deep_nesting"),
     "core:4.7.5:too-large-error": asked("deep_nesting"),
     "operations:2.2:operation-field": asked("no_operation"),
