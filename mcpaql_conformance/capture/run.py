@@ -86,6 +86,7 @@ class CaptureOptions:
     dry_run: bool = False  # introspect only: list what would be sent and withheld, write no bundle
     cleanup: bool = False  # delete what the run created, at its end (needs --allow-destructive)
     configurations: bool = False  # start the server again under other configurations (capture/configurations.py)
+    previous: dict[str, Any] | None = None  # an earlier capture's references (evidence/previous.py): previous_version
 
 
 class OverallLimit:
@@ -559,6 +560,8 @@ def assemble(
         bundle["batch_example"] = batch
     if evidence.confirmation_batch is not None:
         bundle["confirmation_batch"] = evidence.confirmation_batch
+    if options.previous is not None:
+        bundle["previous_version"] = options.previous
     return live.redactor.value(_without_missing(bundle))  # type: ignore[no-any-return]
 
 

@@ -64,6 +64,7 @@ def dry_run_text(planned: dict[str, Any], source: str) -> str:
 
 def prepare_capture(bundle: Path, command: tuple[str, ...], url: str | None, settings: dict[str, Any]) -> Any:
     from mcpaql_conformance.capture.run import CaptureOptions
+    from mcpaql_conformance.evidence.previous import previous_version
     from mcpaql_conformance.live.connection import Target
     from mcpaql_conformance.live.levels import permission_of
 
@@ -88,6 +89,7 @@ def prepare_capture(bundle: Path, command: tuple[str, ...], url: str | None, set
         settings["dry_run"],
         settings["cleanup"],
         settings["configurations"],
+        previous_version(settings["previous"]) if settings["previous"] is not None else None,
     )
 
 

@@ -143,6 +143,14 @@ def capture_options(function: Any) -> Any:
             " Only these variables change: give the command as it starts the server unconfigured.",
         ),
         click.option(
+            "--previous",
+            metavar="BUNDLE",
+            type=click.Path(path_type=Path, dir_okay=False),
+            help="An earlier capture of this server (its previous version): the shared parameters and $ref paths"
+            " each operation documented then are kept in the new bundle, and one an operation no longer documents,"
+            " with no alias naming it, warns (operations §4.4.2: references are preserved, never renamed silently).",
+        ),
+        click.option(
             "--dry-run",
             is_flag=True,
             help="Start the server and read its introspection only, then print every call the run would send at"

@@ -730,3 +730,29 @@ def test_a_sensitive_integer_gets_a_number_the_server_takes_and_masked_where_it_
     assert "(pin ***)" in text and "739184265" not in text
     records = "".join(path.read_text() for path in (tmp_path / "r").rglob("get_account-*.json"))
     assert records and '"pin": "***"' in records and "739184265" not in records
+
+
+@pytest.mark.parametrize(("content", "said"), [(None, "bundle not found"), ("{", "invalid JSON")])
+def test_an_earlier_bundle_that_cannot_be_read_is_one_line_before_anything_starts(tmp_path, content, said):
+    earlier = tmp_path / "v1.json"
+    if content is not None:
+        earlier.write_text(content, encoding="utf-8")
+    started = tmp_path / "started"
+    command = [sys.executable, "-c", f"open({str(started)!r}, 'w').close()"]
+    result = run_cli("capture", "--previous", str(earlier), "--bundle", str(tmp_path / "b.json"), "--", *command)
+    assert result.returncode == 3
+    assert result.stderr.startswith("error: --previous: ") and said in result.stderr, result.stderr
+    assert result.stderr.count("\n") == 1
+    assert not started.exists()  # the server was never started
+
+
+def test_an_earlier_capture_is_kept_and_judged_against(tmp_path):
+    first, earlier = capture(tmp_path / "one", *DEMO, plan=False)
+    assert first.returncode == 0, first.stderr
+    result, bundle = capture(tmp_path / "two", *DEMO, extra=("--previous", str(earlier)), plan=False)
+    assert result.returncode == 0, result.stderr
+    kept = json.loads(bundle.read_text())["previous_version"]
+    assert kept["bundle"] == earlier.name and "fields" in kept["references"]["list_notes"]
+    report = verdict(bundle)  # the same version: every reference kept
+    rule = next(r for r in report["requirements"] if r["rule"] == "operations:4.4.2:preserve-refs")
+    assert rule["result"] == "PASS", rule

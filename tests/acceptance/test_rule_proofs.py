@@ -3,10 +3,11 @@
 Each proof of mcpaql_conformance/verdict/rules/proofs.py is a defect switch of the spec-written
 reading server (``READING_DEFECT=<rule id>``): checked with it on (Level 2, every endpoint mode
 by MCP_AQL_ENDPOINT_MODE, --allow-destructive, no plan; --configurations for the rules only its
-restarts show), a test the rule names must FAIL where the rule is a MUST and WARN
-or FAIL where it is a SHOULD, with a finding citing the rule (or, for a rule proven ``via``
-another, citing that one), where the unbroken server passes that test and no finding of it cites
-the rule. The registry's proofs and the server's switches are the same set."""
+restarts show, --previous and a capture of the unbroken server for those only two versions show),
+a test the rule names must FAIL where the rule is a MUST and WARN or FAIL where it is a SHOULD,
+with a finding citing the rule (or, for a rule proven ``via`` another, citing that one), where the
+unbroken server passes that test and no finding of it cites the rule. The registry's proofs and
+the server's switches are the same set."""
 
 from __future__ import annotations
 
@@ -32,6 +33,17 @@ SAFETY = Path(__file__).with_name("reading_safety.py")  # its execution safety l
 FAILING = {Requirement.MUST: {"FAIL"}, Requirement.SHOULD: {"WARN", "FAIL"}}
 CLEAN = ""
 RESTARTED = {CLEAN, *(rule for rule in OWN if set(NEEDS.get(rule, ())) & {CONFIGURED_MODE, *CONFIGURED})}
+VERSIONED = {rule for rule in OWN if "previous_version" in NEEDS.get(rule, ())}  # judged against a capture before
+
+
+@cache
+def previous(folder: Path) -> Path:
+    """A capture of the unbroken reading server: the version before, for the rules two versions show."""
+    bundle = folder / "previous.json"
+    run = {"READING_DEFECT": CLEAN, "READING_RUN": uuid.uuid4().hex, "MCP_AQL_ENDPOINT_MODE": "all"}
+    result = run_cli("capture", "--bundle", str(bundle), "--", *warm(sys.executable, str(SERVER)), env=run)
+    assert result.returncode == 0, result.stderr
+    return bundle
 
 
 @cache
@@ -42,6 +54,8 @@ def checked(defect: str, folder: Path) -> dict[str, dict[str, Any]]:
     args = ["check", "--level", "2", "--allow-destructive", "-f", "json", "--capture-dir", str(capture)]
     if defect in RESTARTED:  # the starts of --configurations, for the rules only they show (and the clean run)
         args.append("--configurations")
+    if defect in VERSIONED:  # the version before, for the rules two versions show
+        args += ["--previous", str(previous(folder))]
     run = {"READING_DEFECT": defect, "READING_RUN": uuid.uuid4().hex, "MCP_AQL_ENDPOINT_MODE": "all"}
     result = run_cli(*args, "--", *warm(sys.executable, str(SERVER)), env=run)
     assert result.returncode in (0, 1, 2), result.stderr

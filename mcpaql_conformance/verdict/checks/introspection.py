@@ -51,6 +51,7 @@ from mcpaql_conformance.verdict.checks.listing import (
     protocol_findings,
 )
 from mcpaql_conformance.verdict.checks.parameters import unknown_parameter_problem
+from mcpaql_conformance.verdict.checks.previous import preserved_reference_findings
 from mcpaql_conformance.verdict.checks.requests import (
     invalid_utf8_findings,
     limit_findings,
@@ -201,6 +202,7 @@ _INTROSPECTION_OPERATION_DETAILS_RULES = (
     "mcp:6.4:prefix-short", "endpoint-modes:7.1:tool-annotations", "endpoint-modes:7.1:conservative-annotations",
     "crude:3.3:tool-annotations", "operations:2.1:input-structure", "operations:2.2:operation-field",
     "operations:4.4.4:same-type", "operations:4.4.4:same-default", "operations:4.4.4:same-name",
+    "operations:4.4.2:preserve-refs",
     "core:8.5.1:canonical-verbs", "core:8.5.3:non-canonical-explained", "operations:6.2:canonical-verbs",
     "crude:6.5:canonical-verbs",
     "operations:2.2:operation-defined", "operations:2.4:case-sensitive",
@@ -228,7 +230,7 @@ def operation_details(ctx: Context) -> Outcome:
     failures += _listing_failures(ctx, valid)
     failures += _reserved_failures(valid) + routing_evidence_failures(ctx) + unknown_operation_findings(ctx)
     failures += request_shape_findings(ctx) + shared_parameter_findings(valid) + canonical_verb_findings(valid)
-    failures += control_documentation_findings(ctx, valid)
+    failures += control_documentation_findings(ctx, valid) + preserved_reference_findings(ctx)
     shape_failures, warnings = _shape_failures(ctx, valid)
     input_failures, input_warnings = update_input_documentation(valid, ctx.named_types)
     failures += shape_failures + input_failures

@@ -157,6 +157,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "core:4.7.1:invalid-utf-8": asked(INVALID_UTF8),
     "core:4.7.1:utf-8": (ANSWER_ENCODING,),
     "core:4.7.4:base64": (BINARY,),
+    "operations:4.4.2:preserve-refs": ("previous_version",),
     "core:4.7.5:enforce-limits": asked("deep_nesting"),
     "core:4.7.5:too-large-error": asked("deep_nesting"),
     "operations:2.2:operation-field": asked("no_operation"),

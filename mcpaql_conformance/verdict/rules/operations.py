@@ -29,6 +29,14 @@ from mcpaql_conformance.verdict.rules.model import (
 
 # Tests, by the names the catalogue gives them.
 
+PRESERVE_READING = (
+    "two captures show a version's references: a reference is the name of a shared parameter an operation "
+    "documents (operations §4.4.1, and the legacy `order`) or a $ref path in its details, since §4.4.5 has "
+    "introspection expand shared parameters inline; a documented alias is the old name or path standing anywhere "
+    "in the operation's new details (a deprecated parameter, an alias list, a description); an operation gone "
+    "altogether is no renamed reference"
+)
+
 RULES: tuple[Rule, ...] = (
     Rule("operations:1:rfc2119", MUST, "1", "are to be interpreted as described",
          "The document's upper-case keywords carry their RFC 2119 meanings.",
@@ -113,8 +121,10 @@ RULES: tuple[Rule, ...] = (
          not_judged="not observable from evidence: introspection shows definitions expanded, not where they "
          "come from"),
     Rule("operations:4.4.2:preserve-refs", SHOULD, "4.4.2", "SHOULD preserve those existing references",
-         "Existing shared-parameter reference paths are kept or aliased, never silently renamed.",
-         not_judged="needs evidence no bundle records yet: captures of two versions of one adapter"),
+         "Existing shared-parameter reference paths are kept or aliased, never silently renamed (judged where a "
+         "capture is given an earlier one of the same server, capture --previous: each shared parameter and $ref "
+         "path an operation of both versions documented is still documented, or named as an alias).",
+         tests=(DETAILS,), reading=PRESERVE_READING),
     Rule("operations:4.4.3:pagination-metadata", SHOULD, "4.4.3", "include explicit pagination metadata",
          "A paginated collection answer says how to fetch the next page (judged on a page of one: hasNextPage, "
          "and endCursor where another page follows).", tests=(COMPLETENESS,)),

@@ -147,6 +147,8 @@ OWN: dict[str, Proof] = {
     "error-codes:4.5:several-unknown-parameters": Proof("names only the first of several unknown parameters"),
     "core:4.7.1:null-bytes": Proof("takes strings holding U+0000"),
     "core:4.7.1:invalid-utf-8": Proof("takes strings holding bytes that are not UTF-8"),
+    "operations:4.4.2:preserve-refs": Proof("drops list_shelves' `last` and `before` in a new version, naming no "
+                                            "alias (checked against a capture of the version before)"),
     "core:4.7.4:base64": Proof("sends its shelves' badge images in URL-safe base64 without padding"),
     "core:4.7.1:utf-8": Proof("sends its initialize answer in Latin-1 (its instructions hold 'ü' as byte FC)"),
     "features/pagination:2.3:invalid-combinations": Proof("serves a page asked for with first and last together"),
