@@ -639,6 +639,9 @@ if broken("introspection:8.1.2:optional-false"):  # get_book's fields documented
 if broken("core:8.5.1:canonical-verbs"):  # add_book, a CREATE, with no word of `create`
     _add = next(op for op in OPERATIONS if op["name"] == "add_book")
     _add["description"] = "Add a book to an existing shelf. Answers the book with its new book_id."
+if broken("conformance:2.2:semantic-evaluation"):  # list_books' description no longer says what it lists
+    _books = next(op for op in OPERATIONS if op["name"] == "list_books")
+    _books["description"] = _books["description"].replace("List books", "List entries")
 if broken("core:8.5.2:snake-case-names"):  # list_shelves named listShelves
     next(op for op in OPERATIONS if op["name"] == "list_shelves")["name"] = "listShelves"
 if broken("core:8.5.4:no-custom-reserved"):  # a reserved name taken by an adapter's own READ operation

@@ -3,7 +3,8 @@
 Each proof of mcpaql_conformance/verdict/rules/proofs.py is a defect switch of the spec-written
 reading server (``READING_DEFECT=<rule id>``): checked with it on (Level 2, every endpoint mode
 by MCP_AQL_ENDPOINT_MODE, --allow-destructive, no plan; --configurations for the rules only its
-restarts show, --previous and a capture of the unbroken server for those only two versions show),
+restarts show, --previous and a capture of the unbroken server for those only two versions show,
+--agent with a scripted model that picks operations by their descriptions for semantic evaluation),
 a test the rule names must FAIL where the rule is a MUST and WARN or FAIL where it is a SHOULD,
 with a finding citing the rule (or, for a rule proven ``via`` another, citing that one), where the
 unbroken server passes that test and no finding of it cites the rule. The registry's proofs and
@@ -27,6 +28,7 @@ from mcpaql_conformance.verdict.rules import BY_ID
 from mcpaql_conformance.verdict.rules.needs import CONFIGURED, NEEDS
 from mcpaql_conformance.verdict.rules.proofs import OWN, PROOFS, VIA
 from tests.acceptance.conftest import run_cli, warm
+from tests.fake_llm import FakeLLM, Request
 
 SERVER = Path(__file__).with_name("reading_server.py")
 SAFETY = Path(__file__).with_name("reading_safety.py")  # its execution safety loop, switched alike
@@ -46,6 +48,39 @@ def previous(folder: Path) -> Path:
     return bundle
 
 
+MODELLED = {CLEAN, *(rule for rule in OWN if any(test.startswith("L2.semantic") for test in BY_ID[rule].tests))}
+TASK = "List the books, sorted, a page at a time."
+STOPWORDS = frozenset({"the", "a", "an", "of", "on", "at", "to", "and", "or", "in", "by", "one", "with", "for"})
+
+
+def words(text: str) -> set[str]:
+    return {word for word in re.findall(r"[a-z]+", text.lower()) if word not in STOPWORDS}
+
+
+def reader(request: Request) -> dict[str, Any]:
+    """A scripted model that trusts the documentation: it lists the operations, calls the READ one
+    whose description shares the most words with its task (the first of those that tie), answers."""
+    results = request.tool_results()
+    if not results:
+        return {"tool_calls": [{"name": "mcp_aql_read", "arguments": {"operation": "introspect",
+                                                                      "params": {"query": "operations"}}}]}  # fmt: skip
+    if len(results) == 1:
+        listed = json.loads(results[0]).get("data", {}).get("operations", [])
+        reads = [op for op in listed if op.get("semantic_category") == "READ" and op.get("name") != "introspect"]
+        best = max(reads, key=lambda op: len(words(str(op.get("description"))) & words(TASK)))
+        return {"tool_calls": [{"name": "mcp_aql_read", "arguments": {"operation": best["name"], "params": {}}}]}
+    return {"text": "Here they are."}
+
+
+def agent_args(folder: Path, fake: FakeLLM) -> list[str]:
+    """check --agent with the reader, one task (list the books, with list_books), Tier 1."""
+    tasks = folder / "tasks.yaml"
+    tasks.write_text(f"tasks:\n  - _description: List the books\n    input: {TASK}\n"
+                     "    expectedTools: [read/list_books]\n", encoding="utf-8")  # fmt: skip
+    return ["--agent", "--model", "openai:reader", "--base-url", fake.url + "/v1", "--no-builtin", "--tasks",
+            str(tasks), "--runs", "1", "--tier", "1"]  # fmt: skip
+
+
 @cache
 def checked(defect: str, folder: Path) -> dict[str, dict[str, Any]]:
     """Each test of the JSON report of a check of the reading server with ``defect`` switched on
@@ -57,7 +92,9 @@ def checked(defect: str, folder: Path) -> dict[str, dict[str, Any]]:
     if defect in VERSIONED:  # the version before, for the rules two versions show
         args += ["--previous", str(previous(folder))]
     run = {"READING_DEFECT": defect, "READING_RUN": uuid.uuid4().hex, "MCP_AQL_ENDPOINT_MODE": "all"}
-    result = run_cli(*args, "--", *warm(sys.executable, str(SERVER)), env=run)
+    with FakeLLM(replies=[reader] * 20) as fake:  # the rules a model's runs show (and the clean run)
+        modelled = agent_args(folder, fake) if defect in MODELLED else []
+        result = run_cli(*args, *modelled, "--", *warm(sys.executable, str(SERVER)), env=run)
     assert result.returncode in (0, 1, 2), result.stderr
     report = json.loads(result.stdout)
     return {test["id"]: test for category in report["categories"] for test in category["tests"]}

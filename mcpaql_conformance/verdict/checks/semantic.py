@@ -27,6 +27,7 @@ from mcpaql_conformance.verdict.model import Requirement, Result, TestResult
 from mcpaql_conformance.verdict.textmatch import normalize_words, phrases_in
 
 SPEC_REF = f"{CONFORMANCE} §5.1-5.4"
+SEMANTIC_EVALUATION = "conformance:2.2:semantic-evaluation"  # an LLM using only introspection finds the operations
 SHOULD = Requirement.SHOULD
 
 
@@ -144,7 +145,12 @@ def evaluate(ctx: Context) -> list[TestResult]:
     for agent in agents:
         result, detail = _agent_verdict(ctx, agent)
         test_id = ids.new(f"L2.semantic.agent-{_slug(agent['_description'])}")
-        results.append(TestResult(test_id, agent["_description"], result, detail, SPEC_REF))
+        # what a model did that falls short of its task is the finding semantic evaluation is about (a
+        # pinned scenario drives no model)
+        said = result is not Result.PASS and agent.get("kind") != "scenario"
+        said = said and not detail.startswith(("no evidence", "no expectations"))
+        findings, cited = ((detail,), (SEMANTIC_EVALUATION,)) if said else ((), ())
+        results.append(TestResult(test_id, agent["_description"], result, detail, SPEC_REF, findings, cited=cited))
     return results
 
 
