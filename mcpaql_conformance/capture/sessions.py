@@ -55,12 +55,19 @@ async def _new_session(later: Later, live: Live) -> None:
 
 async def _last_session(later: Later, live: Live, probe: LastProbe) -> None:
     """The request of invalid UTF-8 on a session of its own: a server may end the session, or its
-    process, on it, which costs no other evidence. Its answer, or that none came, is recorded."""
+    process, on it, which costs no other evidence. Its answer, or that none came, is recorded; a
+    session that could not be opened sent nothing, and a note says why."""
     response: Any = None
+    opened = False
     try:
         async with connect(later.target, later.timeout, later.errlog, later.warnings, later.guard) as connection:
+            opened = True
             response = await send_last(_again(live, connection), probe)
-    except CaptureError as exc:  # the transport failed on it (or could not be opened again)
+    except CaptureError as exc:  # the transport failed on it, or the session could not be opened
+        if not opened:
+            reason = f"not sent: a session of its own could not be opened: {exc}"
+            live.evidence.notes.append(note(None, f"request {probe[1][0]}", reason, FAILED))
+            return
         response = response if response is not None else {"_timeout": live.redactor.text(str(exc))}
     record_last(live, probe, response)
 

@@ -756,3 +756,16 @@ def test_an_earlier_capture_is_kept_and_judged_against(tmp_path):
     report = verdict(bundle)  # the same version: every reference kept
     rule = next(r for r in report["requirements"] if r["rule"] == "operations:4.4.2:preserve-refs")
     assert rule["result"] == "PASS", rule
+
+
+def test_a_server_that_starts_once_sends_no_invalid_utf8_and_says_why(tmp_path):
+    marker = tmp_path / "started-once"
+    once = f'if [ -e "{marker}" ]; then echo "already running" >&2; exit 1; fi; touch "{marker}"; exec "$@"'
+    result, bundle = capture(tmp_path, "sh", "-c", once, "once", *DEMO, plan=False)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(bundle.read_text())
+    assert "invalid_utf8" not in [case["name"] for case in data["request_tests"]]
+    [said] = [n for n in data["capture_notes"] if n["probe"] == "request invalid_utf8"]
+    assert said["reason"].startswith("not sent: a session of its own could not be opened: ")
+    rule = next(r for r in verdict(bundle)["requirements"] if r["rule"] == "core:4.7.1:invalid-utf-8")
+    assert rule["result"] == "SKIP", rule  # nothing sent: nothing to judge, never a failure
