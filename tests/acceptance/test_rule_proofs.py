@@ -145,7 +145,7 @@ def test_a_server_breaking_one_rule_is_caught_by_the_test_the_rule_names(defect:
             test["id"]
             for test in named_tests(rule_id, broken)
             if test["result"] in FAILING[rule.strength]
-            and clean[test["id"]]["result"] not in FAILING[rule.strength]
+            and clean.get(test["id"], {}).get("result") not in FAILING[rule.strength]  # agent tests: clean run only
             and cites(test, defect)
         ]
         said = {test["id"]: (test["result"], test.get("findings")) for test in named_tests(rule_id, broken)}
