@@ -1,5 +1,5 @@
-"""Every shell command of README.md and CONTRIBUTING.md works verbatim after the quick start,
-and running them leaves the checkout as it was.
+"""Every shell command of README.md, CONTRIBUTING.md and every page of the docs site (docs/)
+works verbatim after the quick start, and running them leaves the checkout as it was.
 
 A ```sh block runs line by line (a trailing backslash continues a line) from the project's
 root, with the quick start's virtual environment active. A line ending in ``# exit N``
@@ -20,7 +20,11 @@ import pytest
 
 from tests.acceptance.conftest import IN_THE_CHECKOUT, ROOT, warm_path
 
-DOCUMENTS = ("README.md", "CONTRIBUTING.md")
+DOCUMENTS = (
+    "README.md",
+    "CONTRIBUTING.md",
+    *sorted(str(page.relative_to(ROOT)) for page in (ROOT / "docs").rglob("*.md")),
+)
 _BLOCK = re.compile(r"(?:^<!-- docs: (?P<mark>[^>]*?) -->\n)?^```sh\n(?P<body>.*?)^```$", re.M | re.S)
 _EXIT = re.compile(r"#\s*exit (\d+)\s*$")
 
