@@ -1,18 +1,27 @@
 """The docs site (issue 37): `mkdocs build --strict` builds it (a broken link or an unknown page
-fails), and its command reference, generated from the click command tree at build time, has an
-entry for every command and every option of each, so that none can go undocumented."""
+fails); its command reference, generated from the click command tree at build time, has an entry
+for every command and every option of each, so that none can go undocumented; and in headless
+Chromium every page loads without a console error, the navigation goes where it says and the
+search box finds an option."""
 
 from __future__ import annotations
 
+import contextlib
+import http.server
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import click
 import pytest
 
 from mcpaql_conformance.cli.group import cli
+from tests.acceptance.cdp import Browser
 from tests.acceptance.conftest import ROOT
+from tests.acceptance.test_ci_reports import NEEDS_CHROMIUM, chromium
 
 
 @pytest.fixture(scope="module")
@@ -46,3 +55,51 @@ def test_every_command_and_option_has_a_reference_entry(site: Path) -> None:
                 missing.append(f"{name} {option.opts[0]}")
     assert missing == []
     assert "Sentinel" not in page  # click's "no default" is said as nothing
+
+
+@NEEDS_CHROMIUM
+def test_the_site_in_a_real_browser_loads_navigates_and_searches(site: Path, tmp_path: Path) -> None:
+    chromium_path = chromium()
+    assert chromium_path is not None
+    with served(site) as url, Browser(chromium_path) as browser:
+        pages = sorted(path.relative_to(site).parent.as_posix() for path in site.rglob("index.html"))
+        for page in pages:  # every page loads without a console error or an uncaught exception
+            browser.open(f"{url}/{'' if page == '.' else page + '/'}")
+            assert browser.evaluate("document.querySelector('.md-content h1') !== null"), page
+        assert browser.errors == []
+        browser.open(f"{url}/")
+        (tmp_path / "home.png").write_bytes(browser.screenshot())
+        nav = browser.evaluate("[...document.querySelectorAll('.md-nav__link')].map(a => a.textContent.trim())")
+        assert {"Home", "Commands"} <= set(nav)
+        browser.evaluate("document.querySelector('a[href=\"reference/commands/\"]').click()")
+        assert browser.until("location.pathname.endsWith('/reference/commands/')")
+        ready = "document.readyState === 'complete' && document.querySelector('.md-search__input') !== null"
+        assert browser.until(ready)
+        typed = "(() => { const box = document.querySelector('.md-search__input'); box.focus(); box.value = 'previous';"
+        typed += " box.dispatchEvent(new Event('input', {bubbles: true})); return true; })()"
+        browser.evaluate(typed)
+        assert browser.until("document.querySelectorAll('.md-search-result__item').length") >= 1
+        found = browser.evaluate("document.querySelector('.md-search-result__item a').getAttribute('href')")
+        assert "reference/commands/" in found
+        assert browser.errors == []
+
+
+@contextlib.contextmanager
+def served(folder: Path) -> Iterator[str]:
+    """``folder`` over HTTP on loopback (the search index is fetched: file:// would refuse it)."""
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, directory=str(folder), **kwargs)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
