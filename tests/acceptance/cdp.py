@@ -5,9 +5,11 @@ exceptions, with nothing beyond the standard library."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
+import signal
 import subprocess
 import tempfile
 import time
@@ -32,7 +34,7 @@ class Browser:
         self.buffer = b""
 
     def __enter__(self) -> Browser:
-        self.profile = tempfile.TemporaryDirectory()
+        self.profile = tempfile.TemporaryDirectory(ignore_cleanup_errors=True)
         to_browser, self.write_fd = os.pipe()
         self.read_fd, from_browser = os.pipe()
 
@@ -45,6 +47,7 @@ class Browser:
         self.process = subprocess.Popen(
             command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             close_fds=False, preexec_fn=wire,  # fds 3 and 4 made in the child (pass_fds would close them after)
+            start_new_session=True,  # its renderers and helpers in its process group, stopped with it
         )  # fmt: skip
         os.close(to_browser)
         os.close(from_browser)
@@ -57,7 +60,8 @@ class Browser:
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:
-        self.process.kill()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)  # the browser and every helper it started
         self.process.wait(timeout=30)
         os.close(self.write_fd)
         os.close(self.read_fd)
