@@ -1,7 +1,9 @@
-"""MkDocs hook: the command reference, generated at build time from the click command tree (the
-lazy group's every command, each option with its help and default), in place of the marker
-``<!-- commands -->`` of reference/commands.md. Nothing is written twice: an option added to the
-code appears in the site at the next build."""
+"""MkDocs hook: the reference pages' generated parts, made at build time from the code itself, in
+place of their markers: ``<!-- commands -->`` (the click command tree: the lazy group's every
+command, each option with its help and default), ``<!-- exit-codes -->`` (as ``--help`` says
+them), ``<!-- schemas -->`` (every schema ``schema NAME`` prints, with its ``$id``) and
+``<!-- model-keys -->`` (the model key variables kept from a server). Nothing is written twice:
+an option or a schema added to the code appears in the site at the next build."""
 
 from __future__ import annotations
 
@@ -13,11 +15,52 @@ MARKER = "<!-- commands -->"
 
 
 def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
-    if MARKER not in markdown:
-        return markdown
+    for marker, make in GENERATED.items():
+        if marker in markdown:
+            markdown = markdown.replace(marker, make())
+    return markdown
+
+
+def _commands() -> str:
     from mcpaql_conformance.cli.group import cli
 
-    return markdown.replace(MARKER, reference(cli, "mcpaql-conformance"))
+    return reference(cli, "mcpaql-conformance")
+
+
+def _exit_codes() -> str:
+    """The exit codes as the group's ``--help`` gives them (its ``Exit codes:`` block)."""
+    from mcpaql_conformance.cli.group import cli
+
+    said = (cli.help or "").split("Exit codes:", 1)[1]
+    rows = [line.strip().split(None, 1) for line in said.strip().splitlines() if line.strip()]
+    return "| Exit code | Means |\n|---|---|\n" + "\n".join(f"| {code} | {_cell(text)} |" for code, text in rows)
+
+
+def _schemas() -> str:
+    """Every schema ``schema NAME`` prints: its name, ``$id``, title and description."""
+    from mcpaql_conformance.cli.judge import SCHEMA_KINDS
+    from mcpaql_conformance.files.schemas import schema_document
+
+    rows = []
+    for kind in SCHEMA_KINDS:
+        document = schema_document(kind)
+        said = _cell(str(document.get("title", "")) + ": " + str(document.get("description", "")))
+        rows.append(f"| `mcpaql-conformance schema {kind}` | `{document['$id']}` | {said} |")
+    return "| Printed by | `$id` | What it describes |\n|---|---|---|\n" + "\n".join(rows)
+
+
+def _model_keys() -> str:
+    from mcpaql_conformance.secrecy import MODEL_KEY_VARIABLES
+
+    return ", ".join(f"`{name}`" for name in MODEL_KEY_VARIABLES)
+
+
+GENERATED = {
+    MARKER: _commands,
+    "<!-- exit-codes -->": _exit_codes,
+    "<!-- schemas -->": _schemas,
+    "<!-- model-keys -->": _model_keys,
+}
 
 
 def reference(group: click.Group, prog: str) -> str:

@@ -57,6 +57,19 @@ def test_every_command_and_option_has_a_reference_entry(site: Path) -> None:
     assert "Sentinel" not in page  # click's "no default" is said as nothing
 
 
+def test_the_reference_pages_are_made_from_the_code(site: Path) -> None:
+    from mcpaql_conformance.cli.judge import SCHEMA_KINDS
+    from mcpaql_conformance.files.schemas import schema_document
+    from mcpaql_conformance.secrecy import MODEL_KEY_VARIABLES
+
+    schemas = (site / "reference" / "schemas" / "index.html").read_text(encoding="utf-8")
+    assert all(f"<code>{schema_document(kind)['$id']}</code>" in schemas for kind in SCHEMA_KINDS)
+    codes = (site / "reference" / "exit-codes" / "index.html").read_text(encoding="utf-8")
+    assert all(f"<td>{code}</td>" in codes for code in (0, 1, 2, 3, 70))
+    environment = (site / "reference" / "environment" / "index.html").read_text(encoding="utf-8")
+    assert all(f"<code>{name}</code>" in environment for name in (*MODEL_KEY_VARIABLES, "MCPAQL_CONFORMANCE_DEBUG"))
+
+
 @NEEDS_CHROMIUM
 def test_the_site_in_a_real_browser_loads_navigates_and_searches(site: Path, tmp_path: Path) -> None:
     chromium_path = chromium()
@@ -70,7 +83,7 @@ def test_the_site_in_a_real_browser_loads_navigates_and_searches(site: Path, tmp
         browser.open(f"{url}/")
         (tmp_path / "home.png").write_bytes(browser.screenshot())
         nav = browser.evaluate("[...document.querySelectorAll('.md-nav__link')].map(a => a.textContent.trim())")
-        assert {"Home", "Commands"} <= set(nav)
+        assert {"Home", "Commands", "Exit codes", "JSON schemas", "Environment variables"} <= set(nav)
         browser.evaluate("document.querySelector('a[href=\"reference/commands/\"]').click()")
         assert browser.until("location.pathname.endsWith('/reference/commands/')")
         ready = "document.readyState === 'complete' && document.querySelector('.md-search__input') !== null"
