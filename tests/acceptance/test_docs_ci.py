@@ -1,4 +1,5 @@
-"""The README's CI recipes and the GitHub Action (action.yml) work as written, run locally.
+"""The CI recipes of the README and of the docs site (the registry page's matrix) and the GitHub
+Action (action.yml) work as written, run locally.
 
 The YAML blocks of the README's "In CI" section are parsed (PyYAML) and their commands run in
 order in a temporary folder, with the quick start's virtual environment first on PATH: the
@@ -394,10 +395,9 @@ def test_the_action_scripts_are_valid_bash():
 
 
 def registry_recipe() -> dict[str, Any]:
-    text = (ROOT / "README.md").read_text()
-    start = text.index("\n## A registry of many servers\n")
-    end = text.index("\n## ", start + 1)
-    (block,) = re.findall(r"^```yaml\n(.*?)^```$", text[start:end], re.M | re.S)
+    """The matrix recipe of the docs site's registry page (its one YAML block)."""
+    text = (ROOT / "docs" / "registry.md").read_text()
+    (block,) = re.findall(r"^```yaml\n(.*?)^```$", text, re.M | re.S)
     return dict(yaml.safe_load(block))
 
 
