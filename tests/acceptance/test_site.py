@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import http.server
+import re
 import subprocess
 import sys
 import threading
@@ -55,6 +56,20 @@ def test_every_command_and_option_has_a_reference_entry(site: Path) -> None:
                 missing.append(f"{name} {option.opts[0]}")
     assert missing == []
     assert "Sentinel" not in page  # click's "no default" is said as nothing
+
+
+def test_every_link_and_image_of_the_site_lands_on_a_file_of_it(site: Path) -> None:
+    """MkDocs checks links to pages; a link to a file of the repository (a schema, a fixture) or an
+    image path written for the README would be broken on the site: none is."""
+    broken: list[str] = []
+    for page in site.rglob("*.html"):
+        for target in re.findall(r'(?:href|src)="([^"#?]+)', page.read_text(encoding="utf-8")):
+            if re.match(r"^[a-z][a-z0-9+.-]*:|^//", target):
+                continue  # another site (the spec, the theme's home) or a scheme of its own
+            resolved = (site / target.lstrip("/") if target.startswith("/") else page.parent / target).resolve()
+            if not (resolved.is_file() or (resolved / "index.html").is_file()):
+                broken.append(f"{page.relative_to(site)}: {target}")
+    assert broken == []
 
 
 def test_the_reference_pages_are_made_from_the_code(site: Path) -> None:
