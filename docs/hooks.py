@@ -2,7 +2,9 @@
 place of their markers: ``<!-- commands -->`` (the click command tree: the lazy group's every
 command, each option with its help and default), ``<!-- exit-codes -->`` (as ``--help`` says
 them), ``<!-- schemas -->`` (every schema ``schema NAME`` prints, with its ``$id``) and
-``<!-- model-keys -->`` (the model key variables kept from a server). Nothing is written twice:
+``<!-- model-keys -->`` (the model key variables kept from a server), ``<!-- coverage -->`` and
+``<!-- readings -->`` (how much of each document of the spec is judged, and the readings taken,
+from the requirement registry, as `rules` says them). Nothing is written twice:
 an option or a schema added to the code appears in the site at the next build."""
 
 from __future__ import annotations
@@ -55,11 +57,27 @@ def _model_keys() -> str:
     return ", ".join(f"`{name}`" for name in MODEL_KEY_VARIABLES)
 
 
+def _coverage() -> str:
+    from mcpaql_conformance.report.rules import coverage, coverage_table
+    from mcpaql_conformance.verdict.rules import RULES
+
+    return coverage_table(coverage(RULES))
+
+
+def _readings() -> str:
+    from mcpaql_conformance.report.rules import readings_list
+    from mcpaql_conformance.verdict.rules import RULES
+
+    return readings_list(RULES)
+
+
 GENERATED = {
     MARKER: _commands,
     "<!-- exit-codes -->": _exit_codes,
     "<!-- schemas -->": _schemas,
     "<!-- model-keys -->": _model_keys,
+    "<!-- coverage -->": _coverage,
+    "<!-- readings -->": _readings,
 }
 
 

@@ -81,6 +81,13 @@ def test_the_reference_pages_are_made_from_the_code(site: Path) -> None:
     assert all(f"<code>{schema_document(kind)['$id']}</code>" in schemas for kind in SCHEMA_KINDS)
     codes = (site / "reference" / "exit-codes" / "index.html").read_text(encoding="utf-8")
     assert all(f"<td>{code}</td>" in codes for code in (0, 1, 2, 3, 70))
+    from mcpaql_conformance.report.rules import contradictions, coverage
+    from mcpaql_conformance.verdict.rules import RULES
+
+    requirements = (site / "requirements" / "index.html").read_text(encoding="utf-8")
+    total = coverage(RULES)[-1].counts
+    assert f"<td>{total['MUST'][0]}/{total['MUST'][1]}</td>" in requirements  # the coverage table, as `rules`
+    assert all(f"<code>{rule.id}</code>" in requirements for rule in contradictions(RULES))  # every reading
     environment = (site / "reference" / "environment" / "index.html").read_text(encoding="utf-8")
     assert all(f"<code>{name}</code>" in environment for name in (*MODEL_KEY_VARIABLES, "MCPAQL_CONFORMANCE_DEBUG"))
 
