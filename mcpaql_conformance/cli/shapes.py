@@ -117,7 +117,7 @@ def diff_command(old: Path, new: Path, fmt: str, fail_on: str, level: str, outpu
     Exit 1 when a breaking change is found (one that narrows what a client may send or widens
     what it may receive: a removed operation, parameter or field, a newly required parameter,
     a parameter's type or enum narrowed, an answer's type widened; a verdict that got worse, a
-    test added with a WARN or FAIL or no longer run; the README's table lists every rule;
+    test added with a WARN or FAIL or no longer run; docs/drift.md's table lists every rule;
     --fail-on any: any change), else 0; 3 for a bad path or file.
     """
     from mcpaql_conformance.evidence.samples import load_sources

@@ -92,7 +92,7 @@ def render_rules(rules: list[Rule], fmt: str, everything: list[Rule]) -> str:
 
 
 def coverage_table(rows: list[Coverage]) -> str:
-    """The markdown table of judged/server rules per document and keyword (the README's)."""
+    """The markdown table of judged/server rules per document and keyword (the docs site's requirements page)."""
     lines = [
         "| Document | MUST judged | SHOULD judged | MAY judged | Rules (server) |",
         "|---|---|---|---|---|",
@@ -149,7 +149,8 @@ def contradictions(rules: Iterable[Rule]) -> list[Rule]:
 
 
 def readings_list(rules: Iterable[Rule]) -> str:
-    """The markdown list of the readings we take where the spec contradicts itself (the README's)."""
+    """The markdown list of the readings we take where the spec contradicts itself (the docs site's
+    requirements page)."""
     return "".join(
         f"- `{rule.id}` ({rule.keyword}, {rule.document.path} §{rule.section}): {markdown(rule.reading)}\n"
         for rule in contradictions(rules)

@@ -2,8 +2,8 @@
 directions. A request schema (an operation's parameters, read as the properties of one object)
 breaks clients when it narrows: a value they sent is no longer taken. A response schema (the
 one ``shapes`` infers from the answers) breaks them when it widens: a value they never had to
-handle may now come. Every rule names which way it goes (``Turn``); the README's breaking-change
-table is this module's.
+handle may now come. Every rule names which way it goes (``Turn``); the breaking-change table of
+the docs site's drift page (docs/drift.md) is this module's.
 
 A place is compared on: its types, read as a set (``["string", "null"]``, ``"null | string"``,
 ``string[]``, ``nullable: true``; an integer is a number too, so integer -> number widens and
