@@ -5,6 +5,7 @@ the bundle holds the first session all the same."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,7 +33,7 @@ async def later_sessions(later: Later, live: Live, restart: bool, last: LastProb
     request of invalid UTF-8 (where the run's level lets it go). What a start says again (a
     banner) is said once."""
     said: list[str] = []
-    again = Later(later.target, later.timeout, later.errlog, said, later.guard)
+    again = dataclasses.replace(later, warnings=said)
     try:
         if restart:
             await _new_session(again, live)

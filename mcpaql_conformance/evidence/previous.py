@@ -15,18 +15,21 @@ from typing import Any
 
 from mcpaql_conformance.errors import ConfigError
 from mcpaql_conformance.evidence.bundle import load_bundle
-from mcpaql_conformance.evidence.reading import OPERATION_NAME_KEYS, Readings, name_of, parameters_of, read_detail
+from mcpaql_conformance.evidence.reading import (
+    CROSS_CUTTING,
+    OPERATION_NAME_KEYS,
+    Readings,
+    name_of,
+    parameters_of,
+    read_detail,
+)
 from mcpaql_conformance.files.values import objects_in
 from mcpaql_conformance.sanitize import plain
 
 JsonObject = dict[str, Any]
 
-# The shared parameters of operations §4.4.1 (fields, filter, sort, the pagination styles, aggregate,
-# dry_run) and the legacy `order` §4.4.2 names beside `sort`.
-SHARED = frozenset(
-    {"fields", "filter", "sort", "order", "aggregate", "first", "after", "last", "before", "limit", "offset", "page",
-     "page_size", "dry_run"}
-)  # fmt: skip
+# The shared parameters of operations §4.4.1 and the legacy `order` §4.4.2 names beside `sort`.
+SHARED = frozenset({*CROSS_CUTTING, "order"})
 MAX_REFS = 200  # references kept per operation
 MAX_WALK = 10_000  # values looked at per operation for $ref paths
 

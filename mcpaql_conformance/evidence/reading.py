@@ -29,6 +29,10 @@ TYPE_NAME_KEYS = ("name", "type_name", "element_name", "typeName", "id", "key")
 PARAMETER_NAME_KEYS = ("name", "param_name", "parameter_name", "param", "parameter", "element_name", "field", "key")
 CATEGORY_KEYS = ("semantic_category", "semanticCategory", "category", "crude_category", "crudeCategory")
 PARAMETER_LIST_KEYS = ("parameters", "params", "inputs", "arguments", "args")
+# The cross-cutting parameters of operations §4.4.1 (`query` aside: a search_* operation takes text
+# in it, a query_* one an object, both as the table says).
+CROSS_CUTTING = ("fields", "filter", "sort", "aggregate", "first", "after", "last", "before", "limit", "offset",
+                 "page", "page_size", "dry_run")  # fmt: skip
 SCHEMA_KEYS = ("inputSchema", "input_schema")
 LIST_KEYS = ("operations", "items", "results", "list")
 TYPE_LIST_KEYS = ("types", "items", "results", "list")

@@ -27,10 +27,13 @@ KEPT = 3  # invalid answers kept as evidence
 AROUND = 24  # bytes shown before and after an invalid sequence
 
 
+_MARK_BYTES = MARK.encode("ascii")
+
+
 def on_wire(data: bytes) -> bytes:
-    """``data`` as it goes to the server: ``MARK`` replaced by ``INVALID``."""
-    mark = MARK.encode("ascii")
-    return data.replace(mark, INVALID) if mark in data else data
+    """``data`` as it goes to the server: ``MARK`` replaced by ``INVALID`` (``data`` itself where it
+    holds no mark)."""
+    return data.replace(_MARK_BYTES, INVALID) if _MARK_BYTES in data else data
 
 
 def as_recorded(value: Any) -> Any:

@@ -21,7 +21,7 @@ import httpcore2
 import httpx2
 
 from mcpaql_conformance.errors import ConfigError
-from mcpaql_conformance.live.encoding import MARK, StreamCheck, Utf8Watch, on_wire
+from mcpaql_conformance.live.encoding import StreamCheck, Utf8Watch, on_wire
 from mcpaql_conformance.live.process import MAX_LINE
 
 MAX_HEADERS_KB = 100  # the status line and headers of one answer, at most (what h11 may hold unparsed)
@@ -53,9 +53,9 @@ class HttpLimits:
         """Capture's request of invalid UTF-8 with its bytes in place of the mark (its body is
         bytes the SDK encoded whole; no other request holds the mark)."""
         body = request.content if isinstance(request.stream, httpx2.ByteStream) else b""
-        if MARK.encode("ascii") not in body:
-            return
         sent = on_wire(body)
+        if sent is body:
+            return
         request.stream = httpx2.ByteStream(sent)
         request._content = sent
         request.headers["Content-Length"] = str(len(sent))

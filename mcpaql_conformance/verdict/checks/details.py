@@ -9,7 +9,7 @@ from typing import Any
 from mcpaql_conformance.evidence.bundle import JsonObject
 from mcpaql_conformance.evidence.execution import fold
 from mcpaql_conformance.evidence.index import Context
-from mcpaql_conformance.evidence.reading import STANDARD_TAIL, snake_case
+from mcpaql_conformance.evidence.reading import CROSS_CUTTING, STANDARD_TAIL, snake_case
 from mcpaql_conformance.files.jsonio import dumps
 from mcpaql_conformance.files.schemas import introspection_schema
 from mcpaql_conformance.regex import lazy
@@ -115,10 +115,7 @@ def _parameter_at(detail: Any, path: str) -> dict[str, Any] | None:
     return found if isinstance(found, dict) else None
 
 
-# The cross-cutting parameters of operations §4.4.1 (`query` aside: a search_* operation takes text
-# in it, a query_* one an object, both as the table says), and those whose default is a page size.
-CROSS_CUTTING = ("fields", "filter", "sort", "aggregate", "first", "after", "last", "before", "limit", "offset",
-                 "page", "page_size", "dry_run")  # fmt: skip
+# The cross-cutting parameters (evidence/reading.py) whose default is a page size.
 PAGE_SIZES = ("first", "last", "limit", "page_size")
 
 

@@ -73,10 +73,12 @@ def encoding_findings(bundle: Bundle, details: dict[str, JsonObject]) -> tuple[l
             key = (name, field)
             if key in failures:
                 continue
-            binary = _binary_problem(field, value, parent)
-            if binary is not None and (name, binary[0]) not in failures:
-                at = f"{where.rpartition('.')[0]}.{plain(binary[0], max_len=80)}"
-                failures[(name, binary[0])] = cite(BASE64, f"{_label(name, binary[0])}: {binary[1]} at {at}")
+            held = _binary_field(field, value, parent)
+            if held is not None and (name, held) not in failures:
+                wrong = _base64_problem(field, parent[held])
+                if wrong is not None:
+                    at = f"{where.rpartition('.')[0]}.{plain(held, max_len=80)}"
+                    failures[(name, held)] = cite(BASE64, f"{_label(name, held)}: {wrong} at {at}")
             problem = _date_problem(field, value, documented.get(name, frozenset()))
             if problem is not None:
                 failures[key] = cite(ISO_8601, f"{_label(name, field)}: {problem} at {where}")
@@ -134,7 +136,7 @@ def binary_evidence(bundle: Bundle) -> list[str]:
     holding data a field marks base64 (the walk stops at the first)."""
     for _, path, response, _ in _answers(bundle):
         data, _ = data_of(response)
-        if any(_binary_problem(f, v, parent, judged=False) for f, _, v, parent in _fields(data, path)):
+        if any(_binary_field(f, v, parent) is not None for f, _, v, parent in _fields(data, path)):
             return [BINARY]
     return []
 
@@ -144,14 +146,12 @@ def _marks_base64(field: str, value: Any) -> bool:
         isinstance(value, str)
         and len(value) < 16
         and value.strip().lower() == "base64"
-        and (field.lower().endswith("encoding"))
+        and field.lower().endswith("encoding")
     )
 
 
-def _binary_problem(field: str, value: Any, parent: JsonObject, judged: bool = True) -> tuple[str, str] | None:
-    """(the field holding the data, why it is not padded standard base64) where ``field`` marks
-    a sibling as base64; None when it marks none, or the data is well encoded (``judged=False``:
-    (the field, "") wherever it marks one, well encoded or not)."""
+def _binary_field(field: str, value: Any, parent: JsonObject) -> str | None:
+    """The sibling of ``field`` holding the data it marks base64 (None: it marks none)."""
     if not _marks_base64(field, value):
         return None
     stem = field[: -len("encoding")]
@@ -161,20 +161,19 @@ def _binary_problem(field: str, value: Any, parent: JsonObject, judged: bool = T
         names = (f"{stem}content", stem[:-1], f"{stem}data")
     else:
         names = (f"{stem}Content", stem, f"{stem}Data")
-    held = next((name for name in names if isinstance(parent.get(name), str)), None)
-    if held is None:
-        return None
-    data: str = parent[held]
-    if not judged:
-        return held, ""
-    shown = f"{field}: base64 marks {show(data)}"
+    return next((name for name in names if isinstance(parent.get(name), str)), None)
+
+
+def _base64_problem(field: str, data: str) -> str | None:
+    """Why data ``field`` marks base64 is not padded standard base64 (None: it is)."""
     if len(data) % 4 == 0 and _BASE64_TEXT.fullmatch(data):
         return None
+    shown = f"{field}: base64 marks {show(data)}"
     if _URL_SAFE.fullmatch(data.rstrip("=")) and ("-" in data or "_" in data):
-        return held, f"{shown}, URL-safe base64 ('-', '_'), not the standard alphabet (core §4.7.4, RFC 4648 §4)"
+        return f"{shown}, URL-safe base64 ('-', '_'), not the standard alphabet (core §4.7.4, RFC 4648 §4)"
     if _BASE64_TEXT.fullmatch(data):
-        return held, f"{shown}, {len(data)} characters: not padded with '=' to a multiple of 4"
-    return held, f"{shown}, which holds characters outside base64's alphabet"
+        return f"{shown}, {len(data)} characters: not padded with '=' to a multiple of 4"
+    return f"{shown}, which holds characters outside base64's alphabet"
 
 
 def _documented_dates(bundle: Bundle, details: dict[str, JsonObject]) -> dict[str, frozenset[str]]:

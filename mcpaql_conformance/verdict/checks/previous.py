@@ -56,13 +56,19 @@ def _alias_texts(detail: Any) -> list[str]:
     found: list[str] = []
     for node in objects_in([detail], MAX_WALK):
         for key, value in node.items():
-            strings = [value] if isinstance(value, str) else [v for v in value if isinstance(v, str)] if isinstance(
-                value, list) else []  # fmt: skip
+            strings = _strings(value)
             if _ALIAS_KEY.search(str(key)):
                 found += strings
             else:
                 found += [line for text in strings for line in sentences(text, MAX_TEXT) if _ALIAS_SAID.search(line)]
     return found
+
+
+def _strings(value: Any) -> list[str]:
+    """A string, or the strings of a list; nothing else."""
+    if isinstance(value, str):
+        return [value]
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
 
 
 def _named(text: str, ref: str) -> bool:
