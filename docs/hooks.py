@@ -4,14 +4,23 @@ command, each option with its help and default), ``<!-- exit-codes -->`` (as ``-
 them), ``<!-- schemas -->`` (every schema ``schema NAME`` prints, with its ``$id``) and
 ``<!-- model-keys -->`` (the model key variables kept from a server), ``<!-- coverage -->`` and
 ``<!-- readings -->`` (how much of each document of the spec is judged, and the readings taken,
-from the requirement registry, as `rules` says them). Nothing is written twice:
-an option or a schema added to the code appears in the site at the next build."""
+from the requirement registry, as `rules` says them), ``<!-- contributing -->`` (the repository's
+CONTRIBUTING.md, its links to files outside the site kept as their text). The example reports of
+``reports/`` (made from two fixtures by ``reports/generate.py``, which the suite keeps fresh) are
+files of the site too, under ``examples/``, so that a page links and shows them. Nothing is
+written twice: an option or a schema added to the code appears in the site at the next build."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 import click
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "reports"
+_LINK = re.compile(r"\[([^\]]+)\]\((?![a-z][a-z0-9+.-]*:|#)[^)]*\)")
 
 MARKER = "<!-- commands -->"
 
@@ -21,6 +30,22 @@ def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
         if marker in markdown:
             markdown = markdown.replace(marker, make())
     return markdown
+
+
+def on_files(files: Any, config: Any) -> Any:
+    """The example reports (HTML, JSON, JUnit, markdown, badge) as files of the site, at
+    ``examples/NAME``."""
+    from mkdocs.structure.files import File
+
+    for example in sorted(EXAMPLES.iterdir()):
+        if example.name.startswith(("level1-", "level2-")) and example.suffix != ".md":  # no page of ours
+            files.append(File.generated(config, f"examples/{example.name}", abs_src_path=str(example)))
+    return files
+
+
+def _contributing() -> str:
+    """CONTRIBUTING.md as a page: a link to a file of the repository (none of the site) is its text."""
+    return _LINK.sub(r"\1", (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8"))
 
 
 def _commands() -> str:
@@ -78,6 +103,7 @@ GENERATED = {
     "<!-- model-keys -->": _model_keys,
     "<!-- coverage -->": _coverage,
     "<!-- readings -->": _readings,
+    "<!-- contributing -->": _contributing,
 }
 
 

@@ -1,7 +1,7 @@
 """Capture plans: values, example requests, round-trip and constraint cycles.
 
 The format is our JSON Schema ``schemas/plan.schema.json`` (``mcpaql-conformance schema
---plan``; the README's "Capture plans" section explains it). Plans are validated
+--plan``; the docs site's "Capture plans" section, docs/live.md, explains it). Plans are validated
 strictly: an unknown key, or an operation the server does not list, is a configuration
 error with a did-you-mean, because a typo would otherwise silently drop a cycle.
 ``capture/plan_writer.py`` writes an editable plan from what a capture learned.

@@ -6,6 +6,10 @@ root, with the quick start's virtual environment active. A line ending in ``# ex
 must exit N; every other line must exit 0. The line before a block may mark it:
 ``<!-- docs: slow -->`` runs only with MCPAQL_DOCS_SLOW=1 (installs, benchmarks, the
 acceptance tests), ``<!-- docs: skip: why -->`` never runs (the test suite itself).
+
+A block of one command followed at once by a ```text block shows what that command prints: each
+line shown is a whole line of its output (stdout, then stderr), in the order shown; a line ``...``
+(indented or not) stands for any number of lines left out.
 """
 
 from __future__ import annotations
@@ -25,7 +29,10 @@ DOCUMENTS = (
     "CONTRIBUTING.md",
     *sorted(str(page.relative_to(ROOT)) for page in (ROOT / "docs").rglob("*.md")),
 )
-_BLOCK = re.compile(r"(?:^<!-- docs: (?P<mark>[^>]*?) -->\n)?^```sh\n(?P<body>.*?)^```$", re.M | re.S)
+_BLOCK = re.compile(
+    r"(?:^<!-- docs: (?P<mark>[^>]*?) -->\n)?^```sh\n(?P<body>.*?)^```$(?:\n\n```text\n(?P<shown>.*?)^```$)?",
+    re.M | re.S,
+)
 _EXIT = re.compile(r"#\s*exit (\d+)\s*$")
 
 
@@ -35,6 +42,7 @@ class Block:
     line: int
     mark: str
     commands: tuple[tuple[str, int], ...]  # (command, expected exit code)
+    shown: tuple[str, ...] = ()  # what its one command prints, as the document shows it
 
     @property
     def name(self) -> str:
@@ -54,7 +62,9 @@ def blocks() -> list[Block]:
                 expected = _EXIT.search(line)
                 commands.append((line, int(expected.group(1)) if expected else 0))
             line_number = text.count("\n", 0, match.start("body"))
-            found.append(Block(document, line_number, (match.group("mark") or "").strip(), tuple(commands)))
+            mark = (match.group("mark") or "").strip()
+            shown = tuple(match.group("shown").splitlines()) if match.group("shown") and len(commands) == 1 else ()
+            found.append(Block(document, line_number, mark, tuple(commands), shown))
     return found
 
 
@@ -103,7 +113,34 @@ def test_every_documented_command_works_and_leaves_the_checkout_clean(block: Blo
             f"{block.name}: {command}\nexit {result.returncode}, expected {expected}\n"
             f"{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
         )
+        missing = not_printed(block.shown, result.stdout + result.stderr)
+        assert missing is None, f"{block.name}: {command}\nshown but not printed: {missing!r}\n{result.stdout[-3000:]}"
     assert checkout_state() == before, f"{block.name} changed the checkout"
+
+
+def not_printed(shown: tuple[str, ...], output: str) -> str | None:
+    """The first line a document shows that the output does not print in that order (None: all do)."""
+    printed = iter(line.rstrip() for line in output.splitlines())
+    for line in shown:
+        if line.strip() == "...":
+            continue
+        if not any(line.rstrip() == candidate for candidate in printed):
+            return line
+    return None
+
+
+def test_a_shown_output_must_be_printed_in_order():
+    output = "a\nb\nc\n"
+    assert not_printed(("a", "...", "c"), output) is None
+    assert not_printed(("  ...", "b"), output) is None
+    assert not_printed(("c", "a"), output) == "a"
+    assert not_printed(("b", "d"), output) == "d"
+    assert not_printed(("a  ",), output) is None  # trailing spaces are no difference
+
+
+def test_the_pages_show_what_their_commands_print():
+    shown = {block.document for block in blocks() if block.shown}
+    assert {"README.md", "docs/getting-started.md"} <= shown
 
 
 def test_the_first_screen_shows_the_three_jobs_and_links_the_spec():
@@ -124,7 +161,7 @@ def test_developer_material_lives_in_contributing():
 
 def test_the_readme_comes_in_the_order_a_user_needs_it():
     headings = re.findall(r"^## (.+)$", (ROOT / "README.md").read_text(), re.M)
-    order = ["Quick start", "Install", "Commands", "Reports", "In CI", "Live capture", "Contributing"]
+    order = ["Quick start", "What it prints", "Commands", "Exit codes", "In CI", "Documentation", "Contributing"]
     assert [heading for heading in headings if heading in order] == order
 
 
@@ -145,3 +182,32 @@ def test_every_link_to_a_section_lands_on_a_heading():
         text = (ROOT / document).read_text()
         for target, anchor in re.findall(r"\]\(((?:[A-Z]+\.md)?)#([\w-]+)\)", text):
             assert anchor in anchors(target or document), f"{document}: {target}#{anchor}"
+
+
+def test_the_readme_is_a_front_door_whose_badges_say_what_the_code_says():
+    from mcpaql_conformance import SPEC_VERSION
+
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 260  # a screen or two; the manual is the docs site
+    shown = SPEC_VERSION.replace("-", "--")  # shields.io's escape for a dash
+    assert f"MCP--AQL%20spec-{shown}-" in readme
+    requires = re.search(r'^requires-python = ">=(\d+\.\d+)"$', (ROOT / "pyproject.toml").read_text(), re.M)
+    assert requires and f"python-{requires.group(1)}%2B-" in readme
+    assert "licence-MIT-" in readme and 'license = "MIT"' in (ROOT / "pyproject.toml").read_text()
+    for page in (ROOT / "docs").rglob("*.md"):  # every page of the site is one click away
+        linked = f"docs/{page.relative_to(ROOT / 'docs').as_posix()}"
+        linked = "CONTRIBUTING.md" if page.name == "contributing.md" else linked  # the page shows the file
+        assert f"]({linked}" in readme, page
+
+
+def test_every_command_has_a_line_in_the_readme_and_the_getting_started_table():
+    import click
+
+    from mcpaql_conformance.cli.group import cli
+
+    names = cli.list_commands(click.Context(cli, info_name="mcpaql-conformance"))
+    readme = (ROOT / "README.md").read_text().split("## Commands", 1)[1].split("\n## ", 1)[0]
+    started = (ROOT / "docs" / "getting-started.md").read_text().split("## Commands", 1)[1].split("\n## ", 1)[0]
+    for name in names:
+        assert re.search(rf"^\|[^|]*`{re.escape(name)}`", readme, re.M), f"README: {name}"
+        assert f"| `{name}` |" in started, f"getting started: {name}"

@@ -1,7 +1,8 @@
-"""The CI recipes of the README and of the docs site (the registry page's matrix) and the GitHub
-Action (action.yml) work as written, run locally.
+"""The CI recipes of the README and of the docs site (the "In CI" page, the registry page's
+matrix) and the GitHub Action (action.yml) work as written, run locally.
 
-The YAML blocks of the README's "In CI" section are parsed (PyYAML) and their commands run in
+The YAML blocks of the "In CI" page and of the README's "In CI" section (each block once: the
+README shows one of the page's) are parsed (PyYAML) and their commands run in
 order in a temporary folder, with the quick start's virtual environment first on PATH: the
 `run:` steps of a GitHub workflow (a step guarded with ``if: always()`` runs after a failed
 one, the others are skipped as GitHub does), the `script` then `after_script` lines of a
@@ -39,15 +40,24 @@ VENV_BIN = ROOT / ".venv" / "bin"
 
 
 def in_ci_section() -> str:
+    """The README's "In CI" section."""
     text = (ROOT / "README.md").read_text()
     start = text.index("\n## In CI\n")
     end = text.index("\n## ", start + 1)
     return text[start:end]
 
 
+def in_ci_page() -> str:
+    return (ROOT / "docs" / "ci.md").read_text()
+
+
+def yaml_blocks(text: str) -> list[str]:
+    return re.findall(r"^```yaml\n(.*?)^```$", text, re.M | re.S)
+
+
 def recipes() -> list[dict[str, Any]]:
-    """The YAML blocks of the README's "In CI" section, parsed."""
-    blocks = re.findall(r"^```yaml\n(.*?)^```$", in_ci_section(), re.M | re.S)
+    """The YAML blocks of the "In CI" page and of the README's section, each once, parsed."""
+    blocks = dict.fromkeys([*yaml_blocks(in_ci_page()), *yaml_blocks(in_ci_section())])
     return [yaml.safe_load(block) for block in blocks]
 
 
@@ -179,10 +189,16 @@ needs_venv = pytest.mark.skipif(
 )
 
 
-# --- the README's recipes -------------------------------------------------------------------
+# --- the recipes of the "In CI" page and the README -----------------------------------------
 
 
-def test_the_in_ci_section_has_a_github_recipe_with_the_action_a_long_form_and_a_gitlab_job():
+def test_the_readme_shows_the_action_recipe_of_the_in_ci_page():
+    [shown] = yaml_blocks(in_ci_section())
+    assert shown in yaml_blocks(in_ci_page())
+    assert any(uses_this_action(step) for job in yaml.safe_load(shown)["jobs"].values() for step in job["steps"])
+
+
+def test_the_in_ci_page_has_a_github_recipe_with_the_action_a_long_form_and_a_gitlab_job():
     workflows = github_workflows()
     steps = [step for workflow in workflows for job in workflow["jobs"].values() for step in job["steps"]]
     assert any(uses_this_action(step) for step in steps), "the GitHub recipe uses the action"
@@ -376,9 +392,9 @@ def test_wrong_inputs_and_an_unreachable_server_fail_the_step_with_exit_3(tmp_pa
         assert check_outputs(shell).outputs["report"] == ""
 
 
-def test_every_input_and_output_of_the_action_is_documented_in_the_readme():
+def test_every_input_and_output_of_the_action_is_documented_on_the_in_ci_page():
     action = yaml.safe_load((ROOT / "action.yml").read_text())
-    section = in_ci_section()
+    section = in_ci_page()
     for name in [*action["inputs"], *action["outputs"]]:
         assert f"`{name}`" in section, name
     for name in action["inputs"]:

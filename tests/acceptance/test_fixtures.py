@@ -43,7 +43,7 @@ def test_our_fixtures_declare_level_and_exit_code_and_are_not_reference_copies()
 
 # The spec's reference bundles with the verdicts the spec's rules give them. Three of them return a type
 # their types list does not name, which core §9.2 (a MUST) forbids: the runner, which never looks, expects
-# 0, 0 and 2 (README, "Where we and the reference runner disagree").
+# 0, 0 and 2 (the docs site's checks page, "Where we and the reference runner disagree").
 REFERENCE_VERDICTS = [
     ("reference-failure.json", "1", "1", None),
     (

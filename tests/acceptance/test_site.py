@@ -1,8 +1,8 @@
 """The docs site (issue 37): `mkdocs build --strict` builds it (a broken link or an unknown page
 fails); its command reference, generated from the click command tree at build time, has an entry
 for every command and every option of each, so that none can go undocumented; and in headless
-Chromium every page loads without a console error, the navigation goes where it says and the
-search box finds an option."""
+Chromium every page loads without a console error, the navigation goes where it says, the
+search box finds an option, and the registry screenshot and an example HTML report are shown."""
 
 from __future__ import annotations
 
@@ -40,6 +40,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_site_builds_strictly_with_its_pages(site: Path) -> None:
     assert (site / "index.html").is_file() and (site / "reference" / "commands" / "index.html").is_file()
     assert (site / "search" / "search_index.json").is_file()  # the search box has an index
+    assert not list(site.rglob("*.py")) and not list(site.rglob("__pycache__"))  # the build's hook is no file of it
 
 
 def test_every_command_and_option_has_a_reference_entry(site: Path) -> None:
@@ -116,6 +117,28 @@ def test_the_site_in_a_real_browser_loads_navigates_and_searches(site: Path, tmp
         assert browser.until("document.querySelectorAll('.md-search-result__item').length") >= 1
         found = browser.evaluate("[...document.querySelectorAll('.md-search-result__item a')].map(a => a.href)")
         assert any("/reference/commands/" in href for href in found), found
+        assert browser.errors == []
+
+
+@NEEDS_CHROMIUM
+def test_the_site_shows_the_registry_screenshot_and_an_example_html_report(site: Path, tmp_path: Path) -> None:
+    chromium_path = chromium()
+    assert chromium_path is not None
+    with served(site) as url, Browser(chromium_path) as browser:
+        browser.open(f"{url}/")
+        shown = "(() => { const img = document.querySelector('img[src$=\"registry.png\"]');"
+        shown += " return img !== null && img.complete && img.naturalWidth > 600; })()"
+        assert browser.until(shown)
+        browser.open(f"{url}/reports/")
+        browser.evaluate("document.querySelector('iframe.example-report').scrollIntoView()")
+        report = "document.querySelector('iframe.example-report').contentDocument"
+        banner = f"(() => {{ const d = {report}; return d && d.readyState === 'complete' ? d.body.innerText : ''; }})()"
+        text = browser.until(banner)
+        assert "Not conformant at Level 1" in text and "L1.errors.no-leakage" in text, text[:500]
+        assert browser.evaluate("document.querySelector('iframe.example-report').getBoundingClientRect().height") > 300
+        badges = "[...document.querySelectorAll('img[src$=\".badge.svg\"]')].filter(i => i.naturalWidth > 0).length"
+        assert browser.until(badges) == 2
+        (tmp_path / "reports.png").write_bytes(browser.screenshot())
         assert browser.errors == []
 
 
