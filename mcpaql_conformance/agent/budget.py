@@ -1,12 +1,14 @@
 """``--max-tokens-total``: every token the APIs report (the model's and the judge's, input and
 output) counts against one budget. Once it is reached no model request starts: a run that
 was going stops before its next request (it is not recorded: `agent --resume` runs it again),
-no new run starts, and the bundle keeps every run that finished, marked incomplete."""
+no new run starts, and the bundle keeps every run that finished, marked incomplete.
+``--max-tokens-per-model``: each model's own replies count against a budget of its own too;
+once one is reached, that model's runs stop the same way and the other models go on."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import Any
 
 from mcpaql_conformance.agent.providers import Conversation, Provider, Reply, ToolCall
 
@@ -19,6 +21,7 @@ class BudgetReached(Exception):  # a stop, not an error: the runs end cleanly
 class Budget:
     limit: int | None  # None: no budget
     used: int = 0  # tokens reported so far (an API that reports none is not metered)
+    owner: str = ""  # whose budget: a model's name (its share), or "" (every model's and the judge's)
 
     @property
     def reached(self) -> bool:
@@ -26,7 +29,8 @@ class Budget:
 
     @property
     def reason(self) -> str:
-        return f"token budget of {self.limit} reached, {self.used} tokens used"
+        whose = f"{self.owner}'s token budget" if self.owner else "token budget"
+        return f"{whose} of {self.limit} reached, {self.used} tokens used"
 
     def count(self, reply: Reply) -> None:
         for tokens in (reply.input_tokens, reply.output_tokens):
@@ -37,8 +41,8 @@ class Budget:
 class MeteredConversation(Conversation):
     """A conversation whose replies are counted, and refused once the budget is reached."""
 
-    def __init__(self, inner: Conversation, budget: Budget) -> None:
-        self.inner, self.budget = inner, budget
+    def __init__(self, inner: Conversation, budgets: tuple[Budget, ...]) -> None:
+        self.inner, self.budgets = inner, budgets
 
     @property
     def json_reply(self) -> bool:  # the judge sets it on the conversation it is given
@@ -49,10 +53,12 @@ class MeteredConversation(Conversation):
         self.inner.json_reply = value
 
     async def reply(self) -> Reply:
-        if self.budget.reached:
-            raise BudgetReached(self.budget.reason)
+        spent = next((budget for budget in self.budgets if budget.reached), None)
+        if spent is not None:
+            raise BudgetReached(spent.reason)
         reply = await self.inner.reply()
-        self.budget.count(reply)
+        for budget in self.budgets:
+            budget.count(reply)
         return reply
 
     def add_tool_results(self, results: list[tuple[ToolCall, str]]) -> None:
@@ -63,15 +69,16 @@ class MeteredConversation(Conversation):
 
 
 class MeteredProvider(Provider):
-    """A provider whose conversations are metered (the SDK client stays the inner one's)."""
+    """A provider whose conversations are metered against ``budgets`` (the SDK client stays the
+    inner one's)."""
 
-    def __init__(self, inner: Provider, budget: Budget) -> None:
+    def __init__(self, inner: Provider, budgets: tuple[Budget, ...]) -> None:
         super().__init__(inner.endpoint)
-        self.inner, self.budget = inner, budget
+        self.inner, self.budgets = inner, budgets
         self.errors = inner.errors
 
     def conversation(self, system: str, user: str, tools: list[dict[str, Any]]) -> Conversation:
-        return MeteredConversation(self.inner.conversation(system, user, tools), self.budget)
+        return MeteredConversation(self.inner.conversation(system, user, tools), self.budgets)
 
     async def aclose(self) -> None:
         await self.inner.aclose()
@@ -80,17 +87,7 @@ class MeteredProvider(Provider):
         return self.inner.describe()
 
 
-Planned = TypeVar("Planned")
-
-
-def metered(planned: Planned, budget: Budget) -> Planned:
-    """``planned`` (a dataclass with ``model`` and ``judge`` providers) with both metered, when
-    there is a budget to keep."""
-    if budget.limit is None:
-        return planned
-    providers = {
-        name: MeteredProvider(provider, budget)
-        for name in ("model", "judge")
-        if isinstance(provider := getattr(planned, name), Provider)
-    }
-    return replace(planned, **providers)  # type: ignore[type-var]
+def metered(provider: Provider, *budgets: Budget) -> Provider:
+    """``provider`` metered against the budgets that have a limit (itself when none has)."""
+    kept = tuple(budget for budget in budgets if budget.limit is not None)
+    return MeteredProvider(provider, kept) if kept else provider

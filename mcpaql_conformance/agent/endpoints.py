@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import re
 from dataclasses import dataclass, field
 from urllib.parse import urlparse
 
@@ -52,6 +53,19 @@ class ModelSpec:
         return f"{self.provider}:{self.model}"
 
 
+def model_option(text: str, option: str = "--model") -> tuple[ModelSpec, str | None]:
+    """``PROVIDER:MODEL`` or ``PROVIDER:MODEL@URL`` (the model's own endpoint): its spec and URL.
+    Only an ``@`` that starts an http(s) URL ends the name, so that a name holding ``@`` (a
+    dated model, ``claude-x@20250101``) stays whole."""
+    found = _OWN_URL.match(text)
+    if found is None:
+        return ModelSpec.parse(text, option), None
+    return ModelSpec.parse(found.group(1), option), found.group(2)
+
+
+_OWN_URL = re.compile(r"(.+?)@(https?://.*)\Z", re.S | re.I)
+
+
 @dataclass
 class Endpoint:
     """Where a model is and how to reach it.
@@ -68,6 +82,15 @@ class Endpoint:
     timeout: float = 120.0
     allow_insecure: bool = False
     secrets: list[str] = field(default_factory=list)  # the key, for the redactor
+    own_url: bool = False  # the URL came with the model (``--model P:M@URL``): it is part of its name
+
+    @property
+    def name(self) -> str:
+        """How runs, reports and ``--target-model`` name this model: ``openai:gpt-4o-mini``, or with
+        its own endpoint ``openai:gemma@http://127.0.0.1:8080/v1`` (credentials masked)."""
+        if self.own_url and self.base_url:
+            return f"{self.spec}@{masked_url(self.base_url)}"
+        return str(self.spec)
 
     @property
     def url(self) -> str:

@@ -53,6 +53,9 @@ def run_entry(run: RunRecord, transcript: str | None) -> dict[str, Any]:
         entry["judge"] = run.judge
     if transcript is not None:
         entry["transcript"] = transcript
+    if run.model:
+        entry["model"] = run.model
+        entry["endpoint"] = run.endpoint
     return entry
 
 
@@ -93,27 +96,31 @@ def scenario_entry(scenario: Scenario, run: dict[str, Any]) -> dict[str, Any]:
 class Transcripts:
     """``DIR/{timestamp}/{implementation}/{task}-{run}.jsonl``, one per run (None: not kept)."""
 
-    def __init__(self, root: Path | None, stamp: str, implementation: str, redactor: Redactor) -> None:
+    def __init__(
+        self, root: Path | None, stamp: str, implementation: str, redactor: Redactor, by_model: bool = False
+    ) -> None:
         self.folder = root / safe_name(stamp) / safe_name(redactor.text(implementation)) if root else None
         self.redactor = redactor
+        self.by_model = by_model  # several models: each name says whose run it is
         self._names: dict[str, int] = {}
-        self._reserved: dict[tuple[str, int], str] = {}
+        self._reserved: dict[tuple[str, str, int], str] = {}
         self.written = 0  # transcripts written so far
 
-    def reserve(self, task: str, run: int) -> None:
+    def reserve(self, task: str, run: int, model: str = "") -> None:
         """Name a run's transcript before any run starts, so that runs finishing in any order
         (``--concurrency``) get the names they would get one after another."""
-        self._reserved[(task, run)] = self._name(task, run)
+        self._reserved[(task, model, run)] = self._name(task, run, model)
 
-    def _name(self, task: str, run: int) -> str:
-        base = f"{safe_name(task)}-{run}"
+    def _name(self, task: str, run: int, model: str = "") -> str:
+        whose = f"{safe_name(model)}-" if model and self.by_model else ""
+        base = f"{safe_name(task)}-{whose}{run}"
         self._names[base] = self._names.get(base, 0) + 1
         return base if self._names[base] == 1 else f"{base}.{self._names[base]}"
 
     def write(self, run: RunRecord) -> str | None:
         if self.folder is None:
             return None
-        name = self._reserved.pop((run.task, run.run), None) or self._name(run.task, run.run)
+        name = self._reserved.pop((run.task, run.model, run.run), None) or self._name(run.task, run.run, run.model)
         path = self.folder / f"{name}.jsonl"
         lines = [dumps(self.redactor.value(json_safe(event)), indent=False) for event in _events(run)]
         write_atomic(path, "".join(lines), durable=False)
@@ -187,18 +194,34 @@ def _write(path: Path, data: dict[str, Any], redactor: Redactor) -> dict[str, An
     return bundle
 
 
+NO_MODEL = ""  # the "model" of a scenario's run (it drives none), and of runs recorded before models were named
+
+# A run's key in an agent test: the model that made it and its number (1..count for each model).
+RunKey = tuple[str, int]
+
+
 @dataclass
 class Planned:
-    """One agent test of this invocation: a task (its runs ``1..count``) or a scenario (one run)."""
+    """One agent test of this invocation: a task (runs ``1..count`` of each model) or a scenario
+    (one run, no model)."""
 
     name: str
     count: int
     entry: Callable[[list[dict[str, Any]]], dict[str, Any]]  # the agent_tests entry for the runs finished
-    runs: dict[int, dict[str, Any]] = field(default_factory=dict)  # finished: run index -> run entry
+    runs: dict[RunKey, dict[str, Any]] = field(default_factory=dict)  # finished: (model, index) -> run entry
+    models: tuple[str, ...] = (NO_MODEL,)  # the models that run it, in the order given
 
     @property
-    def missing(self) -> list[int]:
-        return [index for index in range(1, self.count + 1) if index not in self.runs]
+    def missing(self) -> list[RunKey]:
+        """The runs not finished, run by run and model by model within each (so that runs started
+        in this order keep every model busy)."""
+        keys = [(model, index) for index in range(1, self.count + 1) for model in self.models]
+        return [key for key in keys if key not in self.runs]
+
+    def finished_in_order(self) -> list[dict[str, Any]]:
+        """The finished runs, model by model in the order given, each model's by number."""
+        order = {model: place for place, model in enumerate(self.models)}
+        return [self.runs[key] for key in sorted(self.runs, key=lambda key: (order.get(key[0], len(order)), key[1]))]
 
 
 class BundleWriter:
@@ -222,8 +245,8 @@ class BundleWriter:
     def plan(self, planned: Planned) -> None:
         self.planned.append(planned)
 
-    def finished(self, name: str, index: int, run: dict[str, Any]) -> None:
-        next(test for test in self.planned if test.name == name).runs[index] = run
+    def finished(self, name: str, key: RunKey, run: dict[str, Any]) -> None:
+        next(test for test in self.planned if test.name == name).runs[key] = run
         self.recorded += 1
 
     @property
@@ -232,7 +255,7 @@ class BundleWriter:
 
     @property
     def planned_runs(self) -> int:
-        return sum(test.count for test in self.planned)
+        return sum(test.count * len(test.models) for test in self.planned)
 
     @property
     def complete(self) -> bool:
@@ -241,13 +264,13 @@ class BundleWriter:
     def write(self, reason: str | None = None) -> dict[str, Any]:
         """The bundle with every run finished so far; incomplete (saying ``reason``, by default
         that the runs are still going) while any planned run is missing."""
-        entries = [test.entry([test.runs[i] for i in sorted(test.runs)]) for test in self.planned if test.runs]
+        entries = [test.entry(test.finished_in_order()) for test in self.planned if test.runs]
         info = dict(self.run_info)
         if not self.complete:
             info["incomplete"] = True
             info["reason"] = reason or self.RUNNING
             info["finished_runs"], info["planned_runs"] = self.finished_runs, self.planned_runs
-            info["missing"] = [{"test": t.name, "runs": t.missing} for t in self.planned if t.missing]
+            info["missing"] = [missing for test in self.planned for missing in _missing(test)]
         planned = {test.name for test in self.planned}  # replaced even before one of its runs is in
         data = dict(self.base)
         kept = [entry for entry in data.get("agent_tests") or [] if entry.get("_description") not in planned]
@@ -259,6 +282,16 @@ class BundleWriter:
         return self.written
 
 
+def _missing(test: Planned) -> list[dict[str, Any]]:
+    """What a test still lacks, per model (``model`` named where the runs have one)."""
+    said = []
+    for model in test.models:
+        runs = [index for name, index in test.missing if name == model]
+        if runs:
+            said.append({"test": test.name, **({"model": model} if model else {}), "runs": runs})
+    return said
+
+
 def resumable(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]] | None:
     """An incomplete agent invocation to resume in a bundle: (its ``agent_runs`` entry, the
     bundle without it), or None when the latest invocation is complete (or there is none)."""
@@ -268,12 +301,13 @@ def resumable(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]] | N
     return latest, {**data, "agent_runs": data["agent_runs"][:-1]}
 
 
-def finished_runs(data: dict[str, Any], name: str) -> dict[int, dict[str, Any]]:
-    """The runs a bundle holds for the agent test ``name``, by run index."""
+def finished_runs(data: dict[str, Any], name: str, default: str = NO_MODEL) -> dict[RunKey, dict[str, Any]]:
+    """The runs a bundle holds for the agent test ``name``, by model and run number (a run that
+    names no model is ``default``'s: one recorded before runs named their model)."""
     for entry in data.get("agent_tests") or []:
         if isinstance(entry, dict) and entry.get("_description") == name:
             runs = [run for run in entry.get("runs") or [] if isinstance(run, dict) and isinstance(run.get("run"), int)]
-            return {run["run"]: run for run in runs}
+            return {(str(run.get("model") or default), run["run"]): run for run in runs}
     return {}
 
 

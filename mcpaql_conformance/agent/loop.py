@@ -90,6 +90,8 @@ class RunRecord:
     judge: dict[str, Any] | None = None
     users: list[str] = field(default_factory=list)  # user messages after the first
     failed_seconds: float = 0.0  # waiting for a reply that failed (a timeout)
+    model: str = ""  # the model that made the run, as --model names it ("": a scenario's, none)
+    endpoint: str | None = None  # where that model was asked (credentials masked)
 
 
 class ToolCaller:

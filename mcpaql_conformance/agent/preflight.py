@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -124,6 +124,45 @@ def check_endpoints(
     said = [f"the {role.name} in {seconds[role.name]:.1f} s" for role in distinct.values()]
     same = " (the judge is the same model at the same endpoint)" if len(distinct) < len(checked) else ""
     progress(f"endpoints checked: {', '.join(said).replace(' in ', ' answered in ', 1)}{same}")
+
+
+@dataclass(frozen=True)
+class Unusable:
+    """A model the preflight could not use: its runs are skipped, said in one line."""
+
+    model: Endpoint
+    reason: str
+
+    def evidence(self) -> dict[str, str]:
+        return {"model": self.model.name, "reason": self.reason}
+
+
+def check_models(
+    models: Sequence[Endpoint], judge: Endpoint | None, progress: Callable[[str], None] = lambda line: None
+) -> tuple[list[Endpoint], list[Unusable]]:
+    """The models that can be used, and those that cannot (each said in one line). One model is
+    checked as ``check_endpoints`` checks it (an AgentError when it cannot be used); of several,
+    one that cannot be used is skipped and the others go on: an AgentError only when none can be
+    used, or when the judge cannot."""
+    if len(models) <= 1:
+        check_endpoints(models[0] if models else None, judge, progress)
+        return list(models), []
+    if judge is not None:
+        check_endpoints(None, judge, progress)
+    usable: list[Endpoint] = []
+    unusable: list[Unusable] = []
+    for model in models:
+        try:
+            check_endpoints(model, None, progress)
+        except AgentError as exc:
+            unusable.append(Unusable(model, str(exc)))
+            progress(f"model {model.name} cannot be used, its runs are skipped: {exc}")
+        else:
+            usable.append(model)
+    if not usable:
+        said = "; ".join(f"{gone.model.name}: {gone.reason}" for gone in unusable)
+        raise AgentError(f"none of the {len(models)} models can be used ({said})")
+    return usable, unusable
 
 
 async def ping(role: Role) -> float:

@@ -1,8 +1,10 @@
 """run_agent(options): connect to the server as capture does, learn its operations, let the
-model (or each scenario) drive it through its MCP tools, and write the evidence.
+models (or each scenario) drive it through its MCP tools, and write the evidence.
 
 Runs are independent: up to ``concurrency`` go at once over the one MCP session, started in
-plan order (task by task, run by run; scenarios after them, one at a time). The bundle is
+plan order (task by task, run by run, model by model within a run number, so that every model
+is kept busy; scenarios after them, one at a time). Every model runs the same tasks and runs;
+each run names its model. The bundle is
 rewritten after every finished run, in plan order whatever order they finish in, and marked
 incomplete until the last is in; a signal, the overall limit, a model that stops answering or
 the token budget leaves it holding every finished run, and ``resume`` runs only the rest."""
@@ -13,7 +15,7 @@ import datetime as dt
 import functools
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +26,10 @@ from mcpaql_conformance import __version__
 from mcpaql_conformance.agent.budget import Budget, BudgetReached, metered
 from mcpaql_conformance.agent.endpoints import AgentError, Endpoint
 from mcpaql_conformance.agent.evidence import (
+    NO_MODEL,
     BundleWriter,
     Planned,
+    RunKey,
     Transcripts,
     existing_bundle,
     finished_runs,
@@ -37,7 +41,7 @@ from mcpaql_conformance.agent.evidence import (
 )
 from mcpaql_conformance.agent.judge import judge_run
 from mcpaql_conformance.agent.loop import SYSTEM, RunRecord, ToolCaller, run_model
-from mcpaql_conformance.agent.preflight import check_endpoints, tool_list_tokens
+from mcpaql_conformance.agent.preflight import Unusable, check_models, tool_list_tokens
 from mcpaql_conformance.agent.providers import Provider, open_provider
 from mcpaql_conformance.agent.scenario import Scenario, load_scenario, run_scenario
 from mcpaql_conformance.agent.tasks import OperationView, Task, builtin_tasks, load_tasks
@@ -61,14 +65,16 @@ OVERALL_SECONDS_PER_RUN = 600  # a whole run (every turn and call) may take this
 # at a time (llama-cpp-python's, llama.cpp's without --parallel) gains nothing: give it 1.
 DEFAULT_CONCURRENCY = 4
 # What an incomplete invocation's options must match to be resumed (its agent_runs entry's keys).
-RESUMED_SETTINGS = {"model": "--model", "judge": "--judge", "runs": "--runs", "max_turns": "--max-turns"}
+RESUMED_SETTINGS = {"models": "--model", "judge": "--judge", "runs": "--runs", "max_turns": "--max-turns"}
 
 
 @dataclass(frozen=True)
 class AgentOptions:
     target: Target
     bundle: Path
-    model: Endpoint | None = None
+    models: tuple[Endpoint, ...] = ()  # every model runs every task
+    targets: tuple[str, ...] = ()  # the models (by name) whose runs decide the verdict; none: every model
+    unusable: tuple[Unusable, ...] = ()  # models the preflight could not use (their runs are skipped)
     judge: Endpoint | None = None
     tasks: Path | None = None
     scenarios: tuple[Path, ...] = ()
@@ -83,6 +89,7 @@ class AgentOptions:
     preflight: bool = True  # check each model endpoint first (False: done already, as check --agent does)
     concurrency: int = DEFAULT_CONCURRENCY  # runs at once
     max_tokens_total: int | None = None  # the token budget (model and judge, in and out)
+    max_tokens_per_model: int | None = None  # each model's own budget (its runs, in and out)
     resume: bool = False  # continue the incomplete agent runs in ``bundle``
     bundle_kept: bool = True  # False: ``bundle`` is a scratch file (check --agent without --bundle)
 
@@ -104,20 +111,21 @@ class _Plan:
 
     tasks: list[Task]
     scenarios: list[Scenario]
-    model: Provider | None
+    models: dict[str, Provider]  # by name, in the order given
     judge: Provider | None
 
 
 def run_agent(options: AgentOptions, progress: Callable[[str], None] = lambda line: None) -> AgentResult:
     """Run every task and scenario; a CaptureError/AgentError (exit 3) when it cannot."""
-    if options.model is None and not options.scenarios:
+    if not options.models and not options.scenarios:
         raise AgentError("give --model PROVIDER:MODEL to run tasks with a model, or --scenario FILE to play one")
-    if options.judge is not None and options.model is None:
+    if options.judge is not None and not options.models:
         raise AgentError("--judge grades model runs: give --model too")
     if options.runs < 1 or options.max_turns < 1 or not 0 <= options.min_pass_rate <= 1:
         raise AgentError("--runs and --max-turns must be at least 1, --min-pass-rate between 0 and 1")
-    if options.concurrency < 1 or (options.max_tokens_total is not None and options.max_tokens_total < 1):
-        raise AgentError("--concurrency and --max-tokens-total must be at least 1")
+    budgets = (options.max_tokens_total, options.max_tokens_per_model)
+    if options.concurrency < 1 or any(budget is not None and budget < 1 for budget in budgets):
+        raise AgentError("--concurrency, --max-tokens-total and --max-tokens-per-model must be at least 1")
     planned = _plan(options)
     _check_outputs(options)
     try:
@@ -128,13 +136,15 @@ def run_agent(options: AgentOptions, progress: Callable[[str], None] = lambda li
     for line in said:
         progress(line)
     if options.preflight:  # every endpoint answers before any server starts or any run is paid for
-        check_endpoints(options.model, options.judge, progress)
+        options = usable_models(options, progress)
+    planned.models = {name: planned.models[name] for name in _names(options.models)}  # the others: skipped
     stop = Stop()
     result: list[AgentResult] = []
     kept: list[Transcripts] = []  # the run's transcripts, once its folder is known
     writers: list[BundleWriter] = []  # the bundle's writer, once the runs are planned
     existed = Path(os.path.realpath(options.bundle)).is_file()
-    limit = OVERALL_SECONDS_PER_RUN * (options.runs * (len(planned.tasks) + 4) + len(planned.scenarios) + 1)
+    model_runs = options.runs * (len(planned.tasks) + 4) * max(1, len(options.models))
+    limit = OVERALL_SECONDS_PER_RUN * (model_runs + len(planned.scenarios) + 1)
 
     async def main() -> None:
         try:
@@ -167,8 +177,20 @@ def run_agent(options: AgentOptions, progress: Callable[[str], None] = lambda li
     return result[0]
 
 
+def usable_models(options: AgentOptions, progress: Callable[[str], None]) -> AgentOptions:
+    """The options with only the models the preflight could use (each endpoint asked once); the
+    others are said and kept as ``unusable``. An AgentError (exit 3) when none can be used, or the
+    judge cannot."""
+    usable, unusable = check_models(options.models, options.judge, progress)
+    return replace(options, models=tuple(usable), unusable=(*options.unusable, *unusable), preflight=False)
+
+
+def _names(models: tuple[Endpoint, ...]) -> list[str]:
+    return [model.name for model in models]
+
+
 async def _close(planned: _Plan) -> None:
-    for provider in (planned.model, planned.judge):
+    for provider in (*planned.models.values(), planned.judge):
         if provider is not None:
             await provider.aclose()
 
@@ -228,17 +250,21 @@ def _resumed(options: AgentOptions) -> tuple[_Resume | None, list[str]]:
             )
         return None, [f"nothing to resume: {where} holds no agent runs yet; every run is run"]
     entry, base = found
-    now = {
-        "model": str(options.model.spec) if options.model else None,
+    now: dict[str, Any] = {
+        "models": _names(options.models) + [gone.model.name for gone in options.unusable],
         "judge": str(options.judge.spec) if options.judge else None,
         "runs": options.runs,
         "max_turns": options.max_turns,
     }
+    then = {**entry, "models": models_of(entry)}
     for key, option in RESUMED_SETTINGS.items():
-        if entry.get(key) != now[key]:
+        said, given = then.get(key), now[key]
+        if key == "models":  # in any order
+            said, given = " ".join(sorted(said or [])) or None, " ".join(sorted(given)) or None
+        if said != given:
             raise AgentError(
-                f"--resume: the incomplete agent runs in {where} were made with {option} {plain(str(entry.get(key)))},"
-                f" not {plain(str(now[key]))}: give the same options, or leave out --resume to run every run again"
+                f"--resume: the incomplete agent runs in {where} were made with {option} {plain(str(said))},"
+                f" not {plain(str(given))}: give the same options, or leave out --resume to run every run again"
             )
     done, left = entry.get("finished_runs"), entry.get("planned_runs")
     return _Resume(entry, data, base), [f"resuming {where}: {done} of {left} run(s) had finished"]
@@ -279,8 +305,16 @@ def _transcripts_written(options: AgentOptions, kept: list[Transcripts]) -> str:
     return f"the transcripts of the {written} run(s) that finished are in {plain(str(kept[0].folder))}"
 
 
+def models_of(entry: dict[str, Any]) -> list[str]:
+    """The models an ``agent_runs`` entry ran (or could not use), by name; one written before
+    several models could run names its one model under ``model``."""
+    listed = [str(model.get("model")) for model in entry.get("models") or [] if isinstance(model, dict)]
+    listed += [str(gone.get("model")) for gone in entry.get("unusable") or [] if isinstance(gone, dict)]
+    return listed or ([str(entry["model"])] if entry.get("model") else [])
+
+
 def _plan(options: AgentOptions) -> _Plan:
-    for endpoint in (options.model, options.judge):  # keys kept from the server, registered, their way checked
+    for endpoint in (*options.models, options.judge):  # keys kept from the server, registered, their way checked
         if endpoint is not None:
             endpoint.prepare()
     tasks = load_tasks(options.tasks) if options.tasks is not None else []
@@ -289,9 +323,9 @@ def _plan(options: AgentOptions) -> _Plan:
     duplicated = sorted({name for name in names if names.count(name) > 1})
     if duplicated:
         raise AgentError(f"two tasks or scenarios are named {duplicated[0]!r}: every test needs its own name")
-    model = open_provider(options.model) if options.model is not None else None
+    models = {model.name: open_provider(model) for model in options.models}
     judge = open_provider(options.judge) if options.judge is not None else None
-    return _Plan(tasks, scenarios, model, judge)
+    return _Plan(tasks, scenarios, models, judge)
 
 
 def _check_outputs(options: AgentOptions) -> None:
@@ -318,7 +352,7 @@ async def _agent(
 ) -> AgentResult:
     started = dt.datetime.now(dt.UTC)
     redactor = Redactor()
-    for endpoint in (options.model, options.judge):
+    for endpoint in (*options.models, *(gone.model for gone in options.unusable), options.judge):
         for secret in endpoint.secrets if endpoint is not None else []:
             redactor.add_secret(secret)
     stamp = f"{started.strftime('%Y%m%dT%H%M%S')}{started.microsecond // 1000:03d}Z-{os.getpid()}"
@@ -330,30 +364,33 @@ async def _agent(
                 live = Live(connection, RecordWriter(None, stamp), redactor, Plan())
                 views = await _discover(live)
                 tasks, skipped = list(planned.tasks), list[str]()
-                if planned.model is not None and options.builtin:
+                if planned.models and options.builtin:
                     builtins, skipped = builtin_tasks(views)
                     if options.builtin_kinds is not None:  # a preset's choice (quick)
                         builtins = [task for task in builtins if task.kind in options.builtin_kinds]
                         skipped = [why for why in skipped if why.split(":")[0] in options.builtin_kinds]
                     tasks = builtins + tasks
                 server = dict(connection.server)
-                transcripts = Transcripts(options.transcripts, stamp, str(server.get("name") or "server"), redactor)
+                implementation = str(server.get("name") or "server")
+                by_model = len(planned.models) > 1
+                transcripts = Transcripts(options.transcripts, stamp, implementation, redactor, by_model)
                 kept.append(transcripts)
                 caller = ToolCaller(connection, list(live.tools))
                 tools = live.evidence.mcp_tools or []
-                tool_tokens = await tool_list_tokens(planned.model, tools) if planned.model and tasks else None
+                first = next(iter(planned.models.values()), None)  # measured with the first model's tokenizer
+                tool_tokens = await tool_list_tokens(first, tools) if first is not None and tasks else None
                 info = _run_info(options, planned, tasks, skipped, tools, started)
                 info["tool_list"]["tokens"] = tool_tokens  # measured once (agent/preflight.py); None: not reported
                 writer = _writer(options, tasks, planned.scenarios, info, server, redactor, resume)
                 if options.permission > Permission.READ_ONLY:  # what the model's calls may have changed
                     writer.changes = lambda: change_entries(guard.changes, redactor, "agent")
                 writers.append(writer)
-                budget = Budget(options.max_tokens_total)
-                await _run_tasks(options, metered(planned, budget), tasks, caller, tools, transcripts, writer, progress)
+                budgets = _Budgets(options, planned)
+                await _run_tasks(options, budgets.plan, tasks, caller, tools, transcripts, writer, progress, budgets)
                 await _run_scenarios(planned.scenarios, caller, transcripts, writer, progress)
         except CaptureError as exc:
             raise CaptureError(redactor.text(str(exc))) from None
-    incomplete = None if writer.complete else budget.reason
+    incomplete = None if writer.complete else budgets.reason
     bundle = writer.write(incomplete)
     if incomplete is not None:
         incomplete = f"stopped: {incomplete}; {_incomplete_line(options, writer)}"
@@ -377,18 +414,33 @@ def _writer(
         path = Path(os.path.realpath(options.bundle))
         base, done = (existing_bundle(path) if path.is_file() else new_bundle(server)), {}
     writer = BundleWriter(options.bundle, base, info, redactor)
-    for task in tasks if options.model is not None else []:
+    names = tuple(_names(options.models))
+    default = names[0] if len(names) == 1 else NO_MODEL  # a resumed run of old named no model
+    targets = options.targets if len(names) > 1 else ()
+    for task in tasks if names else []:
         count = task.runs or options.runs
-        runs = {index: run for index, run in finished_runs(done, task.name).items() if 1 <= index <= count}
-        writer.plan(Planned(task.name, count, functools.partial(_task_entry, task, options.min_pass_rate), runs))
+        finished = finished_runs(done, task.name, default)
+        runs = {key: run for key, run in finished.items() if _kept_run(key, names, count)}
+        entry = functools.partial(_task_entry, task, options.min_pass_rate, targets)
+        writer.plan(Planned(task.name, count, entry, runs, names))
     for scenario in scenarios:
-        runs = {index: run for index, run in finished_runs(done, scenario.name).items() if index == 1}
+        runs = {key: run for key, run in finished_runs(done, scenario.name).items() if key == (NO_MODEL, 1)}
         writer.plan(Planned(scenario.name, 1, functools.partial(_scenario_entry, scenario), runs))
     return writer
 
 
-def _task_entry(task: Task, min_pass_rate: float, runs: list[dict[str, Any]]) -> dict[str, Any]:
-    return task_entry(task, runs, min_pass_rate)
+def _kept_run(key: RunKey, models: tuple[str, ...], count: int) -> bool:
+    """Whether a finished run of a resumed invocation is one this invocation plans."""
+    return key[0] in models and 1 <= key[1] <= count
+
+
+def _task_entry(
+    task: Task, min_pass_rate: float, targets: tuple[str, ...], runs: list[dict[str, Any]]
+) -> dict[str, Any]:
+    entry = task_entry(task, runs, min_pass_rate)
+    if targets:
+        entry["targetModels"] = list(targets)
+    return entry
 
 
 def _scenario_entry(scenario: Scenario, runs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -404,6 +456,26 @@ async def _discover(live: Live) -> list[OperationView]:
     return [OperationView(op.name, op.category, op.parameters, live.allows(op.need)) for op in operations]
 
 
+class _Budgets:
+    """The token budgets: one for every model and the judge (``--max-tokens-total``), one per model
+    (``--max-tokens-per-model``); ``plan`` is the plan with its providers metered against them."""
+
+    def __init__(self, options: AgentOptions, planned: _Plan) -> None:
+        self.total = Budget(options.max_tokens_total)
+        self.own = {name: Budget(options.max_tokens_per_model, owner=name) for name in planned.models}
+        models = {name: metered(provider, self.total, self.own[name]) for name, provider in planned.models.items()}
+        judge = metered(planned.judge, self.total) if planned.judge is not None else None
+        self.plan = replace(planned, models=models, judge=judge)
+
+    @property
+    def reason(self) -> str | None:
+        """Why runs are missing (None: no budget was reached)."""
+        if self.total.reached:
+            return self.total.reason
+        spent = [budget.reason for budget in self.own.values() if budget.reached]
+        return "; ".join(spent) or None
+
+
 async def _run_tasks(
     options: AgentOptions,
     planned: _Plan,
@@ -413,32 +485,39 @@ async def _run_tasks(
     transcripts: Transcripts,
     writer: BundleWriter,
     progress: Callable[[str], None],
+    budgets: _Budgets,
 ) -> None:
-    """Every task's missing runs, up to ``options.concurrency`` at once, started in plan order;
-    each finished run goes into the bundle at once. The first error that ends the agent (the
-    model cannot be used) stops the others; the token budget stops every run at its next turn."""
-    if planned.model is None:
+    """Every task's missing runs of every model, up to ``options.concurrency`` at once, started in
+    plan order; each finished run goes into the bundle at once. The first error that ends the
+    agent (a model that stops answering) stops the others; a token budget stops the runs it
+    meters at their next turn (a model's own: that model's alone)."""
+    if not planned.models:
         return
     counts = {planned.name: planned.count for planned in writer.planned}
-    jobs = [(task, index) for task in tasks for index in next(p for p in writer.planned if p.name == task.name).missing]
-    for task, index in jobs:  # named in plan order, whatever order they finish in
-        transcripts.reserve(task.name, index)
+    by_name = {test.name: test for test in writer.planned}
+    jobs = [(task, key) for task in tasks for key in by_name[task.name].missing]
+    for task, (model, index) in jobs:  # named in plan order, whatever order they finish in
+        transcripts.reserve(task.name, index, model)
     queue = iter(jobs)
     failures: list[Exception] = []
+    stopped: set[str] = set()  # models whose budget is spent
 
     async def worker(scope: anyio.CancelScope) -> None:
-        for task, index in queue:
+        for task, (model, index) in queue:
+            if model in stopped or budgets.total.reached:
+                continue
             try:
-                record = await _one_run(options, planned, task, index, caller, tools)
-                writer.finished(task.name, index, run_entry(record, transcripts.write(record)))
+                record = await _one_run(options, planned, task, index, model, caller, tools)
+                writer.finished(task.name, (model, index), run_entry(record, transcripts.write(record)))
                 writer.write()
             except BudgetReached:
-                return
+                stopped.add(model)
+                continue
             except Exception as exc:  # the agent ends: the runs in flight are stopped
                 failures.append(exc)
                 scope.cancel()
                 return
-            progress(_progress(task.name, index, counts[task.name], record))
+            progress(_progress(task.name, index, counts[task.name], record, len(planned.models) > 1))
 
     async with anyio.create_task_group() as group:
         for _ in range(min(options.concurrency, len(jobs))):
@@ -448,12 +527,19 @@ async def _run_tasks(
 
 
 async def _one_run(
-    options: AgentOptions, planned: _Plan, task: Task, index: int, caller: ToolCaller, tools: list[dict[str, Any]]
+    options: AgentOptions,
+    planned: _Plan,
+    task: Task,
+    index: int,
+    model: str,
+    caller: ToolCaller,
+    tools: list[dict[str, Any]],
 ) -> RunRecord:
-    """One run of a task: the model's turns, then the judge's verdict."""
-    assert planned.model is not None
-    record = RunRecord(task=task.name, run=index, input=task.input)
-    conversation = planned.model.conversation(SYSTEM, task.input, tools)
+    """One run of a task by one model: the model's turns, then the judge's verdict."""
+    provider = planned.models[model]
+    record = RunRecord(task=task.name, run=index, input=task.input, model=model)
+    record.endpoint = masked_url(provider.endpoint.url)
+    conversation = provider.conversation(SYSTEM, task.input, tools)
     await run_model(conversation, caller, record, options.max_turns, task.induce_error_on)
     if planned.judge is not None and task.intent is not None:
         record.judge = await judge_run(planned.judge, task, record)
@@ -473,16 +559,18 @@ async def _run_scenarios(
         if scenario.name in played:
             continue
         record = await run_scenario(scenario, caller)
-        writer.finished(scenario.name, 1, run_entry(record, transcripts.write(record)))
+        writer.finished(scenario.name, (NO_MODEL, 1), run_entry(record, transcripts.write(record)))
         writer.write()
         progress(_progress(scenario.name, 1, 1, record))
 
 
-def _progress(name: str, index: int, count: int, record: RunRecord) -> str:
+def _progress(name: str, index: int, count: int, record: RunRecord, by_model: bool = False) -> str:
     ended = "answered" if record.completed else f"no answer ({record.error['message'] if record.error else 'stopped'})"
     verdict = f", judge: {record.judge['verdict']}" if record.judge else ""
+    whose = f" ({plain(record.model)})" if by_model and record.model else ""
     return (
-        f"{plain(name)} run {index}/{count}: {len(record.turns)} turn(s), {len(record.calls)} call(s), {ended}{verdict}"
+        f"{plain(name)} run {index}/{count}{whose}: {len(record.turns)} turn(s), {len(record.calls)} call(s),"
+        f" {ended}{verdict}"
     )
 
 
@@ -498,8 +586,9 @@ def _run_info(
         "date": started.isoformat(timespec="seconds"),
         "tool": "mcpaql-conformance",
         "tool_version": __version__,
-        "model": str(options.model.spec) if options.model is not None else None,
-        "base_url": masked_url(options.model.base_url) if options.model and options.model.base_url else None,
+        "model": str(options.models[0].spec) if len(options.models) == 1 else None,
+        "base_url": masked_url(options.models[0].base_url or "") or None if len(options.models) == 1 else None,
+        "models": [_model_info(model, options.targets) for model in options.models],
         "judge": str(options.judge.spec) if options.judge is not None else None,
         "runs": options.runs,
         "max_turns": options.max_turns,
@@ -512,4 +601,18 @@ def _run_info(
         "tasks": [task.name for task in tasks],
         "scenarios": [scenario.name for scenario in planned.scenarios],
         "not_applicable": skipped,
+        **({"unusable": [gone.evidence() for gone in options.unusable]} if options.unusable else {}),
+        **({"target_models": list(options.targets)} if options.targets else {}),
+    }
+
+
+def _model_info(model: Endpoint, targets: tuple[str, ...]) -> dict[str, Any]:
+    """What the bundle says of a model that ran: its name, provider, endpoint (credentials
+    masked; the provider's own API when none was given) and whether it decides the verdict."""
+    return {
+        "model": model.name,
+        "provider": model.spec.provider,
+        "name": model.spec.model,
+        "endpoint": masked_url(model.url),
+        "target": not targets or model.name in targets,
     }

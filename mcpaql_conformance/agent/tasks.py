@@ -151,6 +151,13 @@ def load_tasks(path: Path) -> list[Task]:
     return tasks
 
 
+def tasks_models(path: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The models a tasks file names (``models``, as ``--model`` takes them) and its target
+    models (``targetModels``), for an invocation that gives no ``--model``."""
+    data = load_checked(path, "tasks", TASKS, "tasks")
+    return tuple(data.get("models") or ()), tuple(data.get("targetModels") or ())
+
+
 def _user_task(entry: dict[str, Any]) -> Task:
     return Task(
         name=entry["_description"],

@@ -23,8 +23,9 @@ def _endpoint(
     spec: str | None, base_url: str | None, key_env: str | None, timeout: float, option: str, insecure: bool = False
 ) -> Any:
     """The endpoint, prepared before any server starts: its key variable kept from the server, the
-    key registered as a secret, and a key refused where it must not go (see Endpoint)."""
-    from mcpaql_conformance.agent.endpoints import Endpoint, ModelSpec
+    key registered as a secret, and a key refused where it must not go (see Endpoint). A model
+    given with its own URL (``PROVIDER:MODEL@URL``) goes there instead of ``base_url``."""
+    from mcpaql_conformance.agent.endpoints import Endpoint, model_option
 
     if spec is None:
         if base_url is not None or key_env is not None:
@@ -32,9 +33,38 @@ def _endpoint(
         return None
     if not timeout > 0 or timeout == float("inf"):
         raise click.UsageError(f"--model-timeout must be a positive number of seconds, not {timeout:g}")
-    endpoint = Endpoint(ModelSpec.parse(spec, option), base_url, key_env, timeout, insecure)
+    parsed, own = model_option(spec, option)
+    endpoint = Endpoint(parsed, own or base_url, key_env, timeout, insecure, own_url=own is not None)
     endpoint.prepare()
     return endpoint
+
+
+def _models(settings: dict[str, Any]) -> tuple[list[Any], tuple[str, ...]]:
+    """Every ``--model`` (else the tasks file's ``models``), prepared, and the target models'
+    names (``--target-model``, else the tasks file's ``targetModels``; none: every model)."""
+    from mcpaql_conformance.agent.tasks import tasks_models
+
+    texts, targets = tuple(settings["models"]), tuple(settings["target_models"])
+    if not texts and settings["tasks"] is not None:
+        texts, listed = tasks_models(settings["tasks"])
+        targets = targets or listed
+    if not texts and (settings["base_url"] is not None or settings["api_key_env"] is not None):
+        raise click.UsageError("--base-url and --api-key-env need --model PROVIDER:MODEL")
+    models = [
+        _endpoint(text, settings["base_url"], settings["api_key_env"], settings["model_timeout"], "--model",
+                  settings["allow_insecure_base_url"])
+        for text in texts
+    ]  # fmt: skip
+    names = [model.name for model in models]
+    twice = next((name for index, name in enumerate(names) if name in names[:index]), None)
+    if twice is not None:
+        raise click.UsageError(f"--model {twice} is given twice: give each model once (another endpoint: MODEL@URL)")
+    if targets and not models:
+        raise click.UsageError("--target-model names one of the --model options: give --model too")
+    unknown = next((target for target in targets if target not in names), None)
+    if unknown is not None:
+        raise click.UsageError(f"--target-model {unknown} is none of the models: {', '.join(names)}")
+    return models, targets
 
 
 def prepare_agent(bundle: Path, target: Any, permission: Any, timeout: float, settings: dict[str, Any]) -> Any:
@@ -43,23 +73,22 @@ def prepare_agent(bundle: Path, target: Any, permission: Any, timeout: float, se
     from mcpaql_conformance.agent.run import AgentOptions
 
     insecure = settings["allow_insecure_base_url"]
-    model = _endpoint(
-        settings["model"], settings["base_url"], settings["api_key_env"], settings["model_timeout"], "--model",
-        insecure,
-    )  # fmt: skip
+    models, targets = _models(settings)
+    first = models[0] if models else None
     if settings["judge"] is None and (settings["judge_base_url"] or settings["judge_api_key_env"]):
         raise click.UsageError("--judge-base-url and --judge-api-key-env need --judge PROVIDER:MODEL")
-    # a judge of the model's provider goes where the model goes, unless told otherwise
+    # a judge of the (first) model's provider goes where that model goes, unless told otherwise
     judge_url, judge_key = judge_endpoint(
-        settings["model"], settings["base_url"], settings["api_key_env"], settings["judge"],
-        settings["judge_base_url"], settings["judge_api_key_env"],
+        str(first.spec) if first else None, first.base_url if first else None, settings["api_key_env"],
+        settings["judge"], settings["judge_base_url"], settings["judge_api_key_env"],
     )  # fmt: skip
     judge = _endpoint(settings["judge"], judge_url, judge_key, settings["model_timeout"], "--judge", insecure)
     runs, min_pass_rate = resolved(settings["preset"], settings["runs"], settings["min_pass_rate"])
     return AgentOptions(
         target=target,
         bundle=bundle,
-        model=model,
+        models=tuple(models),
+        targets=targets,
         judge=judge,
         tasks=settings["tasks"],
         scenarios=tuple(settings["scenarios"]),
@@ -72,6 +101,7 @@ def prepare_agent(bundle: Path, target: Any, permission: Any, timeout: float, se
         permission=permission,
         timeout=timeout,
         max_tokens_total=settings["max_tokens_total"],
+        max_tokens_per_model=settings["max_tokens_per_model"],
     )
 
 
@@ -179,10 +209,9 @@ def agent(
 
 def preflight(agent: Any) -> Any:
     """`check --agent`: the endpoints checked before the capture, not again before the runs."""
-    from mcpaql_conformance.agent.preflight import check_endpoints
+    from mcpaql_conformance.agent.run import usable_models
 
-    check_endpoints(agent.model, agent.judge, lambda line: click.echo(f"agent: {line}", err=True))
-    return dataclasses.replace(agent, preflight=False)
+    return usable_models(agent, lambda line: click.echo(f"agent: {line}", err=True))
 
 
 def agent_after_capture(agent: Any, bundle_path: Path | None, records: Path | None) -> Any:

@@ -288,7 +288,7 @@ def check(
             # --concurrency: the probes in flight, and the agent runs at once
             agent = dataclasses.replace(agent, concurrency=options.concurrency, bundle_kept=bundle_path is not None)
             agent = preflight(agent)  # every model endpoint answers before the server is started
-        elif any(agent_settings[key] for key in ("model", "judge", "tasks", "scenarios")):
+        elif any(agent_settings[key] for key in ("models", "judge", "tasks", "scenarios")):
             raise click.UsageError("--model, --judge, --tasks and --scenario need --agent")
         captured = keeping_our_bundle(lambda: capture_both(options, also), bundle_path is None)
         if captured.dry_run is not None:

@@ -176,8 +176,27 @@ def capture_options(function: Any) -> Any:
 def agent_options(function: Any) -> Any:
     """The options `agent` and `check --agent` share: the model, the judge, tasks and scenarios."""
     options = [
-        click.option("--model", metavar="PROVIDER:MODEL", help="The model: openai:NAME or anthropic:NAME."),
-        click.option("--base-url", metavar="URL", help="OpenAI-compatible endpoint (Ollama, vLLM, llama.cpp...)."),
+        click.option(
+            "--model",
+            "models",
+            multiple=True,
+            metavar="PROVIDER:MODEL[@URL]",
+            help="The model: openai:NAME or anthropic:NAME, with its own endpoint after @ where it needs one"
+            " (openai:gemma@http://127.0.0.1:8080/v1). Repeatable: every model runs the same tasks, side by side.",
+        ),
+        click.option(
+            "--target-model",
+            "target_models",
+            multiple=True,
+            metavar="MODEL",
+            help="A model whose runs decide Semantic Evaluation (as --model names it; repeatable). Default: every"
+            " model must pass; the others' results are reported, never folded into the verdict.",
+        ),
+        click.option(
+            "--base-url",
+            metavar="URL",
+            help="OpenAI-compatible endpoint (Ollama, vLLM, llama.cpp...) for the models that name none.",
+        ),
         click.option("--api-key-env", metavar="VAR", help="Variable holding the model's key (default: by provider)."),
         click.option("--judge", metavar="PROVIDER:MODEL", help="Tier 2: a model that grades each run's transcript."),
         click.option(
@@ -223,6 +242,13 @@ def agent_options(function: Any) -> Any:
             " finished run, marked incomplete (exit 0; `agent --resume` runs the rest).",
         ),
         click.option(
+            "--max-tokens-per-model",
+            type=click.IntRange(min=1),
+            metavar="N",
+            help="Each model's own token budget (its runs' input and output): once reached, that model's runs"
+            " stop as with --max-tokens-total, and the other models go on.",
+        ),
+        click.option(
             "--transcripts",
             type=click.Path(path_type=Path),
             default=Path("transcripts"),
@@ -236,7 +262,7 @@ def agent_options(function: Any) -> Any:
 
 
 AGENT_SETTINGS = (
-    "model", "base_url", "api_key_env", "judge", "judge_base_url", "judge_api_key_env", "tasks", "scenarios",
-    "no_builtin", "runs", "min_pass_rate", "max_turns", "model_timeout", "transcripts", "allow_insecure_base_url",
-    "preset", "max_tokens_total",
+    "models", "target_models", "max_tokens_per_model", "base_url", "api_key_env", "judge", "judge_base_url",
+    "judge_api_key_env", "tasks", "scenarios", "no_builtin", "runs", "min_pass_rate", "max_turns", "model_timeout",
+    "transcripts", "allow_insecure_base_url", "preset", "max_tokens_total",
 )  # fmt: skip

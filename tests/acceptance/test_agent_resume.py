@@ -160,7 +160,10 @@ def test_the_token_budget_stops_the_runs_cleanly_and_resume_finishes_them(tmp_pa
     assert runs_of(written) == {"List the notes": [1, 2], "Read one note": [1]}
     (entry,) = written["agent_runs"]
     assert entry["incomplete"] is True and entry["reason"] == "token budget of 100 reached, 108 tokens used"
-    assert entry["missing"] == [{"test": "Read one note", "runs": [2]}, {"test": "Count the notes", "runs": [1, 2]}]
+    assert entry["missing"] == [
+        {"test": "Read one note", "model": "openai:scripted", "runs": [2]},
+        {"test": "Count the notes", "model": "openai:scripted", "runs": [1, 2]},
+    ]
     text = " ".join(reports(bundle)["text"].split())  # the text report wraps long lines
     assert "incomplete agent evidence: 3 of 6 runs finished (token budget of 100 reached, 108 tokens used)" in text
 

@@ -12,7 +12,7 @@ from typing import Any
 import anyio
 import pytest
 
-from mcpaql_conformance.agent.budget import Budget, BudgetReached, MeteredConversation, metered
+from mcpaql_conformance.agent.budget import Budget, BudgetReached, MeteredConversation, MeteredProvider, metered
 from mcpaql_conformance.agent.endpoints import Endpoint, ModelSpec
 from mcpaql_conformance.agent.evidence import BundleWriter, Planned, Transcripts, finished_runs, new_bundle, resumable
 from mcpaql_conformance.agent.loop import RunRecord
@@ -65,7 +65,7 @@ def writer(path: Path, base: dict[str, Any] | None = None) -> BundleWriter:
 def test_the_bundle_is_incomplete_until_every_planned_run_is_in_and_in_plan_order(tmp_path: Path) -> None:
     path = tmp_path / "b.json"
     bundle = writer(path)
-    bundle.finished("B", 2, run(2))
+    bundle.finished("B", ("", 2), run(2))
     bundle.write()
     data = json.loads(path.read_text())
     assert [(t["_description"], [r["run"] for r in t["runs"]]) for t in data["agent_tests"]] == [("B", [2])]
@@ -74,7 +74,7 @@ def test_the_bundle_is_incomplete_until_every_planned_run_is_in_and_in_plan_orde
     assert (info["finished_runs"], info["planned_runs"]) == (1, 4)
     assert info["missing"] == [{"test": "A", "runs": [1, 2]}, {"test": "B", "runs": [1]}]
     for name, index in (("A", 2), ("B", 1), ("A", 1)):  # finishing in any order
-        bundle.finished(name, index, run(index))
+        bundle.finished(name, ("", index), run(index))
     bundle.write("ignored once complete")
     data = json.loads(path.read_text())
     assert [(t["_description"], [r["run"] for r in t["runs"]]) for t in data["agent_tests"]] == [
@@ -91,11 +91,32 @@ def test_the_bundle_joined_keeps_its_other_tests_and_runs_and_replaces_the_plann
         "agent_runs": [{"date": "before"}],
     }
     bundle = writer(tmp_path / "b.json", base)
-    bundle.finished("B", 1, run(1))
+    bundle.finished("B", ("", 1), run(1))
     data = bundle.write("stopped by SIGTERM")
     # "A" is planned: the older "A" is replaced even before one of its runs is in
     assert [t["_description"] for t in data["agent_tests"]] == ["Other", "B"]
     assert [r.get("reason") for r in data["agent_runs"]] == [None, "stopped by SIGTERM"]
+
+
+def test_several_models_plan_each_run_of_each_and_say_whose_runs_are_missing(tmp_path: Path) -> None:
+    path = tmp_path / "b.json"
+    info = {"date": "2026-01-01T00:00:00+00:00", "model": None, "runs": 2, "max_turns": 8, "judge": None}
+    bundle = BundleWriter(path, new_bundle(SERVER), info, Redactor())
+    bundle.plan(Planned("A", 2, entry("A"), models=("openai:a", "openai:b")))
+    assert bundle.planned[0].missing == [("openai:a", 1), ("openai:b", 1), ("openai:a", 2), ("openai:b", 2)]
+    for key in (("openai:b", 2), ("openai:a", 1), ("openai:b", 1)):
+        bundle.finished("A", key, {**run(key[1]), "model": key[0]})
+    data = bundle.write("stopped by SIGTERM")
+    (info,) = data["agent_runs"]
+    assert (info["finished_runs"], info["planned_runs"]) == (3, 4)
+    assert info["missing"] == [{"test": "A", "model": "openai:a", "runs": [2]}]
+    # model by model, each by run number
+    assert [(r["model"], r["run"]) for r in data["agent_tests"][0]["runs"]] == [
+        ("openai:a", 1),
+        ("openai:b", 1),
+        ("openai:b", 2),
+    ]
+    assert sorted(finished_runs(data, "A")) == [("openai:a", 1), ("openai:b", 1), ("openai:b", 2)]
 
 
 def test_an_incomplete_invocation_is_found_with_its_finished_runs() -> None:
@@ -106,7 +127,8 @@ def test_an_incomplete_invocation_is_found_with_its_finished_runs() -> None:
     assert found is not None
     latest, rest = found
     assert latest == {"incomplete": True} and rest["agent_runs"] == [{"date": "a"}]
-    assert sorted(finished_runs(stopped, "A")) == [1, 3] and finished_runs(stopped, "B") == {}
+    assert sorted(finished_runs(stopped, "A")) == [("", 1), ("", 3)] and finished_runs(stopped, "B") == {}
+    assert sorted(finished_runs(stopped, "A", "openai:m")) == [("openai:m", 1), ("openai:m", 3)]  # runs of old
 
 
 def test_transcript_names_are_reserved_in_plan_order(tmp_path: Path) -> None:
@@ -117,6 +139,16 @@ def test_transcript_names_are_reserved_in_plan_order(tmp_path: Path) -> None:
     first = transcripts.write(RunRecord(task="a b", run=1, input="x"))
     assert first is not None and second is not None
     assert (Path(first).name, Path(second).name) == ("a_b-1.jsonl", "a_b-1.2.jsonl")
+
+
+def test_with_several_models_a_transcript_name_says_whose_run_it_is(tmp_path: Path) -> None:
+    transcripts = Transcripts(tmp_path, "stamp", "demo", Redactor(), by_model=True)
+    for model in ("openai:a", "openai:b@http://127.0.0.1:8080/v1"):
+        transcripts.reserve("find", 1, model)
+    b = transcripts.write(RunRecord(task="find", run=1, input="x", model="openai:b@http://127.0.0.1:8080/v1"))
+    a = transcripts.write(RunRecord(task="find", run=1, input="x", model="openai:a"))
+    assert a is not None and b is not None
+    assert (Path(a).name, Path(b).name) == ("find-openai_a-1.jsonl", "find-openai_b_http_127.0.0.1_8080_v1-1.jsonl")
 
 
 class Scripted(Conversation):
@@ -137,7 +169,7 @@ class Scripted(Conversation):
 def test_the_budget_counts_every_reported_token_and_stops_before_the_next_request() -> None:
     budget = Budget(30)
     inner = Scripted([(10, 5), (None, 4), (11, 1), (1, 1)])
-    conversation = MeteredConversation(inner, budget)
+    conversation = MeteredConversation(inner, (budget,))
     conversation.json_reply = True  # the judge's setting reaches the real conversation
     assert inner.json_reply is True
 
@@ -154,18 +186,27 @@ def test_the_budget_counts_every_reported_token_and_stops_before_the_next_reques
 
 
 def test_without_a_budget_the_providers_are_not_wrapped() -> None:
-    from dataclasses import dataclass
-
-    @dataclass
-    class Planned2:
-        model: Provider | None
-        judge: Provider | None
-
     model = Provider(Endpoint(ModelSpec("openai", "m")))
-    plan = Planned2(model, None)
-    assert metered(plan, Budget(None)) is plan
-    wrapped = metered(plan, Budget(5))
-    assert wrapped.model is not model and wrapped.model.endpoint is model.endpoint and wrapped.judge is None
+    assert metered(model, Budget(None), Budget(None, owner="openai:m")) is model
+    wrapped = metered(model, Budget(5), Budget(None))
+    assert isinstance(wrapped, MeteredProvider) and wrapped.endpoint is model.endpoint
+    assert [budget.limit for budget in wrapped.budgets] == [5]
+
+
+def test_a_model_s_own_budget_stops_it_alone_and_says_whose_it_was() -> None:
+    shared, own_a, own_b = Budget(100), Budget(10, owner="openai:a"), Budget(10, owner="openai:b")
+    a = MeteredConversation(Scripted([(8, 4), (1, 1)]), (shared, own_a))
+    b = MeteredConversation(Scripted([(3, 2), (1, 1)]), (shared, own_b))
+
+    async def ask(conversation: MeteredConversation) -> None:
+        await conversation.reply()
+
+    anyio.run(ask, a)
+    anyio.run(ask, b)
+    with pytest.raises(BudgetReached, match="openai:a's token budget of 10 reached, 12 tokens used"):
+        anyio.run(ask, a)
+    anyio.run(ask, b)  # the other model goes on
+    assert shared.used == 19 and own_b.used == 7
 
 
 class RateLimited(Exception):
@@ -202,7 +243,7 @@ def test_one_rate_limit_pauses_every_request_to_the_endpoint() -> None:
 def test_the_incomplete_line_of_every_report(tmp_path: Path) -> None:
     path = tmp_path / "b.json"
     bundle = writer(path)
-    bundle.finished("A", 1, run(1))
+    bundle.finished("A", ("", 1), run(1))
     data = bundle.write("stopped by SIGINT")
     line = "incomplete agent evidence: 1 of 4 runs finished (stopped by SIGINT)"
     assert agent_incomplete(data["agent_runs"]).startswith(line)

@@ -219,13 +219,44 @@ def _run_misses(ctx: Context, agent: JsonObject, run: JsonObject) -> list[str]:
     return misses
 
 
+WORST = {Result.PASS: 0, Result.SKIP: 1, Result.WARN: 2, Result.FAIL: 3}
+
+
+def runs_by_model(runs: list[JsonObject]) -> dict[str, list[JsonObject]]:
+    """A task's runs, by the model that made them (in the order they come; "" for runs that name
+    none: a bundle of one model, written before runs named it)."""
+    groups: dict[str, list[JsonObject]] = {}
+    for run in runs:
+        groups.setdefault(str(run.get("model") or ""), []).append(run)
+    return groups
+
+
 def _runs_verdict(ctx: Context, agent: JsonObject) -> tuple[Result, str]:
-    """A task a model ran several times: Tier 1 from each run's calls and answer, Tier 2 from
-    the judge's verdicts; each passes when its pass rate reaches the task's minimum. Each pass
-    rate is shown with its 95% Wilson interval: 2 of 3 runs and 40 of 60 do not weigh the same."""
+    """A task that models ran several times. Of one model, as ``_model_verdict`` judges it; of
+    several, each model is judged alone and the target models (``targetModels``; none listed:
+    every model) decide the result, the worst of theirs. The others are reported beside them,
+    never folded in: a model nobody targets cannot fail the server."""
     runs = [run for run in agent["runs"] if isinstance(run, dict)]
     if not runs:
         return Result.WARN, "no evidence: the task has no recorded run"
+    groups = runs_by_model(runs)
+    if len(groups) == 1:
+        return _model_verdict(ctx, agent, runs)
+    listed = [str(name) for name in agent.get("targetModels") or [] if str(name) in groups]
+    targets = listed or list(groups)
+    verdicts = {model: _model_verdict(ctx, agent, group) for model, group in groups.items()}
+    result = max((verdicts[model][0] for model in targets), key=WORST.__getitem__)
+    said = [
+        f"{plain(model or 'unnamed model')}{'' if model in targets else ' (reported, not a target)'}: {detail}"
+        for model, (_, detail) in verdicts.items()
+    ]
+    return result, " | ".join(said)
+
+
+def _model_verdict(ctx: Context, agent: JsonObject, runs: list[JsonObject]) -> tuple[Result, str]:
+    """A task one model ran several times: Tier 1 from each run's calls and answer, Tier 2 from
+    the judge's verdicts; each passes when its pass rate reaches the task's minimum. Each pass
+    rate is shown with its 95% Wilson interval: 2 of 3 runs and 40 of 60 do not weigh the same."""
     minimum = float(agent.get("minPassRate", 0.8))
     misses = [(run.get("run", index + 1), _run_misses(ctx, agent, run)) for index, run in enumerate(runs)]
     failed = [f"run {number}: {'; '.join(miss)}" for number, miss in misses if miss]
