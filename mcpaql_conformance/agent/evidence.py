@@ -56,6 +56,8 @@ def run_entry(run: RunRecord, transcript: str | None) -> dict[str, Any]:
     if run.model:
         entry["model"] = run.model
         entry["endpoint"] = run.endpoint
+    if run.started is not None and run.wall_seconds is not None:
+        entry["started"], entry["wall_seconds"] = round(run.started, 3), round(run.wall_seconds, 3)
     return entry
 
 

@@ -92,6 +92,8 @@ class RunRecord:
     failed_seconds: float = 0.0  # waiting for a reply that failed (a timeout)
     model: str = ""  # the model that made the run, as --model names it ("": a scenario's, none)
     endpoint: str | None = None  # where that model was asked (credentials masked)
+    started: float | None = None  # when the run started (seconds since the epoch)
+    wall_seconds: float | None = None  # how long it took, judge included
 
 
 class ToolCaller:

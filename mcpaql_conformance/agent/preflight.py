@@ -73,8 +73,9 @@ class Role:
 def roles(model: Endpoint | None, judge: Endpoint | None) -> list[Role]:
     found = []
     if model is not None:
-        source = "--base-url" if model.base_url else "the provider's API"
-        found.append(Role("model", model, source, "--base-url", "--api-key-env"))
+        url_option = f"the URL after @ in --model {model.name}" if model.own_url else "--base-url"
+        source = "--model's @URL" if model.own_url else "--base-url" if model.base_url else "the provider's API"
+        found.append(Role("model", model, source, url_option, "--api-key-env"))
     if judge is not None:
         if judge.base_url is None:
             source = "the provider's API"

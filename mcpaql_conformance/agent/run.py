@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -34,7 +35,6 @@ from mcpaql_conformance.agent.evidence import (
     existing_bundle,
     finished_runs,
     new_bundle,
-    resumable,
     run_entry,
     scenario_entry,
     task_entry,
@@ -43,6 +43,7 @@ from mcpaql_conformance.agent.judge import judge_run
 from mcpaql_conformance.agent.loop import SYSTEM, RunRecord, ToolCaller, run_model
 from mcpaql_conformance.agent.preflight import Unusable, check_models, tool_list_tokens
 from mcpaql_conformance.agent.providers import Provider, open_provider
+from mcpaql_conformance.agent.resume import NothingToResume, Resume, resumed
 from mcpaql_conformance.agent.scenario import Scenario, load_scenario, run_scenario
 from mcpaql_conformance.agent.tasks import OperationView, Task, builtin_tasks, load_tasks
 from mcpaql_conformance.errors import ConfigError, InternalError
@@ -64,8 +65,6 @@ OVERALL_SECONDS_PER_RUN = 600  # a whole run (every turn and call) may take this
 # Runs at once: hosted APIs serve many requests at a time; a local model server that serves one
 # at a time (llama-cpp-python's, llama.cpp's without --parallel) gains nothing: give it 1.
 DEFAULT_CONCURRENCY = 4
-# What an incomplete invocation's options must match to be resumed (its agent_runs entry's keys).
-RESUMED_SETTINGS = {"models": "--model", "judge": "--judge", "runs": "--runs", "max_turns": "--max-turns"}
 
 
 @dataclass(frozen=True)
@@ -90,6 +89,7 @@ class AgentOptions:
     concurrency: int = DEFAULT_CONCURRENCY  # runs at once
     max_tokens_total: int | None = None  # the token budget (model and judge, in and out)
     max_tokens_per_model: int | None = None  # each model's own budget (its runs, in and out)
+    prices: dict[str, dict[str, Any]] = field(default_factory=dict)  # by model name, as the bundle records them
     resume: bool = False  # continue the incomplete agent runs in ``bundle``
     bundle_kept: bool = True  # False: ``bundle`` is a scratch file (check --agent without --bundle)
 
@@ -130,7 +130,7 @@ def run_agent(options: AgentOptions, progress: Callable[[str], None] = lambda li
     _check_outputs(options)
     try:
         resume, said = _resumed(options)
-    except _NothingToResume as done:
+    except NothingToResume as done:
         anyio.run(_close, planned)
         return AgentResult(done.bundle, None, 0, said=[str(done)])
     for line in said:
@@ -216,58 +216,17 @@ def _incomplete_line(options: AgentOptions, writer: BundleWriter) -> str:
     return f"{counts}: they are in {where}, marked incomplete (agent --resume --bundle {where} runs the rest)"
 
 
-class _NothingToResume(Exception):  # not an error: said, exit 0
-    def __init__(self, message: str, bundle: dict[str, Any]) -> None:
-        super().__init__(message)
-        self.bundle = bundle
-
-
-@dataclass
-class _Resume:
-    """An incomplete invocation to continue: its ``agent_runs`` entry, and the bundle."""
-
-    entry: dict[str, Any]
-    data: dict[str, Any]  # the bundle as it is (its finished runs)
-    base: dict[str, Any]  # the bundle without that entry
-
-
-def _resumed(options: AgentOptions) -> tuple[_Resume | None, list[str]]:
-    """With ``resume``: the incomplete invocation in the bundle, and what was found; a
-    _NothingToResume when its agent runs are complete; an AgentError when the options differ
-    from the ones it was made with."""
+def _resumed(options: AgentOptions) -> tuple[Resume | None, list[str]]:
+    """With ``resume``: the incomplete invocation in the bundle (see ``agent/resume.py``)."""
     if not options.resume:
         return None, []
-    where = plain(str(options.bundle))
-    path = Path(os.path.realpath(options.bundle))
-    if not path.is_file():
-        return None, [f"nothing to resume: {where} does not exist yet; every run is run"]
-    data = existing_bundle(path)
-    found = resumable(data)
-    if found is None:
-        if data.get("agent_runs"):
-            raise _NothingToResume(
-                f"nothing to resume: the agent runs in {where} are complete (without --resume, they run again)", data
-            )
-        return None, [f"nothing to resume: {where} holds no agent runs yet; every run is run"]
-    entry, base = found
     now: dict[str, Any] = {
         "models": _names(options.models) + [gone.model.name for gone in options.unusable],
         "judge": str(options.judge.spec) if options.judge else None,
         "runs": options.runs,
         "max_turns": options.max_turns,
     }
-    then = {**entry, "models": models_of(entry)}
-    for key, option in RESUMED_SETTINGS.items():
-        said, given = then.get(key), now[key]
-        if key == "models":  # in any order
-            said, given = " ".join(sorted(said or [])) or None, " ".join(sorted(given)) or None
-        if said != given:
-            raise AgentError(
-                f"--resume: the incomplete agent runs in {where} were made with {option} {plain(str(said))},"
-                f" not {plain(str(given))}: give the same options, or leave out --resume to run every run again"
-            )
-    done, left = entry.get("finished_runs"), entry.get("planned_runs")
-    return _Resume(entry, data, base), [f"resuming {where}: {done} of {left} run(s) had finished"]
+    return resumed(options.bundle, now)
 
 
 class AgentStopped(CaptureStopped):
@@ -305,14 +264,6 @@ def _transcripts_written(options: AgentOptions, kept: list[Transcripts]) -> str:
     return f"the transcripts of the {written} run(s) that finished are in {plain(str(kept[0].folder))}"
 
 
-def models_of(entry: dict[str, Any]) -> list[str]:
-    """The models an ``agent_runs`` entry ran (or could not use), by name; one written before
-    several models could run names its one model under ``model``."""
-    listed = [str(model.get("model")) for model in entry.get("models") or [] if isinstance(model, dict)]
-    listed += [str(gone.get("model")) for gone in entry.get("unusable") or [] if isinstance(gone, dict)]
-    return listed or ([str(entry["model"])] if entry.get("model") else [])
-
-
 def _plan(options: AgentOptions) -> _Plan:
     for endpoint in (*options.models, options.judge):  # keys kept from the server, registered, their way checked
         if endpoint is not None:
@@ -348,7 +299,7 @@ async def _agent(
     progress: Callable[[str], None],
     kept: list[Transcripts],
     writers: list[BundleWriter],
-    resume: _Resume | None,
+    resume: Resume | None,
 ) -> AgentResult:
     started = dt.datetime.now(dt.UTC)
     redactor = Redactor()
@@ -404,7 +355,7 @@ def _writer(
     info: dict[str, Any],
     server: dict[str, Any],
     redactor: Redactor,
-    resume: _Resume | None,
+    resume: Resume | None,
 ) -> BundleWriter:
     """The bundle's writer with every run planned (a resumed invocation's finished runs in)."""
     if resume is not None:
@@ -537,12 +488,14 @@ async def _one_run(
 ) -> RunRecord:
     """One run of a task by one model: the model's turns, then the judge's verdict."""
     provider = planned.models[model]
-    record = RunRecord(task=task.name, run=index, input=task.input, model=model)
+    record = RunRecord(task=task.name, run=index, input=task.input, model=model, started=time.time())
     record.endpoint = masked_url(provider.endpoint.url)
+    began = time.perf_counter()
     conversation = provider.conversation(SYSTEM, task.input, tools)
     await run_model(conversation, caller, record, options.max_turns, task.induce_error_on)
     if planned.judge is not None and task.intent is not None:
         record.judge = await judge_run(planned.judge, task, record)
+    record.wall_seconds = time.perf_counter() - began
     return record
 
 
@@ -588,7 +541,7 @@ def _run_info(
         "tool_version": __version__,
         "model": str(options.models[0].spec) if len(options.models) == 1 else None,
         "base_url": masked_url(options.models[0].base_url or "") or None if len(options.models) == 1 else None,
-        "models": [_model_info(model, options.targets) for model in options.models],
+        "models": [_model_info(model, options.targets, options.prices.get(model.name)) for model in options.models],
         "judge": str(options.judge.spec) if options.judge is not None else None,
         "runs": options.runs,
         "max_turns": options.max_turns,
@@ -606,13 +559,17 @@ def _run_info(
     }
 
 
-def _model_info(model: Endpoint, targets: tuple[str, ...]) -> dict[str, Any]:
+def _model_info(model: Endpoint, targets: tuple[str, ...], price: dict[str, Any] | None) -> dict[str, Any]:
     """What the bundle says of a model that ran: its name, provider, endpoint (credentials
-    masked; the provider's own API when none was given) and whether it decides the verdict."""
-    return {
+    masked; the provider's own API when none was given), whether it decides the verdict, and its
+    price where the prices file gave one."""
+    info: dict[str, Any] = {
         "model": model.name,
         "provider": model.spec.provider,
         "name": model.spec.model,
         "endpoint": masked_url(model.url),
         "target": not targets or model.name in targets,
     }
+    if price is not None:
+        info["price"] = price
+    return info

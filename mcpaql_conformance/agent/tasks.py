@@ -158,6 +158,27 @@ def tasks_models(path: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(data.get("models") or ()), tuple(data.get("targetModels") or ())
 
 
+def load_prices(path: Path, models: list[tuple[str, str]]) -> dict[str, dict[str, Any]]:
+    """A prices file (``schemas/prices.schema.json``), as the bundle records each model's price
+    (``{input_per_million, output_per_million, currency}``), for the models given as (name,
+    ``PROVIDER:MODEL``): a price under the model's name, else under its name without its
+    endpoint."""
+    from mcpaql_conformance.files.kinds import PRICES
+
+    data = load_checked(path, "prices", PRICES, "prices")
+    currency, listed = str(data.get("currency") or "USD"), data["models"]
+    found = {}
+    for name, spec in models:
+        price = listed.get(name) or listed.get(spec)
+        if price is not None:
+            found[name] = {
+                "input_per_million": price["input"],
+                "output_per_million": price["output"],
+                "currency": currency,
+            }
+    return found
+
+
 def _user_task(entry: dict[str, Any]) -> Task:
     return Task(
         name=entry["_description"],

@@ -102,7 +102,19 @@ def prepare_agent(bundle: Path, target: Any, permission: Any, timeout: float, se
         timeout=timeout,
         max_tokens_total=settings["max_tokens_total"],
         max_tokens_per_model=settings["max_tokens_per_model"],
+        prices=_prices(settings["prices"], models),
     )
+
+
+def _prices(path: Path | None, models: list[Any]) -> dict[str, dict[str, Any]]:
+    """Each model's price from ``--prices`` (none without it)."""
+    from mcpaql_conformance.agent.tasks import load_prices
+
+    if path is None:
+        return {}
+    if not models:
+        raise click.UsageError("--prices gives what a model's tokens cost: give --model too")
+    return load_prices(path, [(model.name, str(model.spec)) for model in models])
 
 
 def run_agent(options: Any, *, kept_bundle: bool = True) -> Any:
@@ -202,9 +214,27 @@ def agent(
 
     permission = permission_of(allow_writes, allow_destructive)
     options = prepare_agent(bundle_path, target, permission, timeout, settings)
-    run_agent(dataclasses.replace(options, concurrency=concurrency, resume=resume))
+    result = run_agent(dataclasses.replace(options, concurrency=concurrency, resume=resume))
+    for line in discoverability(result.bundle, str(bundle_path), options.judge is not None):
+        click.echo(line)
     click.echo(f"next: mcpaql-conformance test {click.format_filename(bundle_path)} --level 2", err=True)
     return 0
+
+
+def discoverability(bundle: dict[str, Any], source: str, judged: bool) -> list[str]:
+    """What the runs show of which models can use the server: the table at a glance and a line
+    per model (and per model that could not be used), as `test` judges the bundle."""
+    from mcpaql_conformance.evidence.bundle import bundle_from_data
+    from mcpaql_conformance.report.common import glance_table
+    from mcpaql_conformance.report.escape import terminal
+    from mcpaql_conformance.verdict.runner import evaluate
+
+    report = evaluate(bundle_from_data(bundle, source), 2, "both" if judged else "1", "semantic")
+    if not report.agent_metrics and not report.agent_models:
+        return []
+    lines = [f"Which models can use the server (every column: mcpaql-conformance test {source} --level 2 -f html):"]
+    lines += [f"  {line}" for line in glance_table(report.agent_metrics)] if report.agent_metrics else []
+    return lines + [f"  {terminal(line)}" for line in report.agent_models]
 
 
 def preflight(agent: Any) -> Any:

@@ -277,7 +277,7 @@ def _validate_text(results: dict[Path, list[Any]]) -> None:
     )
 
 
-SCHEMA_KINDS = ("bundle", "plan", "tasks", "scenario", "baseline", "report", "registry")
+SCHEMA_KINDS = ("bundle", "plan", "tasks", "scenario", "prices", "baseline", "report", "registry")
 
 
 @click.command("schema")
@@ -285,7 +285,8 @@ SCHEMA_KINDS = ("bundle", "plan", "tasks", "scenario", "baseline", "report", "re
 @click.option("--plan", "plan", is_flag=True, help="Same as `schema plan` (kept for old scripts).")
 def schema_command(kind: str, plan: bool) -> None:
     """Print a JSON Schema (draft 2020-12) for editors and validators: the evidence bundle
-    (default), a capture plan, agent tasks, a scenario, a baseline, a JSON report or a registry.
+    (default), a capture plan, agent tasks, a scenario, model prices, a baseline, a JSON report
+    or a registry.
 
     \b
       mcpaql-conformance schema > bundle.schema.json
@@ -302,8 +303,8 @@ def schema_command(kind: str, plan: bool) -> None:
 
     Plans written by `capture --write-plan` point at the installed schema already, and the
     shipped examples at the schemas of the repository. Any "$schema" value is accepted (the
-    web addresses older files carry too). Plans, tasks, scenarios and baselines may be written
-    in YAML too; the schema is the same.
+    web addresses older files carry too). Plans, tasks, scenarios, prices and baselines may be
+    written in YAML too; the schema is the same.
     """
     from mcpaql_conformance.files.schemas import _HERE
 

@@ -213,6 +213,12 @@ def agent_options(function: Any) -> Any:
         ),
         click.option("--tasks", type=click.Path(path_type=Path), help="Your own tasks (JSON or YAML)."),
         click.option(
+            "--prices",
+            type=click.Path(path_type=Path),
+            help="What each model's tokens cost (JSON or YAML; `schema prices`): the table then shows each model's"
+            " cost. None is built in.",
+        ),
+        click.option(
             "--scenario",
             "scenarios",
             multiple=True,
@@ -264,5 +270,5 @@ def agent_options(function: Any) -> Any:
 AGENT_SETTINGS = (
     "models", "target_models", "max_tokens_per_model", "base_url", "api_key_env", "judge", "judge_base_url",
     "judge_api_key_env", "tasks", "scenarios", "no_builtin", "runs", "min_pass_rate", "max_turns", "model_timeout",
-    "transcripts", "allow_insecure_base_url", "preset", "max_tokens_total",
+    "transcripts", "allow_insecure_base_url", "preset", "max_tokens_total", "prices",
 )  # fmt: skip

@@ -1,7 +1,7 @@
 """What a JSON document is, so that a file given to the wrong command is named as what it is.
 
-The tool reads eight kinds of file: evidence bundles, conformance reports, suite reports,
-suites, capture plans, baselines, agent tasks and agent scenarios. Each loader calls
+The tool reads nine kinds of file: evidence bundles, conformance reports, suite reports,
+suites, capture plans, baselines, agent tasks, agent scenarios and model prices. Each loader calls
 ``refuse_other_kinds`` first: a report passed to `test` is not judged as an empty bundle
 (41 lines of "no evidence"), it is one line that says what the file is and which command
 takes it, exit 3.
@@ -26,6 +26,7 @@ PLAN = "a capture plan"
 BASELINE = "a baseline"
 TASKS = "an agent tasks file"
 SCENARIO = "an agent scenario"
+PRICES = "a prices file"
 
 # Keys that only one kind has (a bundle's evidence sections, a report's verdicts...).
 _EVIDENCE_KEYS = frozenset(
@@ -73,6 +74,8 @@ def kind_of(data: Any) -> str | None:
         return TASKS
     if isinstance(data.get("events"), list) and "name" in keys:
         return SCENARIO
+    if isinstance(data.get("models"), dict) and "tasks" not in keys:
+        return PRICES
     if names_plan_schema(data.get("$schema")) or keys & _PLAN_KEYS:
         return PLAN
     entries = data.get("entries")
@@ -120,6 +123,7 @@ def _advice(kind: str, source: str) -> str:
         BASELINE: f"use it with: mcpaql-conformance test BUNDLE --baseline {source}",
         TASKS: f"use it with: mcpaql-conformance agent --tasks {source} --model PROVIDER:MODEL -- SERVER COMMAND",
         SCENARIO: f"use it with: mcpaql-conformance agent --scenario {source} -- SERVER COMMAND",
+        PRICES: f"use it with: mcpaql-conformance agent --prices {source} --model PROVIDER:MODEL -- SERVER COMMAND",
     }[kind]
 
 

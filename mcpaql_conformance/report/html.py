@@ -7,7 +7,15 @@ import sys
 from markupsafe import Markup
 
 from mcpaql_conformance.report.badge import badge_status, badge_svg
-from mcpaql_conformance.report.common import DEFAULT_OPTIONS, METRIC_HEADINGS, RenderOptions, metric_cells, verdict_line
+from mcpaql_conformance.report.common import (
+    DEFAULT_OPTIONS,
+    METRIC_HEADINGS,
+    NUMERIC_METRICS,
+    RenderOptions,
+    metric_cells,
+    metric_keys,
+    verdict_line,
+)
 from mcpaql_conformance.report.requirements import requirements_context
 from mcpaql_conformance.report.templates import environment
 from mcpaql_conformance.verdict.model import Report
@@ -25,6 +33,9 @@ def render_html(report: Report, color: bool = False, options: RenderOptions = DE
         colour=status.color,
         limit=options.max_findings or sys.maxsize,  # findings shown at once; the rest behind "N more"
         headings=METRIC_HEADINGS,
+        numeric=NUMERIC_METRICS,
         cells=metric_cells,
+        keys=metric_keys,
+        zip=zip,
         **requirements_context(report),
     )

@@ -74,7 +74,7 @@ def report_dict(report: Report) -> dict[str, Any]:
         data["server"] = report.server
     if report.agent_summary is not None or report.agent_metrics:
         metrics = [row.as_dict() for row in report.agent_metrics]
-        data["agentRuns"] = {"summary": report.agent_summary, "metrics": metrics}
+        data["agentRuns"] = {"summary": report.agent_summary, "metrics": metrics, "models": list(report.agent_models)}
         if report.agent_incomplete is not None:
             data["agentRuns"]["incomplete"] = report.agent_incomplete
     if report.evidence is not None:

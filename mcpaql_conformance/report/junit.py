@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from mcpaql_conformance.report.common import DEFAULT_OPTIONS, METRIC_HEADINGS, RenderOptions, metric_cells
+from mcpaql_conformance.report.common import (
+    DEFAULT_OPTIONS,
+    METRIC_HEADINGS,
+    RenderOptions,
+    metric_cells,
+    metric_label,
+)
 from mcpaql_conformance.report.templates import environment
 from mcpaql_conformance.verdict.model import Report
 
@@ -34,8 +40,8 @@ def agent_properties(report: Report) -> list[tuple[str, str]]:
     if report.agent_incomplete:
         pairs.insert(0, ("agent.incomplete", report.agent_incomplete))
     for row in report.agent_metrics:
-        cells = metric_cells(row)
-        pairs += [
-            (f"agent.{cells[0]}.{heading}", cell) for heading, cell in zip(METRIC_HEADINGS[1:], cells[1:], strict=True)
-        ]
+        cells, label = metric_cells(row), metric_label(row).replace(": ", ".")
+        named = zip(METRIC_HEADINGS[2:], cells[2:], strict=True)
+        pairs += [(f"agent.{label}.{heading}", cell) for heading, cell in named]
+    pairs += [(f"agent.model.{index}", line) for index, line in enumerate(report.agent_models, 1)]
     return pairs

@@ -115,7 +115,12 @@ def report_from_data(data: Any, source: str = "<report>") -> Report:
         agent_summary=(data.get("agentRuns") or {}).get("summary"),
         agent_incomplete=_text_or_none((data.get("agentRuns") or {}).get("incomplete")),
         agent_metrics=_agent_metrics((data.get("agentRuns") or {}).get("metrics")),
+        agent_models=_lines((data.get("agentRuns") or {}).get("models")),
     )
+
+
+def _lines(value: Any) -> tuple[str, ...]:
+    return tuple(plain(item, max_len=500) for item in value if isinstance(item, str)) if isinstance(value, list) else ()
 
 
 def _cited(rules: Any, count: int) -> tuple[str, ...]:
@@ -157,10 +162,30 @@ def _agent_metrics(rows: Any) -> tuple[Any, ...]:
             input_tokens=_whole(row.get("inputTokens")),
             output_tokens=_whole(row.get("outputTokens")),
             judge_tokens=_whole(row.get("judgeTokens")),
+            model=plain(str(row.get("model") or "")),
+            target=row["target"] if isinstance(row.get("target"), bool) else None,
+            min_pass_rate=number(row.get("minPassRate")),
+            turns_to_success=number(row.get("turnsToSuccess")),
+            calls_to_success=number(row.get("callsToSuccess")),
+            introspections=number(row.get("introspections")),
+            invalid_calls=_whole(row.get("invalidCalls")),
+            invalid_kinds=_kinds(row.get("invalidKinds")),
+            invalid_recovered=number(row.get("invalidRecovered")),
+            cost=number(row.get("cost")),
+            currency=plain(row["currency"], max_len=12) if isinstance(row.get("currency"), str) else None,
+            wall_seconds=number(row.get("wallSeconds")),
         )
         for row in rows or []
         if isinstance(row, dict)
     )
+
+
+def _kinds(value: Any) -> tuple[tuple[str, int], ...]:
+    """Invalid calls by kind, as a saved report counts them (only the kinds we count)."""
+    from mcpaql_conformance.verdict.metrics import INVALID_KINDS
+
+    counts = value if isinstance(value, dict) else {}
+    return tuple((kind, count) for kind in INVALID_KINDS if (count := _whole(counts.get(kind))) is not None)
 
 
 def _whole(value: Any) -> int | None:

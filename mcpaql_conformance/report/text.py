@@ -9,6 +9,7 @@ from mcpaql_conformance.report.common import (
     METRIC_HEADINGS,
     RenderOptions,
     metric_cells,
+    metric_label,
     verdict_line,
 )
 from mcpaql_conformance.report.escape import terminal
@@ -98,8 +99,10 @@ def _agent_lines(report: Report, width: int | None) -> list[list[Span]]:
         lines += wrap([(f"  {terminal(report.agent_summary)}", None)], width, "    ")
     for row in report.agent_metrics:
         cells = metric_cells(row)
-        pairs = ", ".join(f"{name.lower()} {cell}" for name, cell in zip(METRIC_HEADINGS[1:], cells[1:], strict=True))
-        lines += wrap([(f"  - {terminal(cells[0])}: {pairs}", None)], width, "    ")
+        pairs = ", ".join(f"{name.lower()} {cell}" for name, cell in zip(METRIC_HEADINGS[2:], cells[2:], strict=True))
+        lines += wrap([(f"  - {terminal(metric_label(row))}: {pairs}", None)], width, "    ")
+    for line in report.agent_models:
+        lines += wrap([(f"  {terminal(line)}", None)], width, "    ")
     return lines
 
 

@@ -6,8 +6,9 @@ of the tool list, latency)."""
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from mcpaql_conformance.files.values import json_equal
@@ -84,9 +85,33 @@ def first_call_succeeded(run: dict[str, Any]) -> bool | None:
     return bool(made[0].get("outcome") == "sent" and made[0].get("succeeded")) if made else None
 
 
+# The kinds of invalid call a model makes (the discoverability table counts them).
+UNKNOWN_OPERATION = "unknown operation"
+UNKNOWN_PARAMETER = "unknown parameter"
+WRONG_ENDPOINT = "wrong endpoint"
+UNKNOWN_TOOL = "unknown tool"
+INVALID_KINDS = (UNKNOWN_OPERATION, UNKNOWN_PARAMETER, WRONG_ENDPOINT, UNKNOWN_TOOL)
+INTROSPECT = "introspect"
+
+
+@dataclass(frozen=True)
+class Price:
+    """What a model's tokens cost: per million input and output tokens, in ``currency`` (from
+    the prices file `agent --prices` read; never a built-in number)."""
+
+    input: float
+    output: float
+    currency: str
+
+    def cost(self, input_tokens: int | None, output_tokens: int | None) -> float | None:
+        if input_tokens is None and output_tokens is None:
+            return None
+        return round(((input_tokens or 0) * self.input + (output_tokens or 0) * self.output) / 1_000_000, 6)
+
+
 @dataclass(frozen=True)
 class AgentMetrics:
-    """One row of the agent metrics: a task, or every task ("all")."""
+    """One row of the discoverability table: a model's runs of a task, or of every task ("all")."""
 
     task: str
     runs: int
@@ -101,9 +126,30 @@ class AgentMetrics:
     input_tokens: int | None = None  # summed over every run (as the API reported them): what was paid
     output_tokens: int | None = None
     judge_tokens: int | None = None  # the judge's, in and out, summed
+    model: str = ""  # the model whose runs these are ("": runs that name none)
+    target: bool | None = None  # whether the model decides the verdict (None: one model, or not said)
+    min_pass_rate: float | None = None  # what the task asks (a task's row)
+    turns_to_success: float | None = None  # mean turns of the runs that passed Tier 1
+    calls_to_success: float | None = None  # mean tool calls of those runs
+    introspections: float | None = None  # mean introspect calls before the first other call
+    invalid_calls: int | None = None  # calls naming an unknown operation, parameter or tool, or the wrong endpoint
+    invalid_kinds: tuple[tuple[str, int], ...] = ()  # how many of each kind
+    invalid_recovered: float | None = None  # share of invalid calls followed by a call that succeeded
+    cost: float | None = None  # the model's tokens at its price (None: no price given, or no tokens)
+    currency: str | None = None
+    wall_seconds: float | None = None  # from the first run's start to the last run's end
+
+    @property
+    def reached(self) -> bool | None:
+        """Whether the model's pass rates reach the task's minimum (None: not judged)."""
+        if self.passed is None or not self.runs or self.min_pass_rate is None:
+            return None
+        tier2 = self.judged_passed / self.judged >= self.min_pass_rate if self.judged else True
+        return self.passed / self.runs >= self.min_pass_rate and tier2
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
+            "model": self.model,
             "task": self.task,
             "runs": self.runs,
             "firstCallSuccess": self.first_call_success,
@@ -114,7 +160,20 @@ class AgentMetrics:
             "inputTokens": self.input_tokens,
             "outputTokens": self.output_tokens,
             "judgeTokens": self.judge_tokens,
+            "turnsToSuccess": self.turns_to_success,
+            "callsToSuccess": self.calls_to_success,
+            "introspections": self.introspections,
+            "invalidCalls": self.invalid_calls,
+            "invalidKinds": dict(self.invalid_kinds),
+            "invalidRecovered": self.invalid_recovered,
+            "cost": self.cost,
+            "currency": self.currency,
+            "wallSeconds": self.wall_seconds,
         }
+        if self.target is not None:
+            data["target"] = self.target
+        if self.min_pass_rate is not None:
+            data["minPassRate"] = self.min_pass_rate
         if self.passed is not None:
             data["tier1"] = _rate_dict(self.passed, self.runs)
         if self.judged:
@@ -128,8 +187,10 @@ def _rate_dict(passed: int, total: int) -> dict[str, Any]:
     return {"passed": passed, "runs": total, "rate": rate, "ci95": [round(low, 3), round(high, 3)]}
 
 
-# Per task entry: each run's Tier 1 verdict, and the Tier 2 verdicts (given by the semantic checks).
-Verdicts = Callable[[dict[str, Any]], tuple[list[bool], list[bool]]]
+# A run of an entry -> (its Tier 1 verdict, its Tier 2 verdict or None), as the semantic checks judge it.
+Verdicts = Callable[[dict[str, Any], dict[str, Any]], tuple[bool, bool | None]]
+# A call -> the kind of invalid call it is (None: a valid one), as the semantic checks read the server.
+Invalid = Callable[[dict[str, Any]], str | None]
 
 
 def _share(values: list[bool | None]) -> float | None:
@@ -143,8 +204,56 @@ def _mean(values: list[float]) -> float | None:
     return round(mean(values), 2) if values else None
 
 
-def metrics_of(name: str, entries: list[dict[str, Any]], verdicts: Verdicts | None = None) -> AgentMetrics:
-    runs = [run for entry in entries for run in entry.get("runs") or [] if isinstance(run, dict)]
+def introspections_first(run: dict[str, Any]) -> int | None:
+    """How many introspect calls a run made before its first call of another operation (None:
+    it made no other call)."""
+    made = [c for c in calls_of(run) if c.get("outcome") in MODEL_MADE]
+    first = next((index for index, call in enumerate(made) if call.get("operation") != INTROSPECT), None)
+    return first
+
+
+def invalid_calls(run: dict[str, Any], invalid: Invalid) -> list[tuple[str, bool]]:
+    """Each invalid call of a run: its kind, and whether a later call of the run succeeded."""
+    calls = calls_of(run)
+    found = []
+    for index, call in enumerate(calls):
+        kind = invalid(call)
+        if kind is not None:
+            later = calls[index + 1 :]
+            found.append((kind, any(c.get("outcome") == "sent" and c.get("succeeded") is True for c in later)))
+    return found
+
+
+def wall_seconds(runs: list[dict[str, Any]]) -> float | None:
+    """From the first run's start to the last run's end (runs that recorded when they ran)."""
+    spans = [
+        (float(run["started"]), float(run["started"]) + float(run["wall_seconds"]))
+        for run in runs
+        if _number(run.get("started")) and _number(run.get("wall_seconds"))
+    ]
+    return round(max(end for _, end in spans) - min(start for start, _ in spans), 3) if spans else None
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def metrics_of(
+    name: str,
+    entries: list[dict[str, Any]],
+    verdicts: Verdicts | None = None,
+    model: str | None = None,
+    invalid: Invalid | None = None,
+    price: Price | None = None,
+) -> AgentMetrics:
+    """The row of ``entries``' runs (of ``model`` alone when given: "" for runs that name none)."""
+    pairs = [
+        (entry, run)
+        for entry in entries
+        for run in entry.get("runs") or []
+        if isinstance(run, dict) and (model is None or str(run.get("model") or "") == model)
+    ]
+    runs = [run for _, run in pairs]
     completed = [run for run in runs if run.get("completed") is True]
     tokens = [
         float(run["input_tokens"] + run["output_tokens"])
@@ -152,18 +261,18 @@ def metrics_of(name: str, entries: list[dict[str, Any]], verdicts: Verdicts | No
         if isinstance(run.get("input_tokens"), int) and isinstance(run.get("output_tokens"), int)
     ]
     recoveries = [
-        recovered(run, entry["induceErrorOn"])
-        for entry in entries
-        if isinstance(entry.get("induceErrorOn"), str)
-        for run in entry.get("runs") or []
+        recovered(run, entry["induceErrorOn"]) for entry, run in pairs if isinstance(entry.get("induceErrorOn"), str)
     ]
-    tier1: list[bool] = []
-    tier2: list[bool] = []
-    for entry in entries if verdicts is not None else []:
-        first, second = verdicts(entry)  # type: ignore[misc]  # not None here
-        tier1 += first
-        tier2 += second
+    judged = [verdicts(entry, run) for entry, run in pairs] if verdicts is not None else []
+    succeeded = [run for run, (tier1, _) in zip(runs, judged, strict=False) if tier1]
+    second = [tier2 for _, tier2 in judged if tier2 is not None]
     judges = [run["judge"] for run in runs if isinstance(run.get("judge"), dict)]
+    wrong = [found for run in runs for found in invalid_calls(run, invalid)] if invalid is not None else []
+    kinds = Counter(kind for kind, _ in wrong)
+    first_calls = [found for found in map(introspections_first, runs) if found is not None]
+    input_tokens = _sum([tokens_of(run.get("input_tokens")) for run in runs])
+    output_tokens = _sum([tokens_of(run.get("output_tokens")) for run in runs])
+    minimums = {float(entry.get("minPassRate", 0.8)) for entry in entries}
     return AgentMetrics(
         task=name,
         runs=len(runs),
@@ -172,25 +281,106 @@ def metrics_of(name: str, entries: list[dict[str, Any]], verdicts: Verdicts | No
         tokens=_mean(tokens),
         recovery=_share(recoveries),
         seconds=_mean([float(run.get("model_seconds") or 0) + float(run.get("tool_seconds") or 0) for run in runs]),
-        passed=sum(tier1) if verdicts is not None else None,
-        judged=len(tier2),
-        judged_passed=sum(tier2),
-        input_tokens=_sum([tokens_of(run.get("input_tokens")) for run in runs]),
-        output_tokens=_sum([tokens_of(run.get("output_tokens")) for run in runs]),
+        passed=len(succeeded) if verdicts is not None else None,
+        judged=len(second),
+        judged_passed=sum(second),
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
         judge_tokens=_sum([tokens_of(j.get(key)) for j in judges for key in ("input_tokens", "output_tokens")]),
+        model=model or "",
+        min_pass_rate=minimums.pop() if len(minimums) == 1 and len(entries) == 1 else None,
+        turns_to_success=_mean([float(run.get("turns") or 0) for run in succeeded]),
+        calls_to_success=_mean([float(len(calls_of(run))) for run in succeeded]),
+        introspections=_mean([float(count) for count in first_calls]),
+        invalid_calls=len(wrong) if invalid is not None else None,
+        invalid_kinds=tuple((kind, kinds[kind]) for kind in INVALID_KINDS if kinds[kind]),
+        invalid_recovered=_share([later for _, later in wrong]),
+        cost=price.cost(input_tokens, output_tokens) if price is not None else None,
+        currency=price.currency if price is not None else None,
+        wall_seconds=wall_seconds(runs),
     )
 
 
-def agent_metrics(agent_tests: list[Any], verdicts: Verdicts | None = None) -> tuple[AgentMetrics, ...]:
-    """A row per task that a model ran (scenarios have no model), then one for all of them
-    (token totals summed; pass counts pooled). ``verdicts``: each run's Tier 1 and Tier 2
-    verdicts, as the semantic checks judge them (without it, no pass counts)."""
+def models_in(entries: list[dict[str, Any]]) -> list[str]:
+    """The models whose runs the entries hold, in the order they first come ("" for runs naming none)."""
+    return list(
+        dict.fromkeys(
+            str(run.get("model") or "") for entry in entries for run in entry.get("runs") or [] if isinstance(run, dict)
+        )
+    )
+
+
+def agent_metrics(
+    agent_tests: list[Any],
+    verdicts: Verdicts | None = None,
+    invalid: Invalid | None = None,
+    models: dict[str, dict[str, Any]] | None = None,
+) -> tuple[AgentMetrics, ...]:
+    """The discoverability table: for each model (in the order its runs come), a row per task
+    it ran (scenarios have no model), then one for all of them when there are several (token
+    totals summed; pass counts pooled). ``verdicts``: each run's Tier 1 and Tier 2 verdicts, as
+    the semantic checks judge them (without it, no pass counts); ``invalid``: each call's kind of
+    invalid call; ``models``: what the bundle says of each model (its ``target`` flag and
+    ``price``), by name."""
     model_runs = [
         entry
         for entry in agent_tests
         if isinstance(entry, dict) and isinstance(entry.get("runs"), list) and entry.get("kind") != "scenario"
     ]
-    if not model_runs:
-        return ()
-    rows = [metrics_of(str(entry.get("_description")), [entry], verdicts) for entry in model_runs]
-    return (*rows, metrics_of("all", model_runs, verdicts)) if len(rows) > 1 else tuple(rows)
+    rows: list[AgentMetrics] = []
+    for model in models_in(model_runs):
+        said = (models or {}).get(model) or {}
+        price, target = price_of(said.get("price")), said.get("target")
+        ran = [entry for entry in model_runs if any(str(r.get("model") or "") == model for r in _runs(entry))]
+        mine = [metrics_of(str(e.get("_description")), [e], verdicts, model, invalid, price) for e in ran]
+        if len(mine) > 1:
+            mine.append(metrics_of("all", ran, verdicts, model, invalid, price))
+        rows += [replace(row, target=target if isinstance(target, bool) else None) for row in mine]
+    return tuple(rows)
+
+
+def _runs(entry: dict[str, Any]) -> list[dict[str, Any]]:
+    return [run for run in entry.get("runs") or [] if isinstance(run, dict)]
+
+
+def price_of(value: Any) -> Price | None:
+    """A price as a bundle records it (``{input_per_million, output_per_million, currency}``)."""
+    if not isinstance(value, dict):
+        return None
+    cost_in, cost_out = value.get("input_per_million"), value.get("output_per_million")
+    if not isinstance(cost_in, int | float) or not isinstance(cost_out, int | float):
+        return None
+    if not (_number(cost_in) and _number(cost_out)):
+        return None
+    return Price(float(cost_in), float(cost_out), str(value.get("currency") or ""))
+
+
+ROLES = {True: " (target)", False: " (reported, not a target)"}  # a model's role, where the bundle says it
+
+
+def model_lines(rows: tuple[AgentMetrics, ...]) -> list[str]:
+    """One line per model: how many of its tasks reached their pass rate, its first-call
+    success, tokens, cost and wall time (the "all" row, or its one task's)."""
+    lines = []
+    for model in dict.fromkeys(row.model for row in rows):
+        mine = [row for row in rows if row.model == model]
+        tasks = [row for row in mine if row.task != "all" or len(mine) == 1]
+        total = next((row for row in mine if row.task == "all"), mine[0])
+        reached = [row.reached for row in tasks if row.reached is not None]
+        role = ROLES.get(total.target, "") if total.target is not None else ""
+        parts = [f"{sum(reached)}/{len(reached)} task(s) reached their pass rate" if reached else "not judged"]
+        if total.first_call_success is not None:
+            parts.append(f"first call succeeded in {total.first_call_success:.0%} of runs")
+        if total.invalid_calls is not None:
+            parts.append(f"{total.invalid_calls} invalid call(s)")
+        parts.append(f"{_count_text(total.input_tokens)} tokens in, {_count_text(total.output_tokens)} out")
+        if total.cost is not None:
+            parts.append(f"cost {total.cost:.4f} {total.currency or ''}".rstrip())
+        if total.wall_seconds is not None:
+            parts.append(f"{total.wall_seconds:.1f} s")
+        lines.append(f"{model or 'the model'}{role}: {'; '.join(parts)}")
+    return lines
+
+
+def _count_text(value: int | None) -> str:
+    return "?" if value is None else f"{value:,}"

@@ -152,7 +152,8 @@ class Report:
     unneeded: tuple[str, ...] = ()  # baseline entries whose tests only warn (said; the exit is unchanged)
     provenance: str | None = None  # where the evidence came from: "captured ... from ... over ...", or None
     agent_summary: str | None = None  # the latest agent invocation: model, runs, judge, tool list
-    agent_metrics: tuple[Any, ...] = ()  # agent.metrics.AgentMetrics rows (tasks, then "all")
+    agent_metrics: tuple[Any, ...] = ()  # verdict.metrics.AgentMetrics rows (per model: tasks, then "all")
+    agent_models: tuple[str, ...] = ()  # a line per model (and per model that could not be used)
     agent_incomplete: str | None = None  # "incomplete agent evidence: N of M runs finished (why)..."
     evidence_spec_version: str | None = None  # the spec version the bundle says it was recorded against
     captured_at: str | None = None  # when the evidence was captured (a captured bundle's provenance)

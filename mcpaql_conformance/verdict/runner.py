@@ -43,11 +43,11 @@ from mcpaql_conformance.verdict.checks.roundtrip import concurrency_evidence
 from mcpaql_conformance.verdict.checks.safety import loop_evidence
 from mcpaql_conformance.verdict.checks.searches import search_evidence
 from mcpaql_conformance.verdict.checks.selection import selection_evidence
-from mcpaql_conformance.verdict.checks.semantic import run_verdicts
+from mcpaql_conformance.verdict.checks.semantic import invalid_call, run_verdict
 from mcpaql_conformance.verdict.checks.sessions import ended_session_evidence, session_evidence
 from mcpaql_conformance.verdict.checks.sorting import sort_evidence
 from mcpaql_conformance.verdict.checks.warned import warning_evidence
-from mcpaql_conformance.verdict.metrics import agent_metrics
+from mcpaql_conformance.verdict.metrics import agent_metrics, model_lines
 from mcpaql_conformance.verdict.model import CategoryResult, Report, conformance_level, exit_code_for
 
 LEVELS = (1, 2)
@@ -118,7 +118,15 @@ def evaluate(bundle: Bundle, level: int = 1, tier: str = "both", category: str |
         agent_summary=agent_summary(bundle.cases("agent_runs")),
         agent_incomplete=agent_incomplete(bundle.cases("agent_runs")),
         evidence=evidence_held(bundle, ctx),
-        agent_metrics=agent_metrics(bundle.cases("agent_tests"), functools.partial(run_verdicts, ctx)),
+        agent_metrics=(
+            metrics := agent_metrics(
+                bundle.cases("agent_tests"),
+                functools.partial(run_verdict, ctx),
+                functools.partial(invalid_call, ctx),
+                models_said(bundle.cases("agent_runs")),
+            )
+        ),
+        agent_models=(*model_lines(metrics), *unusable_lines(bundle.cases("agent_runs"))),
     )
 
 
@@ -176,15 +184,34 @@ def agent_summary(runs: list[Any]) -> str | None:
     size = f"{tools.get('characters')} characters" + (f", {counted} tokens" if isinstance(counted, int) else "")
     shown = f"{tools.get('tools')} tool(s) shown to the model ({size})"
     scenarios = len(latest.get("scenarios") or [])
-    if not latest.get("model"):
+    models = [str(m.get("model")) for m in latest.get("models") or [] if isinstance(m, dict)]
+    if not latest.get("model") and not models:
         parts = [f"{scenarios} scenario(s), no model", shown]
     else:
         model = str(latest["model"]) + (f" at {latest['base_url']}" if latest.get("base_url") else "")
+        model = model if latest.get("model") else f"{len(models)} models side by side ({', '.join(models)})"
         parts = [model, f"{latest.get('runs')} run(s) per task, up to {latest.get('max_turns')} turns"]
         parts += [f"judge: {latest.get('judge') or 'none'}", shown]
         parts += [f"{scenarios} scenario(s)"] if scenarios else []
     parts.append(f"on {latest.get('date')}")
     return plain("; ".join(parts), max_len=500)
+
+
+def models_said(runs: list[Any]) -> dict[str, dict[str, Any]]:
+    """What the latest agent invocation says of each model it ran (its target flag, its price),
+    by the name its runs give it."""
+    latest = next((run for run in reversed(runs) if isinstance(run, dict)), None)
+    listed = latest.get("models") if latest is not None else None
+    models = listed if isinstance(listed, list) else []
+    return {str(m["model"]): m for m in models if isinstance(m, dict) and isinstance(m.get("model"), str)}
+
+
+def unusable_lines(runs: list[Any]) -> list[str]:
+    """A line per model the latest agent invocation could not use, and why."""
+    latest = next((run for run in reversed(runs) if isinstance(run, dict)), None)
+    gone = latest.get("unusable") if latest is not None else None
+    items = [item for item in gone if isinstance(item, dict)] if isinstance(gone, list) else []
+    return [plain(f"{item.get('model')}: not used, {item.get('reason')}", max_len=500) for item in items]
 
 
 def agent_incomplete(runs: list[Any]) -> str | None:

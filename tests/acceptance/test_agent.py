@@ -195,15 +195,26 @@ def test_a_model_runs_the_builtin_tasks_and_they_are_judged(tmp_path, provider):
     assert names == ["mcp_aql_create", "mcp_aql_read", "mcp_aql_update", "mcp_aql_delete", "mcp_aql_execute", "mcp_aql"]
     markdown = run_cli("test", str(tmp_path / "agent.json"), "--level", "2", "-c", "semantic", "-f", "markdown").stdout
     assert (
-        "| Task | Runs | Passed (Tier 1) | Judged pass (Tier 2) | First call succeeded | Turns"
-        " | Tokens per answered run | Recovered | Seconds per run | Tokens in | Tokens out | Judge tokens |"
+        "| Model | Task | Runs | Passed (Tier 1) | Judged pass (Tier 2) | First call succeeded | Introspections first"
+        " | Turns | Turns to success | Calls to success | Invalid calls | Recovered from invalid"
+        " | Tokens per answered run | Recovered | Seconds per run | Wall seconds | Tokens in | Tokens out"
+        " | Judge tokens | Cost |"
     ) in markdown
-    row = "| Recover from an error answer of list\\_notes | 2 | 2/2 (100%, 95% CI 34-100%) | \\- | 100% | 3 | "
+    row = (
+        f"| {provider}:scripted | Recover from an error answer of list\\_notes | 2 | 2/2 (100%, 95% CI 34-100%)"
+        " | \\- | 100% | 0 | 3 | 3 | 2 | 0 | \\- | "
+    )
     assert row in markdown
+    assert f"- {provider}:scripted (target): 4/4 task(s) reached their pass rate; first call succeeded" in markdown
     junit = run_cli("test", str(tmp_path / "agent.json"), "--level", "2", "-f", "junit").stdout
-    assert '<property name="agent.Recover from an error answer of list_notes.Recovered" value="100%"/>' in junit
+    name = f"agent.{provider}:scripted.Recover from an error answer of list_notes.Recovered"
+    assert f'<property name="{name}" value="100%"/>' in junit
     html = run_cli("test", str(tmp_path / "agent.json"), "--level", "2", "-f", "html").stdout
-    assert "<th>First call succeeded</th>" in html and "<td>Recover from an error answer of list_notes</td>" in html
+    assert '<th data-numeric="1"><button type="button">First call succeeded</button></th>' in html
+    assert (
+        'data-value="Recover from an error answer of list_notes">Recover from an error answer of list_notes</td>'
+        in html
+    )
 
 
 def test_without_a_judge_tier_2_is_not_run_and_with_one_its_verdicts_decide(tmp_path):

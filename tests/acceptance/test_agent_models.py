@@ -7,14 +7,18 @@ Against loopback fake model APIs (tests/fake_llm.py), one per model."""
 from __future__ import annotations
 
 import json
+import re
 import signal
 import socket
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from mcpaql_conformance.report.common import GLANCE, METRIC_HEADINGS
+from tests.acceptance.cdp import Browser
 from tests.acceptance.conftest import DEMO, run_cli, stopped_when, warm
 from tests.acceptance.test_agent_resume import TASKS, started, tasks_file, two_turns
+from tests.acceptance.test_ci_reports import NEEDS_CHROMIUM, chromium
 from tests.fake_llm import FakeLLM, Request
 
 
@@ -56,6 +60,15 @@ def test_three_models_one_unreachable_run_side_by_side_and_the_targets_decide(tm
         result = run_cli(*command(tmp_path, models))
     assert result.returncode == 0, result.stderr
     assert f"agent: model {gone} cannot be used, its runs are skipped: " in result.stderr
+    table = [line.strip() for line in result.stdout.splitlines()]
+    assert re.split(r"\s{2,}", table[1]) == list(GLANCE)
+    cells = [re.split(r"\s{2,}", line) for line in table[2:]]
+    rows = {(line[0], line[1]) for line in cells if len(line) == 11}
+    assert {(model, name) for model in models[:2] for name in [*TASKS, "all"]} <= rows
+    good_line = f"{models[0]} (target): 3/3 task(s) reached their pass rate; first call succeeded in 100% of runs;"
+    assert any(line.startswith(good_line) for line in table), table
+    assert any(line.startswith(f"{models[1]} (target): 0/3 task(s) reached their pass rate") for line in table)
+    assert any(line.startswith(f"{gone}: not used, the model openai:gone at ") for line in table)
     assert started(good) == started(poor) == Counter({name: 2 for name in TASKS})  # the same tasks and runs
     bundle = json.loads((tmp_path / "agent.json").read_text())
     (entry,) = bundle["agent_runs"]
@@ -148,3 +161,104 @@ def test_sigterm_keeps_every_finished_run_of_every_model_and_resume_runs_only_th
 
     other = run_cli(*command(tmp_path, ["openai:a"], "--base-url", fake.url + "/v1", "--resume"))
     assert other.returncode == 0  # complete: nothing to resume, whatever the models
+
+
+def table_bundle() -> dict[str, Any]:
+    """Two models' runs of two tasks, as `agent` writes them: a passes both, b one of two."""
+
+    def run(model: str, number: int, calls: list[str], answer: str, tokens: int) -> dict[str, Any]:
+        made = [
+            {"turn": turn, "tool": "mcp_aql_read", "operation": name, "params": {}, "outcome": "sent",
+             "succeeded": True, "response": {"success": True, "data": {}}}
+            for turn, name in enumerate(calls, 1)
+        ]  # fmt: skip
+        return {"run": number, "model": model, "endpoint": "http://127.0.0.1:9/v1", "tool_calls": made,
+                "response_text": answer, "completed": True, "turns": len(calls) + 1, "input_tokens": tokens,
+                "output_tokens": tokens // 10, "model_seconds": 0.5, "tool_seconds": 0.1}  # fmt: skip
+
+    tasks = []
+    for name in ("List the notes", "Count the notes"):
+        runs = [run("openai:a", i, ["list_notes"], "Done", 100 * i) for i in (1, 2)]
+        b_calls = ["introspect", "list_notes"] if name == "List the notes" else ["introspect"]
+        runs += [run("openai:b", i, b_calls, "Done", 300) for i in (1, 2)]
+        tasks.append({"_description": name, "input": name, "kind": "user", "expectedTools": ["list_notes"],
+                      "expectedContent": [], "minPassRate": 0.8, "runs": runs})  # fmt: skip
+    models = [
+        {"model": name, "provider": "openai", "name": name[7:], "endpoint": "http://127.0.0.1:9/v1", "target": True}
+        for name in ("openai:a", "openai:b")
+    ]
+    info = {"date": "2026-11-30T00:00:00+00:00", "model": None, "models": models, "runs": 2, "max_turns": 8}
+    return {"implementation": "notes", "version": "1", "agent_tests": tasks, "agent_runs": [info]}
+
+
+def test_the_table_in_json_is_schema_d_and_read_back_by_report(tmp_path):
+    bundle = tmp_path / "b.json"
+    bundle.write_text(json.dumps(table_bundle()))
+    written = run_cli("test", str(bundle), "--level", "2", "--tier", "1", "-f", "json", "-o", str(tmp_path / "r.json"))
+    assert written.returncode == 1, written.stderr  # Level 1 has no evidence here: only the agent runs
+    report = json.loads((tmp_path / "r.json").read_text())
+    from mcpaql_conformance.files.schemas import compiled_schema
+
+    assert compiled_schema("report").shape_error(report) is None
+    rows = {(row["model"], row["task"]): row for row in report["agentRuns"]["metrics"]}
+    assert (
+        rows["openai:b", "Count the notes"]["tier1"]["passed"] == 0 and rows["openai:b", "all"]["introspections"] == 1
+    )
+    assert report["agentRuns"]["models"][1].startswith("openai:b (target): 1/2 task(s) reached their pass rate")
+    again = run_cli("report", str(tmp_path / "r.json"), "-f", "markdown")
+    assert "| openai:b | Count the notes | 2 | 0/2 (0%, 95% CI 0-66%) |" in again.stdout
+    assert "- openai:b (target): 1/2 task(s) reached their pass rate" in again.stdout
+
+
+@NEEDS_CHROMIUM
+def test_the_html_table_sorts_by_a_column_in_a_real_browser(tmp_path):
+    bundle, page = tmp_path / "b.json", tmp_path / "report.html"
+    bundle.write_text(json.dumps(table_bundle()))
+    assert run_cli("test", str(bundle), "--level", "2", "--tier", "1", "-f", "html", "-o", str(page)).returncode == 1
+    chromium_path = chromium()
+    assert chromium_path is not None
+    rows = "[...document.querySelectorAll('#agent-metrics tbody tr')]"
+    order = f"{rows}.map(r => r.cells[0].textContent + ' ' + r.cells[1].textContent)"
+    click = "document.querySelectorAll('#agent-metrics th button')[{}].click()"
+    with Browser(chromium_path) as browser:
+        browser.open(page.as_uri())
+        assert browser.evaluate(order)[0] == "openai:a List the notes"  # as written: model by model
+        tokens = list(METRIC_HEADINGS).index("Tokens in")
+        browser.evaluate(click.format(tokens))
+        shown = browser.evaluate(order)
+        assert shown[:2] == ["openai:a List the notes", "openai:a Count the notes"]  # 300 tokens each, the fewest
+        assert (
+            browser.evaluate(f"document.querySelectorAll('#agent-metrics th')[{tokens}].getAttribute('aria-sort')")
+            == "ascending"
+        )
+        browser.evaluate(click.format(tokens))
+        assert browser.evaluate(order)[:2] == ["openai:b all", "openai:a all"]  # descending: 1200 and 600 tokens
+        browser.evaluate("document.getElementById('agent-metrics').scrollIntoView()")
+        (tmp_path / "table.png").write_bytes(browser.screenshot())
+        assert browser.errors == []
+
+
+def test_a_prices_file_gives_each_model_its_cost_and_none_is_made_up(tmp_path):
+    prices = tmp_path / "prices.yaml"
+    prices.write_text("currency: EUR\nmodels:\n  openai:a: {input: 2.5, output: 10}\n")
+    with FakeLLM(replies=[two_turns] * 40) as fake:
+        line = command(tmp_path, ["openai:a", "openai:b"], "--base-url", fake.url + "/v1", "--prices", str(prices))
+        result = run_cli(*line)
+    assert result.returncode == 0, result.stderr
+    models = json.loads((tmp_path / "agent.json").read_text())["agent_runs"][0]["models"]
+    assert models[0]["price"] == {"input_per_million": 2.5, "output_per_million": 10, "currency": "EUR"}
+    assert "price" not in models[1]
+    # each model: 3 tasks x 2 runs x 2 requests of 11 tokens in and 7 out
+    cost = round((132 * 2.5 + 84 * 10) / 1_000_000, 4)
+    summary = [line.strip() for line in result.stdout.splitlines() if line.strip().startswith("openai:")]
+    assert any(line.startswith("openai:a (target): 3/3") and f"cost {cost:.4f} EUR" in line for line in summary)
+    assert not any(line.startswith("openai:b") and "cost" in line for line in summary)
+
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"models": {"openai:a": {"input": -1, "output": 1}}}))
+    refused = run_cli(*command(tmp_path, ["openai:a"], "--base-url", fake.url + "/v1", "--prices", str(bad)))
+    assert refused.returncode == 3 and refused.stderr.count("\n") == 1 and "bad.json" in refused.stderr
+    as_json = tmp_path / "prices.json"
+    as_json.write_text(json.dumps({"models": {"openai:a": {"input": 2.5, "output": 10}}}))
+    wrong = run_cli("test", str(as_json))
+    assert wrong.returncode == 3 and "is a prices file, not an evidence bundle" in wrong.stderr

@@ -52,9 +52,11 @@ from mcpaql_conformance.live.guard import Guard
 from mcpaql_conformance.live.levels import Need, Permission
 from mcpaql_conformance.live.safety import operation_need
 from mcpaql_conformance.verdict.metrics import (
+    UNKNOWN_OPERATION,
     agent_metrics,
     first_call_succeeded,
     metrics_of,
+    model_lines,
     operation_ids,
     recovered,
 )
@@ -334,6 +336,17 @@ def test_task_metrics_aggregate_its_runs() -> None:
         "inputTokens": 300 + 500 + 9999,
         "outputTokens": 30 + 50 + 9999,
         "judgeTokens": None,
+        "model": "",
+        "minPassRate": 0.8,
+        "turnsToSuccess": None,  # no verdicts given: no run is known to have passed
+        "callsToSuccess": None,
+        "introspections": 0.0,  # each run's first call of its own was get_note
+        "invalidCalls": None,  # no reading of the server given
+        "invalidKinds": {},
+        "invalidRecovered": None,
+        "cost": None,
+        "currency": None,
+        "wallSeconds": None,  # the runs do not say when they ran
     }
 
 
@@ -354,6 +367,56 @@ def test_agent_metrics_has_a_row_per_model_task_then_one_for_all() -> None:
     assert [row.task for row in rows] == ["A", "B", "all"]
     assert (rows[0].turns, rows[1].turns, rows[2].turns) == (2.0, 4.0, 3.0)
     assert (rows[2].runs, rows[2].tokens) == (2, 20.0)
+
+
+def test_the_discoverability_table_has_rows_per_model_and_reads_each_model_s_runs_alone() -> None:
+    def made(model: str, start: float, **fields: Any) -> dict[str, Any]:
+        return model_run(model=model, started=start, wall_seconds=2.0, **fields)
+
+    introspecting = [tool_call(1, "introspect"), tool_call(2, "introspect"), tool_call(3, "get_note")]
+    wrong = [tool_call(1, "get_nothing", succeeded=False), tool_call(2, "get_note")]
+    tasks = [
+        {
+            "_description": "A",
+            "minPassRate": 0.5,
+            "runs": [made("a", 100.0, tool_calls=introspecting), made("b", 100.5, tool_calls=wrong)],
+        },
+        {"_description": "B", "minPassRate": 0.5, "runs": [made("a", 101.0), made("b", 103.0, completed=False)]},
+    ]
+    said = {
+        "a": {"target": True, "price": {"input_per_million": 1.0, "output_per_million": 4.0, "currency": "USD"}},
+        "b": {"target": False},
+    }
+
+    def verdicts(entry: dict[str, Any], run: dict[str, Any]) -> tuple[bool, bool | None]:
+        return run.get("completed") is True, None
+
+    def invalid(call: dict[str, Any]) -> str | None:
+        return UNKNOWN_OPERATION if call.get("operation") == "get_nothing" else None
+
+    rows = agent_metrics(tasks, verdicts, invalid, said)
+    assert [(row.model, row.task) for row in rows] == [
+        ("a", "A"),
+        ("a", "B"),
+        ("a", "all"),
+        ("b", "A"),
+        ("b", "B"),
+        ("b", "all"),
+    ]
+    a_all, b_a, b_all = rows[2], rows[3], rows[5]
+    assert (a_all.runs, a_all.passed, a_all.target, b_all.target) == (2, 2, True, False)
+    assert a_all.introspections == 1.0 and rows[0].introspections == 2.0  # two introspect calls before get_note
+    assert a_all.calls_to_success == 2.0 and a_all.turns_to_success == 2.0
+    assert (b_a.invalid_calls, b_a.invalid_kinds, b_a.invalid_recovered) == (1, ((UNKNOWN_OPERATION, 1),), 1.0)
+    assert a_all.cost == round((200 * 1.0 + 40 * 4.0) / 1_000_000, 6) and a_all.currency == "USD"
+    assert b_all.cost is None  # no price given: no cost, never a made-up one
+    assert a_all.wall_seconds == 3.0 and b_all.wall_seconds == 4.5  # first start to last end
+    assert rows[1].reached is True and rows[4].reached is False
+    lines = model_lines(rows)
+    assert lines[0].startswith("a (target): 2/2 task(s) reached their pass rate; first call succeeded in 100% of runs")
+    assert "cost 0.0004 USD" in lines[0] and lines[0].endswith("3.0 s")
+    assert lines[1].startswith("b (reported, not a target): 1/2 task(s) reached their pass rate;")
+    assert "1 invalid call(s)" in lines[1]
 
 
 def test_agent_metrics_of_a_single_task_have_no_all_row_and_scenarios_alone_none() -> None:

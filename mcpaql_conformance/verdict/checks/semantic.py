@@ -11,13 +11,20 @@ import orjson
 
 from mcpaql_conformance.evidence.bundle import JsonObject
 from mcpaql_conformance.evidence.index import Context
+from mcpaql_conformance.evidence.reading import CROSS_CUTTING
 from mcpaql_conformance.files.values import MISSING, json_equal, resolve_path
 from mcpaql_conformance.files.vocabulary import ScenarioOutcome
 from mcpaql_conformance.sanitize import plain
 from mcpaql_conformance.verdict.checks.base import CONFORMANCE, Category, no_evidence
 from mcpaql_conformance.verdict.metrics import (
+    INTROSPECT,
+    MODEL_MADE,
     RECOVERY_TURNS,
     RUNNER,
+    UNKNOWN_OPERATION,
+    UNKNOWN_PARAMETER,
+    UNKNOWN_TOOL,
+    WRONG_ENDPOINT,
     calls_of,
     operation_ids,
     rate_text,
@@ -290,15 +297,57 @@ def _run_tier2(index: int, run: JsonObject) -> tuple[bool, list[str]] | None:
     return None if verdict is None else (verdict[0], [f"run {number}: {reason}" for reason in verdict[1]])
 
 
-def run_verdicts(ctx: Context, agent: JsonObject) -> tuple[list[bool], list[bool]]:
-    """Each recorded run's Tier 1 verdict, and the Tier 2 verdicts of the judged runs, as
-    ``_runs_verdict`` counts them (for the metrics every report shows)."""
-    if not isinstance(agent.get("runs"), list) or agent.get("kind") == "scenario":
-        return [], []
-    runs = [run for run in agent["runs"] if isinstance(run, dict)]
-    tier1 = [not _run_misses(ctx, agent, run) for run in runs]
-    tier2 = [verdict[0] for verdict in (_run_tier2(i, run) for i, run in enumerate(runs)) if verdict is not None]
-    return tier1, tier2
+def run_verdict(ctx: Context, agent: JsonObject, run: JsonObject) -> tuple[bool, bool | None]:
+    """A recorded run's Tier 1 verdict and its Tier 2 verdict (None: not judged), as
+    ``_model_verdict`` counts them (for the discoverability table every report shows)."""
+    tier2 = _run_tier2(int(run.get("run") or 1) - 1, run)
+    return not _run_misses(ctx, agent, run), None if tier2 is None else tier2[0]
+
+
+UNKNOWN_OPERATION_CODES = frozenset({"NOT_FOUND_OPERATION", "VALIDATION_UNKNOWN_OPERATION", "UNKNOWN_OPERATION"})
+UNKNOWN_PARAMETER_CODES = frozenset({"VALIDATION_UNKNOWN_PARAM", "UNKNOWN_PARAM", "VALIDATION_UNKNOWN_PARAMETER"})
+WRONG_ENDPOINT_CODES = frozenset({"VALIDATION_WRONG_ENDPOINT", "VALIDATION_ENDPOINT_MISMATCH"})
+
+
+def invalid_call(ctx: Context, call: JsonObject) -> str | None:
+    """The kind of invalid call a model made (None: a valid one, or one it did not make): an
+    operation the server does not list, a parameter the operation does not document, an
+    operation sent to another endpoint than its own, or a tool the server does not have. Read
+    from the bundle's introspection where it has one, else from the server's error code."""
+    if call.get("outcome") not in MODEL_MADE:
+        return None
+    response = call.get("response")
+    error = response.get("error") if isinstance(response, dict) else None
+    code = str(error.get("code") or "") if isinstance(error, dict) else ""
+    operation, tool = str(call.get("operation") or ""), str(call.get("tool") or "")
+    if _unknown_tool(ctx, tool, response):
+        return UNKNOWN_TOOL
+    known = {**ctx.listed_operations, **ctx.details_by_name}
+    if code in UNKNOWN_OPERATION_CODES or (known and operation and operation != INTROSPECT and operation not in known):
+        return UNKNOWN_OPERATION
+    documented = {str(p["name"]) for p in ctx.parameters_of(operation)} if operation in ctx.details_by_name else None
+    params = call.get("params")
+    sent: JsonObject = params if isinstance(params, dict) else {}
+    extra = [str(key) for key in sent if key not in CROSS_CUTTING]  # json: object keys, strings
+    undocumented = documented is not None and any(k not in documented for k in extra)  # json: names, strings
+    if code in UNKNOWN_PARAMETER_CODES or undocumented:
+        return UNKNOWN_PARAMETER
+    endpoint = str((known.get(operation) or {}).get("endpoint") or "").lower()
+    family = tool.removeprefix(ctx.tool_prefix).removeprefix("mcp_aql_") if "mcp_aql_" in tool else ""
+    if code in WRONG_ENDPOINT_CODES or (endpoint and family and family != endpoint):
+        return WRONG_ENDPOINT
+    return None
+
+
+def _unknown_tool(ctx: Context, tool: str, response: Any) -> bool:
+    """A tool the server does not list (when the bundle has its tool list), or one MCP refused
+    as unknown."""
+    listed = {str(item.get("name")) for item in ctx.bundle.mcp_tools or [] if isinstance(item, dict)}
+    if listed and tool not in listed:
+        return True
+    refused = response.get("_mcp_error") if isinstance(response, dict) else None
+    message = str(refused.get("message") or "").casefold() if isinstance(refused, dict) else ""
+    return "unknown tool" in message or ("tool" in message and "not found" in message)
 
 
 def _no_tier2(runs: list[JsonObject]) -> str:
