@@ -108,7 +108,8 @@ def schemas_command(sources: tuple[Path, ...], fmt: str, output: Path | None) ->
 @click.option("--output", "-o", type=click.Path(path_type=Path), help="Write the report to FILE (atomically).")
 def diff_command(old: Path, new: Path, fmt: str, fail_on: str, level: str, output: Path | None) -> int:
     """What changed for a client between two captures of one server (bundles or capture
-    folders): operations, parameters, response shapes and, for bundles, test verdicts.
+    folders): operations, parameters, response shapes and, for bundles, test verdicts and
+    each model's agent pass rates.
 
     \b
       mcpaql-conformance diff evidence/demo-notes.json out/demo-notes.json
@@ -117,7 +118,8 @@ def diff_command(old: Path, new: Path, fmt: str, fail_on: str, level: str, outpu
     Exit 1 when a breaking change is found (one that narrows what a client may send or widens
     what it may receive: a removed operation, parameter or field, a newly required parameter,
     a parameter's type or enum narrowed, an answer's type widened; a verdict that got worse, a
-    test added with a WARN or FAIL or no longer run; docs/drift.md's table lists every rule;
+    test added with a WARN or FAIL or no longer run; a model's agent pass rate of a task lower
+    beyond both 95% intervals; docs/drift.md's table lists every rule;
     --fail-on any: any change), else 0; 3 for a bad path or file.
     """
     from mcpaql_conformance.evidence.samples import load_sources
@@ -126,8 +128,8 @@ def diff_command(old: Path, new: Path, fmt: str, fail_on: str, level: str, outpu
 
     refuse_overwriting([("-o", output)], [("", old), ("", new)])
     before, after = load_sources([old]), load_sources([new])
-    verdicts = _diff_verdicts(before, after, int(level))
-    changes = drift.compare(before, after, verdicts)
+    verdicts, rates = _diff_verdicts(before, after, int(level))
+    changes = drift.compare(before, after, verdicts, rates)
     kind = fmt.lower()
     if kind == "json":
         text = dumps(drift.as_json(changes, before.label, after.label))
@@ -139,16 +141,31 @@ def diff_command(old: Path, new: Path, fmt: str, fail_on: str, level: str, outpu
     return drift.exit_code(changes, fail_on.lower())
 
 
-def _diff_verdicts(before: Any, after: Any, level: int) -> tuple[dict[str, str], dict[str, str]] | None:
-    """Each test's result on both sides, when each side is one bundle."""
+def _diff_verdicts(before: Any, after: Any, level: int) -> tuple[Any, Any]:
+    """Each test's result on both sides, and each model's pass rates of each task, when each side
+    is one bundle (else None, None)."""
     from mcpaql_conformance.verdict.runner import evaluate
 
     if len(before.bundles) != 1 or len(after.bundles) != 1:
-        return None
-    sides = []
+        return None, None
+    sides, rates = [], []
     for bundle in (before.bundles[0], after.bundles[0]):
         report = evaluate(bundle, level)
         sides.append(
             {test.id: test.result.value for category in report.categories for test in category.tests if test.id}
         )
-    return sides[0], sides[1]
+        rates.append(_pass_rates(report.agent_metrics))
+    return (sides[0], sides[1]), (rates[0], rates[1])
+
+
+def _pass_rates(rows: Any) -> dict[tuple[str, str, str], tuple[int, int]]:
+    """(model, task, tier) -> (passed, runs) of the discoverability table's task rows."""
+    found: dict[tuple[str, str, str], tuple[int, int]] = {}
+    for row in rows:
+        if row.task == "all":
+            continue
+        if row.passed is not None and row.runs:
+            found[(row.model, row.task, "Tier 1")] = (row.passed, row.runs)
+        if row.judged:
+            found[(row.model, row.task, "Tier 2")] = (row.judged_passed, row.judged)
+    return found

@@ -11,6 +11,9 @@
   field, an integer field now carrying fractions).
 - Test verdicts (bundles only): every test on either side; one that got worse, one added with
   a WARN or FAIL, one no longer run (unless it was skipped) is breaking.
+- Agent pass rates (bundles only), per model and task: a rate whose 95% Wilson interval no
+  longer overlaps the old one changed beyond chance; lower is breaking (the server change hurt
+  that model), higher is not. A model or task on one side only is said, not breaking.
 
 Every change is one ``Change``; the report is text, JSON or markdown, names shown with their
 invisible characters and mixed-script letters as escapes. Linear in the size of both sides:
@@ -35,8 +38,8 @@ RANK = {"PASS": 0, "SKIP": 1, "WARN": 2, "FAIL": 3}  # how bad a verdict is
 
 @dataclass(frozen=True)
 class Change:
-    kind: str  # operation | parameter | response | verdict
-    subject: str  # what changed: an operation, operation.parameter, operation:path, a test id
+    kind: str  # operation | parameter | response | verdict | agent
+    subject: str  # what changed: an operation, operation.parameter, operation:path, a test id, model: task (tier)
     what: str  # one sentence
     breaking: bool
 
@@ -44,8 +47,18 @@ class Change:
         return {"kind": self.kind, "subject": self.subject, "what": self.what, "breaking": self.breaking}
 
 
-def compare(old: Source, new: Source, verdicts: tuple[dict[str, str], dict[str, str]] | None = None) -> list[Change]:
-    """Every change from ``old`` to ``new``: operations, parameters, response shapes, verdicts."""
+# Pass rates of agent runs: (model, task, tier) -> (passed, runs).
+Rates = dict[tuple[str, str, str], tuple[int, int]]
+
+
+def compare(
+    old: Source,
+    new: Source,
+    verdicts: tuple[dict[str, str], dict[str, str]] | None = None,
+    rates: tuple[Rates, Rates] | None = None,
+) -> list[Change]:
+    """Every change from ``old`` to ``new``: operations, parameters, response shapes, verdicts,
+    agent pass rates."""
     changes = list(_operations(old, new))
     after = set(new.operations)
     common = [operation for operation in old.operations if operation in after]  # json: names in a set of names
@@ -58,6 +71,29 @@ def compare(old: Source, new: Source, verdicts: tuple[dict[str, str], dict[str, 
             changes += _shape(operation, infer_schema(samples[0]), infer_schema(samples[1]))
     if verdicts is not None:
         changes += _verdicts(*verdicts)
+    if rates is not None:
+        changes += _rates(*rates)
+    return changes
+
+
+def _rates(old: Rates, new: Rates) -> list[Change]:
+    """Each model's pass rate of each task, where the intervals no longer overlap (lower:
+    breaking), and the models and tasks run on one side only (said, not breaking)."""
+    from mcpaql_conformance.verdict.metrics import rate_text, wilson
+
+    changes: list[Change] = []
+    for key in sorted(set(old) | set(new)):
+        model, task, tier = key
+        subject = f"{model or 'the model'}: {task} ({tier})"
+        was, now = old.get(key), new.get(key)
+        if was is None or now is None:
+            side = "new" if was is None else "old"
+            changes.append(Change("agent", subject, f"run on the {side} side only", False))
+            continue
+        (low_was, high_was), (low_now, high_now) = wilson(*was), wilson(*now)
+        if high_now < low_was or low_now > high_was:
+            said = f"pass rate {was[0]}/{was[1]} ({rate_text(*was)}) -> {now[0]}/{now[1]} ({rate_text(*now)})"
+            changes.append(Change("agent", subject, said, high_now < low_was))
     return changes
 
 
@@ -131,7 +167,13 @@ def exit_code(changes: list[Change], fail_on: str) -> int:
 
 # --- reports ------------------------------------------------------------------------------------
 
-HEADINGS = {"operation": "Operations", "parameter": "Parameters", "response": "Response shapes", "verdict": "Verdicts"}
+HEADINGS = {
+    "operation": "Operations",
+    "parameter": "Parameters",
+    "response": "Response shapes",
+    "verdict": "Verdicts",
+    "agent": "Agent pass rates",
+}
 
 
 def render_text(changes: list[Change], old: str, new: str) -> str:

@@ -262,3 +262,40 @@ def test_a_prices_file_gives_each_model_its_cost_and_none_is_made_up(tmp_path):
     as_json.write_text(json.dumps({"models": {"openai:a": {"input": 2.5, "output": 10}}}))
     wrong = run_cli("test", str(as_json))
     assert wrong.returncode == 3 and "is a prices file, not an evidence bundle" in wrong.stderr
+
+
+def rated_bundle(passes: dict[str, int], runs: int = 10) -> dict[str, Any]:
+    """One task run ``runs`` times by each model, ``passes[model]`` of them calling list_notes."""
+    tests = []
+    all_runs = []
+    for model, passed in passes.items():
+        for number in range(1, runs + 1):
+            calls = ["list_notes"] if number <= passed else []
+            made = [{"turn": 1, "tool": "mcp_aql_read", "operation": name, "params": {}, "outcome": "sent",
+                     "succeeded": True, "response": {"success": True, "data": {}}} for name in calls]  # fmt: skip
+            all_runs.append({"run": number, "model": model, "tool_calls": made, "response_text": "Done",
+                             "completed": True, "turns": 2})  # fmt: skip
+    tests.append({"_description": "List the notes", "input": "List them.", "kind": "user",
+                  "expectedTools": ["list_notes"], "minPassRate": 0.8, "runs": all_runs})  # fmt: skip
+    return {"implementation": "notes", "version": "1", "agent_tests": tests}
+
+
+def test_diff_names_the_model_a_server_change_hurt_and_fails_the_release(tmp_path):
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    old.write_text(json.dumps(rated_bundle({"openai:a": 10, "openai:b": 10})))
+    new.write_text(json.dumps(rated_bundle({"openai:a": 10, "openai:b": 2})))
+    result = run_cli("diff", str(old), str(new), "--level", "2")
+    assert result.returncode == 1, result.stdout
+    assert "Agent pass rates:" in result.stdout
+    said = (
+        "BREAKING openai:b: List the notes (Tier 1): pass rate 10/10 (100%, 95% CI 72-100%) -> 2/10 (20%, 95% CI 6-51%)"
+    )
+    assert said in result.stdout
+    assert "openai:a: List the notes" not in result.stdout  # unchanged for the other model
+    better = run_cli("diff", str(new), str(old), "--level", "2", "-f", "json")
+    changes = [c for c in json.loads(better.stdout)["changes"] if c["kind"] == "agent"]
+    assert [(c["subject"], c["breaking"]) for c in changes] == [("openai:b: List the notes (Tier 1)", False)]
+    close = tmp_path / "close.json"
+    close.write_text(json.dumps(rated_bundle({"openai:a": 10, "openai:b": 8})))
+    within = run_cli("diff", str(old), str(close), "--level", "2", "-f", "json")
+    assert not [c for c in json.loads(within.stdout)["changes"] if c["kind"] == "agent"]  # within the intervals
