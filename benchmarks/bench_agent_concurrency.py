@@ -45,11 +45,11 @@ def two_turns(request: Request) -> dict[str, Any]:
     return {"text": "Done: I listed the notes."}
 
 
-def tasks_file(folder: Path) -> Path:
+def tasks_file(folder: Path, count: int = TASKS) -> Path:
     tasks = folder / "tasks.json"
     listed = [
         {"_description": f"Task {n}", "input": f"Task {n}: use list_notes.", "expectedTools": ["list_notes"]}
-        for n in range(1, TASKS + 1)
+        for n in range(1, count + 1)
     ]
     tasks.write_text(json.dumps({"tasks": listed}))
     return tasks
@@ -62,7 +62,7 @@ def in_process(url: str, concurrency: int, delay: float, folder: Path) -> float:
         options = AgentOptions(
             target=Target(url=url),
             bundle=bundle,
-            model=Endpoint(ModelSpec("openai", "scripted"), base_url=fake.url + "/v1"),
+            models=(Endpoint(ModelSpec("openai", "scripted"), base_url=fake.url + "/v1"),),
             tasks=tasks_file(folder),
             builtin=False,
             runs=RUNS,

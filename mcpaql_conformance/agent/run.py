@@ -15,7 +15,7 @@ import datetime as dt
 import functools
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -438,41 +438,47 @@ async def _run_tasks(
     progress: Callable[[str], None],
     budgets: _Budgets,
 ) -> None:
-    """Every task's missing runs of every model, up to ``options.concurrency`` at once, started in
-    plan order; each finished run goes into the bundle at once. The first error that ends the
-    agent (a model that stops answering) stops the others; a token budget stops the runs it
-    meters at their next turn (a model's own: that model's alone)."""
+    """Every task's missing runs of every model: each model's runs up to ``options.concurrency`` at
+    once, in plan order, every model side by side (their endpoints are independent: N models take
+    about the time of one when the server is not the bottleneck); each finished run goes into
+    the bundle at once. The first error that ends the agent (a model that stops answering) stops
+    the others; a token budget stops the runs it meters at their next turn (a model's own: that
+    model's alone)."""
     if not planned.models:
         return
     counts = {planned.name: planned.count for planned in writer.planned}
     by_name = {test.name: test for test in writer.planned}
-    jobs = [(task, key) for task in tasks for key in by_name[task.name].missing]
-    for task, (model, index) in jobs:  # named in plan order, whatever order they finish in
-        transcripts.reserve(task.name, index, model)
-    queue = iter(jobs)
+    jobs: dict[str, list[tuple[Task, int]]] = {}
+    for task in tasks:
+        for model, index in by_name[task.name].missing:
+            transcripts.reserve(task.name, index, model)  # named in plan order, whatever order they finish in
+            jobs.setdefault(model, []).append((task, index))
     failures: list[Exception] = []
     stopped: set[str] = set()  # models whose budget is spent
+    several = len(planned.models) > 1
 
-    async def worker(scope: anyio.CancelScope) -> None:
-        for task, (model, index) in queue:
+    async def worker(model: str, queue: Iterator[tuple[Task, int]], scope: anyio.CancelScope) -> None:
+        for task, index in queue:
             if model in stopped or budgets.total.reached:
-                continue
+                return
             try:
                 record = await _one_run(options, planned, task, index, model, caller, tools)
                 writer.finished(task.name, (model, index), run_entry(record, transcripts.write(record)))
                 writer.write()
             except BudgetReached:
                 stopped.add(model)
-                continue
+                return
             except Exception as exc:  # the agent ends: the runs in flight are stopped
                 failures.append(exc)
                 scope.cancel()
                 return
-            progress(_progress(task.name, index, counts[task.name], record, len(planned.models) > 1))
+            progress(_progress(task.name, index, counts[task.name], record, several))
 
     async with anyio.create_task_group() as group:
-        for _ in range(min(options.concurrency, len(jobs))):
-            group.start_soon(worker, group.cancel_scope)
+        for model, mine in jobs.items():
+            queue = iter(mine)  # shared by the model's workers
+            for _ in range(min(options.concurrency, len(mine))):
+                group.start_soon(worker, model, queue, group.cancel_scope)
     if failures:
         raise failures[0]
 

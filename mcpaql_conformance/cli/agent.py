@@ -153,8 +153,9 @@ def run_agent(options: Any, *, kept_bundle: bool = True) -> Any:
     type=click.IntRange(1, 64),
     default=4,
     show_default=True,
-    help="Runs at once over the one MCP session (hosted APIs take several; a local model server that answers"
-    " one request at a time, such as llama.cpp's without parallel slots: 1).",
+    help="Runs of each model at once over the one MCP session, every model side by side (hosted APIs take"
+    " several; a local model server that answers one request at a time, such as llama.cpp's without parallel"
+    " slots: 1).",
 )
 @click.option(
     "--resume",

@@ -136,3 +136,30 @@ def _semantic_verdicts(bundle: Path) -> dict[str, str]:
     assert result.returncode in (0, 1, 2), result.stderr
     report = json.loads(result.stdout)
     return {test["name"]: test["result"] for category in report["categories"] for test in category["tests"]}
+
+
+def test_the_worked_example_puts_gemma_beside_the_stand_in(tmp_path):
+    """docs/agent-runs.md's worked example, as the page gives it, with the local model installed:
+    both models run the same tasks, and the table has a row for each."""
+    page = (ROOT / "docs" / "agent-runs.md").read_text(encoding="utf-8")
+    [command] = re.findall(r"^```sh\n(python examples/two_models\.py)\n```$", page, re.M)
+    out = tmp_path / "two-models"
+    result = subprocess.run(
+        [*command.replace("python", sys.executable, 1).split(), "--out", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=1500, env=_without_keys(),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "skipped" not in result.stdout
+    rows = [line.split() for line in result.stdout.splitlines() if line.startswith("  openai:")]
+    ran = {row[0].split("@")[0] for row in rows}
+    assert ran == {"openai:stand-in", "openai:gemma-3-270m"}, result.stdout
+    bundle = json.loads((out / "agent.json").read_text())
+    for task in bundle["agent_tests"]:
+        assert sorted(run["model"].split("@")[0] for run in task["runs"]) == ["openai:gemma-3-270m", "openai:stand-in"]
+    assert (out / "report.html").is_file()
+
+
+def _without_keys() -> dict[str, str]:
+    import os
+
+    return {key: value for key, value in os.environ.items() if key != "OPENAI_API_KEY"}

@@ -16,7 +16,7 @@ from typing import Any
 
 from mcpaql_conformance.report.common import GLANCE, METRIC_HEADINGS
 from tests.acceptance.cdp import Browser
-from tests.acceptance.conftest import DEMO, run_cli, stopped_when, warm
+from tests.acceptance.conftest import DEMO, ROOT, run_cli, stopped_when, warm
 from tests.acceptance.test_agent_resume import TASKS, started, tasks_file, two_turns
 from tests.acceptance.test_ci_reports import NEEDS_CHROMIUM, chromium
 from tests.fake_llm import FakeLLM, Request
@@ -299,3 +299,27 @@ def test_diff_names_the_model_a_server_change_hurt_and_fails_the_release(tmp_pat
     close.write_text(json.dumps(rated_bundle({"openai:a": 10, "openai:b": 8})))
     within = run_cli("diff", str(old), str(close), "--level", "2", "-f", "json")
     assert not [c for c in json.loads(within.stdout)["changes"] if c["kind"] == "agent"]  # within the intervals
+
+
+def test_the_prices_file_the_docs_show_is_one_agent_takes():
+    import yaml
+
+    from mcpaql_conformance.files.configio import check_document
+
+    page = (ROOT / "docs" / "agent-runs.md").read_text(encoding="utf-8")
+    [shown] = [block for block in re.findall(r"^```yaml\n(.*?)^```$", page, re.M | re.S) if "models:" in block]
+    check_document(yaml.safe_load(shown), "prices", "docs/agent-runs.md")
+
+
+def test_check_with_agent_takes_several_models_and_its_report_has_a_line_for_each(tmp_path):
+    gone = f"openai:gone@http://127.0.0.1:{closed_port()}/v1"
+    with FakeLLM(replies=[two_turns] * 20) as fake:
+        args = ["check", "--agent", "--model", f"openai:a@{fake.url}/v1", "--model", gone, "--no-builtin"]
+        args += ["--tasks", str(tasks_file(tmp_path, runs=1)), "--level", "2", "--tier", "1", "-f", "json"]
+        args += ["--capture-dir", str(tmp_path / "capture"), "--transcripts", str(tmp_path / "t")]
+        result = run_cli(*args, "--", *warm(*DEMO))
+    assert result.returncode in (0, 2), result.stderr
+    assert f"agent: model {gone} cannot be used, its runs are skipped: " in result.stderr
+    lines = json.loads(result.stdout)["agentRuns"]["models"]
+    assert lines[0].startswith(f"openai:a@{fake.url}/v1 (target): 3/3 task(s) reached their pass rate")
+    assert lines[1].startswith(f"{gone}: not used, ")

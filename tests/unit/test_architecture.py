@@ -95,6 +95,7 @@ LAYERS = {
     "": 0,  # the root's foundation: the version, errors, sanitising, secrets, how the process ends, regexes
     "files": 1,
     "demo_adapter": 1,  # stands alone: the root's version only
+    "demo_model": 1,  # stands alone: the standard library only
     "evidence": 2,
     "verdict": 3,
     "live": 3,
