@@ -408,10 +408,13 @@ async def _discover(live: Live) -> list[OperationView]:
 
 
 class _Budgets:
-    """The token budgets: one for every model and the judge (``--max-tokens-total``), one per model
-    (``--max-tokens-per-model``); ``plan`` is the plan with its providers metered against them."""
+    """What may stop a model's runs before the plan is done: the token budgets, one for every
+    model and the judge (``--max-tokens-total``) and one per model (``--max-tokens-per-model``);
+    ``plan`` is the plan with its providers metered against them; ``gone``: the models that
+    stopped answering mid-run (with others, the others went on), and why."""
 
     def __init__(self, options: AgentOptions, planned: _Plan) -> None:
+        self.gone: dict[str, str] = {}
         self.total = Budget(options.max_tokens_total)
         self.own = {name: Budget(options.max_tokens_per_model, owner=name) for name in planned.models}
         models = {name: metered(provider, self.total, self.own[name]) for name, provider in planned.models.items()}
@@ -420,10 +423,11 @@ class _Budgets:
 
     @property
     def reason(self) -> str | None:
-        """Why runs are missing (None: no budget was reached)."""
+        """Why runs are missing (None: nothing stopped them)."""
         if self.total.reached:
             return self.total.reason
         spent = [budget.reason for budget in self.own.values() if budget.reached]
+        spent += [f"{model} could not go on ({why})" for model, why in self.gone.items()]
         return "; ".join(spent) or None
 
 
@@ -468,6 +472,14 @@ async def _run_tasks(
             except BudgetReached:
                 stopped.add(model)
                 return
+            except AgentError as exc:  # this model cannot go on: the others do, when there are others
+                if several:
+                    budgets.gone.setdefault(model, plain(str(exc), max_len=300))
+                    stopped.add(model)
+                    return
+                failures.append(exc)
+                scope.cancel()
+                return
             except Exception as exc:  # the agent ends: the runs in flight are stopped
                 failures.append(exc)
                 scope.cancel()
@@ -481,6 +493,8 @@ async def _run_tasks(
                 group.start_soon(worker, model, queue, group.cancel_scope)
     if failures:
         raise failures[0]
+    if budgets.gone and len(budgets.gone) == len(jobs):  # no model could go on: as one model's failure
+        raise AgentError("; ".join(f"{model}: {why}" for model, why in budgets.gone.items()))
 
 
 async def _one_run(

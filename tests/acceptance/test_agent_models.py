@@ -323,3 +323,17 @@ def test_check_with_agent_takes_several_models_and_its_report_has_a_line_for_eac
     lines = json.loads(result.stdout)["agentRuns"]["models"]
     assert lines[0].startswith(f"openai:a@{fake.url}/v1 (target): 3/3 task(s) reached their pass rate")
     assert lines[1].startswith(f"{gone}: not used, ")
+
+
+def test_a_model_that_stops_answering_mid_run_leaves_the_others_going(tmp_path):
+    refused = [(401, {})] * 40  # the preflight passes (its probe is answered), every run is refused
+    with FakeLLM(replies=[two_turns] * 20) as good, FakeLLM(failures=refused) as broken:
+        models = [f"openai:good@{good.url}/v1", f"openai:broken@{broken.url}/v1"]
+        result = run_cli(*command(tmp_path, models))
+    assert result.returncode == 0, result.stderr
+    assert started(good) == Counter({name: 2 for name in TASKS})  # every run of the other model
+    entry = json.loads((tmp_path / "agent.json").read_text())["agent_runs"][0]
+    assert entry["incomplete"] is True and entry["reason"].startswith(f"{models[1]} could not go on (")
+    assert {item["model"] for item in entry["missing"]} == {models[1]}
+    assert f"agent: stopped: {models[1]} could not go on (" in result.stderr
+    assert "agent --resume --bundle" in result.stderr

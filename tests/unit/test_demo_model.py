@@ -11,7 +11,7 @@ import sys
 import urllib.request
 from typing import Any
 
-from mcpaql_conformance.demo_model import completion, decide
+from mcpaql_conformance.demo_model.server import completion, decide
 
 TOOLS = [{"type": "function", "function": {"name": name}} for name in ("mcp_aql_create", "mcp_aql_read")]
 LISTING = json.dumps(

@@ -221,7 +221,3 @@ def main(argv: list[str] | None = None) -> None:
     server.shutdown()
     server.server_close()
     sys.exit(0)
-
-
-if __name__ == "__main__":
-    main()
