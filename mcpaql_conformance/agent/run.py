@@ -1,13 +1,13 @@
 """run_agent(options): connect to the server as capture does, learn its operations, let the
 models (or each scenario) drive it through its MCP tools, and write the evidence.
 
-Runs are independent: up to ``concurrency`` go at once over the one MCP session, started in
-plan order (task by task, run by run, model by model within a run number, so that every model
-is kept busy; scenarios after them, one at a time). Every model runs the same tasks and runs;
-each run names its model. The bundle is
-rewritten after every finished run, in plan order whatever order they finish in, and marked
-incomplete until the last is in; a signal, the overall limit, a model that stops answering or
-the token budget leaves it holding every finished run, and ``resume`` runs only the rest."""
+Runs are independent: up to ``concurrency`` runs of each model go at once over the one MCP
+session, every model side by side, each model's started in plan order (task by task, run by
+run; scenarios after them, one at a time). Every model runs the same tasks and runs; each run
+names its model. The bundle is rewritten after every finished run, in plan order whatever
+order they finish in, and marked incomplete until the last is in; a signal, the overall limit,
+a model that stops answering or the token budget leaves it holding every finished run, and
+``resume`` runs only the rest."""
 
 from __future__ import annotations
 
@@ -86,7 +86,7 @@ class AgentOptions:
     permission: Permission = Permission.READ_ONLY
     timeout: float = 20.0
     preflight: bool = True  # check each model endpoint first (False: done already, as check --agent does)
-    concurrency: int = DEFAULT_CONCURRENCY  # runs at once
+    concurrency: int = DEFAULT_CONCURRENCY  # runs of each model at once
     max_tokens_total: int | None = None  # the token budget (model and judge, in and out)
     max_tokens_per_model: int | None = None  # each model's own budget (its runs, in and out)
     prices: dict[str, dict[str, Any]] = field(default_factory=dict)  # by model name, as the bundle records them
@@ -113,6 +113,7 @@ class _Plan:
     scenarios: list[Scenario]
     models: dict[str, Provider]  # by name, in the order given
     judge: Provider | None
+    unused: list[Provider] = field(default_factory=list)  # the providers of models the preflight could not use
 
 
 def run_agent(options: AgentOptions, progress: Callable[[str], None] = lambda line: None) -> AgentResult:
@@ -137,7 +138,9 @@ def run_agent(options: AgentOptions, progress: Callable[[str], None] = lambda li
         progress(line)
     if options.preflight:  # every endpoint answers before any server starts or any run is paid for
         options = usable_models(options, progress)
-    planned.models = {name: planned.models[name] for name in _names(options.models)}  # the others: skipped
+    usable = _names(options.models)
+    planned.unused = [provider for name, provider in planned.models.items() if name not in usable]
+    planned.models = {name: planned.models[name] for name in usable}  # the others: skipped (closed at the end)
     stop = Stop()
     result: list[AgentResult] = []
     kept: list[Transcripts] = []  # the run's transcripts, once its folder is known
@@ -190,7 +193,7 @@ def _names(models: tuple[Endpoint, ...]) -> list[str]:
 
 
 async def _close(planned: _Plan) -> None:
-    for provider in (*planned.models.values(), planned.judge):
+    for provider in (*planned.models.values(), *planned.unused, planned.judge):
         if provider is not None:
             await provider.aclose()
 
