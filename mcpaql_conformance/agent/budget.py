@@ -91,3 +91,28 @@ def metered(provider: Provider, *budgets: Budget) -> Provider:
     """``provider`` metered against the budgets that have a limit (itself when none has)."""
     kept = tuple(budget for budget in budgets if budget.limit is not None)
     return MeteredProvider(provider, kept) if kept else provider
+
+
+class Stops:
+    """What may stop a model's runs before the plan is done: the token budgets, one for every
+    model and the judge (``--max-tokens-total``) and one per model (``--max-tokens-per-model``),
+    against which ``models`` and ``judge`` are metered; ``gone``: the models that stopped
+    answering mid-run (with others, the others went on) or could not be used, and why."""
+
+    def __init__(
+        self, total: int | None, per_model: int | None, models: dict[str, Provider], judge: Provider | None
+    ) -> None:
+        self.gone: dict[str, str] = {}
+        self.total = Budget(total)
+        self.own = {name: Budget(per_model, owner=name) for name in models}
+        self.models = {name: metered(provider, self.total, self.own[name]) for name, provider in models.items()}
+        self.judge = metered(judge, self.total) if judge is not None else None
+
+    @property
+    def reason(self) -> str | None:
+        """Why runs are missing (None: nothing stopped them)."""
+        if self.total.reached:
+            return self.total.reason
+        spent = [budget.reason for budget in self.own.values() if budget.reached]
+        spent += [f"{model} could not go on ({why})" for model, why in self.gone.items()]
+        return "; ".join(spent) or None

@@ -309,8 +309,13 @@ def finished_runs(data: dict[str, Any], name: str, default: str = NO_MODEL) -> d
     for entry in data.get("agent_tests") or []:
         if isinstance(entry, dict) and entry.get("_description") == name:
             runs = [run for run in entry.get("runs") or [] if isinstance(run, dict) and isinstance(run.get("run"), int)]
-            return {(str(run.get("model") or default), run["run"]): run for run in runs}
+            return {(str(run.get("model") or default), run["run"]): _named(run, default) for run in runs}
     return {}
+
+
+def _named(run: dict[str, Any], default: str) -> dict[str, Any]:
+    """A finished run naming its model: one recorded before runs named it is ``default``'s."""
+    return run if run.get("model") or not default else {**run, "model": default}
 
 
 def existing_bundle(path: Path) -> dict[str, Any]:

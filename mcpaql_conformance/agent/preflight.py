@@ -75,7 +75,8 @@ def roles(model: Endpoint | None, judge: Endpoint | None) -> list[Role]:
     if model is not None:
         url_option = f"the URL after @ in --model {model.name}" if model.own_url else "--base-url"
         source = "--model's @URL" if model.own_url else "--base-url" if model.base_url else "the provider's API"
-        found.append(Role("model", model, source, url_option, "--api-key-env"))
+        key_option = f"--model-key-env {model.name}=VAR" if model.own_url else "--api-key-env"
+        found.append(Role("model", model, source, url_option, key_option))
     if judge is not None:
         if judge.base_url is None:
             source = "the provider's API"

@@ -24,7 +24,7 @@ import anyio
 import orjson
 
 from mcpaql_conformance import __version__
-from mcpaql_conformance.agent.budget import Budget, BudgetReached, metered
+from mcpaql_conformance.agent.budget import BudgetReached, Stops
 from mcpaql_conformance.agent.endpoints import AgentError, Endpoint
 from mcpaql_conformance.agent.evidence import (
     NO_MODEL,
@@ -43,7 +43,7 @@ from mcpaql_conformance.agent.judge import judge_run
 from mcpaql_conformance.agent.loop import SYSTEM, RunRecord, ToolCaller, run_model
 from mcpaql_conformance.agent.preflight import Unusable, check_models, tool_list_tokens
 from mcpaql_conformance.agent.providers import Provider, open_provider
-from mcpaql_conformance.agent.resume import NothingToResume, Resume, resumed
+from mcpaql_conformance.agent.resume import NothingToResume, Resume, models_of, resumed
 from mcpaql_conformance.agent.scenario import Scenario, load_scenario, run_scenario
 from mcpaql_conformance.agent.tasks import OperationView, Task, builtin_tasks, load_tasks
 from mcpaql_conformance.errors import ConfigError, InternalError
@@ -339,8 +339,12 @@ async def _agent(
                 if options.permission > Permission.READ_ONLY:  # what the model's calls may have changed
                     writer.changes = lambda: change_entries(guard.changes, redactor, "agent")
                 writers.append(writer)
-                budgets = _Budgets(options, planned)
-                await _run_tasks(options, budgets.plan, tasks, caller, tools, transcripts, writer, progress, budgets)
+                budgets = Stops(options.max_tokens_total, options.max_tokens_per_model, planned.models, planned.judge)
+                for gone in options.unusable:  # a resumed model that cannot be used this time
+                    if any(gone.model.name in test.models for test in writer.planned):
+                        budgets.gone[gone.model.name] = gone.reason
+                metered_plan = replace(planned, models=budgets.models, judge=budgets.judge)
+                await _run_tasks(options, metered_plan, tasks, caller, tools, transcripts, writer, progress, budgets)
                 await _run_scenarios(planned.scenarios, caller, transcripts, writer, progress)
         except CaptureError as exc:
             raise CaptureError(redactor.text(str(exc))) from None
@@ -368,19 +372,26 @@ def _writer(
         path = Path(os.path.realpath(options.bundle))
         base, done = (existing_bundle(path) if path.is_file() else new_bundle(server)), {}
     writer = BundleWriter(options.bundle, base, info, redactor)
-    names = tuple(_names(options.models))
-    default = names[0] if len(names) == 1 else NO_MODEL  # a resumed run of old named no model
-    targets = options.targets if len(names) > 1 else ()
+    names = tuple(_names(options.models)) + _kept_models(options, resume)
+    before = models_of(resume.entry) if resume is not None else list(names)
+    default = before[0] if len(before) == 1 else NO_MODEL  # a resumed run of old named no model
     for task in tasks if names else []:
         count = task.runs or options.runs
         finished = finished_runs(done, task.name, default)
         runs = {key: run for key, run in finished.items() if _kept_run(key, names, count)}
-        entry = functools.partial(_task_entry, task, options.min_pass_rate, targets)
+        entry = functools.partial(_task_entry, task, options.min_pass_rate, options.targets)
         writer.plan(Planned(task.name, count, entry, runs, names))
     for scenario in scenarios:
         runs = {key: run for key, run in finished_runs(done, scenario.name).items() if key == (NO_MODEL, 1)}
         writer.plan(Planned(scenario.name, 1, functools.partial(_scenario_entry, scenario), runs))
     return writer
+
+
+def _kept_models(options: AgentOptions, resume: Resume | None) -> tuple[str, ...]:
+    """The models a resumed invocation ran that cannot be used this time: their finished runs are
+    kept and their missing runs stay missing (a later --resume runs them)."""
+    ran = models_of(resume.entry) if resume is not None else []
+    return tuple(gone.model.name for gone in options.unusable if gone.model.name in ran)
 
 
 def _kept_run(key: RunKey, models: tuple[str, ...], count: int) -> bool:
@@ -410,30 +421,6 @@ async def _discover(live: Live) -> list[OperationView]:
     return [OperationView(op.name, op.category, op.parameters, live.allows(op.need)) for op in operations]
 
 
-class _Budgets:
-    """What may stop a model's runs before the plan is done: the token budgets, one for every
-    model and the judge (``--max-tokens-total``) and one per model (``--max-tokens-per-model``);
-    ``plan`` is the plan with its providers metered against them; ``gone``: the models that
-    stopped answering mid-run (with others, the others went on), and why."""
-
-    def __init__(self, options: AgentOptions, planned: _Plan) -> None:
-        self.gone: dict[str, str] = {}
-        self.total = Budget(options.max_tokens_total)
-        self.own = {name: Budget(options.max_tokens_per_model, owner=name) for name in planned.models}
-        models = {name: metered(provider, self.total, self.own[name]) for name, provider in planned.models.items()}
-        judge = metered(planned.judge, self.total) if planned.judge is not None else None
-        self.plan = replace(planned, models=models, judge=judge)
-
-    @property
-    def reason(self) -> str | None:
-        """Why runs are missing (None: nothing stopped them)."""
-        if self.total.reached:
-            return self.total.reason
-        spent = [budget.reason for budget in self.own.values() if budget.reached]
-        spent += [f"{model} could not go on ({why})" for model, why in self.gone.items()]
-        return "; ".join(spent) or None
-
-
 async def _run_tasks(
     options: AgentOptions,
     planned: _Plan,
@@ -443,7 +430,7 @@ async def _run_tasks(
     transcripts: Transcripts,
     writer: BundleWriter,
     progress: Callable[[str], None],
-    budgets: _Budgets,
+    budgets: Stops,
 ) -> None:
     """Every task's missing runs of every model: each model's runs up to ``options.concurrency`` at
     once, in plan order, every model side by side (their endpoints are independent: N models take
@@ -458,8 +445,9 @@ async def _run_tasks(
     jobs: dict[str, list[tuple[Task, int]]] = {}
     for task in tasks:
         for model, index in by_name[task.name].missing:
-            transcripts.reserve(task.name, index, model)  # named in plan order, whatever order they finish in
-            jobs.setdefault(model, []).append((task, index))
+            if model in planned.models:  # a resumed model that cannot be used this time: its runs stay missing
+                transcripts.reserve(task.name, index, model)  # named in plan order, whatever order they finish in
+                jobs.setdefault(model, []).append((task, index))
     failures: list[Exception] = []
     stopped: set[str] = set()  # models whose budget is spent
     several = len(planned.models) > 1
@@ -496,7 +484,7 @@ async def _run_tasks(
                 group.start_soon(worker, model, queue, group.cancel_scope)
     if failures:
         raise failures[0]
-    if budgets.gone and len(budgets.gone) == len(jobs):  # no model could go on: as one model's failure
+    if jobs and all(model in budgets.gone for model in jobs):  # no model could go on: as one model's failure
         raise AgentError("; ".join(f"{model}: {why}" for model, why in budgets.gone.items()))
 
 

@@ -20,11 +20,19 @@ from mcpaql_conformance.cli.target import keep_secrets, server_target
 
 
 def _endpoint(
-    spec: str | None, base_url: str | None, key_env: str | None, timeout: float, option: str, insecure: bool = False
+    spec: str | None,
+    base_url: str | None,
+    key_env: str | None,
+    timeout: float,
+    option: str,
+    insecure: bool = False,
+    own_keys: dict[str, str] | None = None,
 ) -> Any:
     """The endpoint, prepared before any server starts: its key variable kept from the server, the
     key registered as a secret, and a key refused where it must not go (see Endpoint). A model
-    given with its own URL (``PROVIDER:MODEL@URL``) goes there instead of ``base_url``."""
+    given with its own URL (``PROVIDER:MODEL@URL``) goes there instead of ``base_url``, with the
+    key variable ``own_keys`` names for it (``--model-key-env``), never ``key_env`` (which is the
+    key of ``base_url``)."""
     from mcpaql_conformance.agent.endpoints import Endpoint, model_option
 
     if spec is None:
@@ -34,6 +42,8 @@ def _endpoint(
     if not timeout > 0 or timeout == float("inf"):
         raise click.UsageError(f"--model-timeout must be a positive number of seconds, not {timeout:g}")
     parsed, own = model_option(spec, option)
+    if own is not None and own_keys is not None:  # a model's own URL: its own key, never --base-url's
+        key_env = own_keys.get(spec)
     endpoint = Endpoint(parsed, own or base_url, key_env, timeout, insecure, own_url=own is not None)
     endpoint.prepare()
     return endpoint
@@ -50,9 +60,10 @@ def _models(settings: dict[str, Any]) -> tuple[list[Any], tuple[str, ...]]:
         targets = targets or listed
     if not texts and (settings["base_url"] is not None or settings["api_key_env"] is not None):
         raise click.UsageError("--base-url and --api-key-env need --model PROVIDER:MODEL")
+    own_keys = _own_keys(settings["model_key_env"], texts)
     models = [
         _endpoint(text, settings["base_url"], settings["api_key_env"], settings["model_timeout"], "--model",
-                  settings["allow_insecure_base_url"])
+                  settings["allow_insecure_base_url"], own_keys)
         for text in texts
     ]  # fmt: skip
     names = [model.name for model in models]
@@ -67,6 +78,19 @@ def _models(settings: dict[str, Any]) -> tuple[list[Any], tuple[str, ...]]:
     return models, targets
 
 
+def _own_keys(pairs: tuple[str, ...], texts: tuple[str, ...]) -> dict[str, str]:
+    """``--model-key-env MODEL@URL=VAR``: the key variable of each model given with its own URL."""
+    keys: dict[str, str] = {}
+    for pair in pairs:
+        model, equals, variable = pair.rpartition("=")
+        if not equals or not model or not variable:
+            raise click.UsageError(f"--model-key-env {pair!r}: expected MODEL@URL=VARIABLE, as --model gives the model")
+        if model not in texts or "@" not in model:
+            raise click.UsageError(f"--model-key-env {model}: name a model given with its own URL: {', '.join(texts)}")
+        keys[model] = variable
+    return keys
+
+
 def prepare_agent(bundle: Path, target: Any, permission: Any, timeout: float, settings: dict[str, Any]) -> Any:
     from mcpaql_conformance.agent.preflight import judge_endpoint
     from mcpaql_conformance.agent.presets import builtin_of, max_turns_of, resolved
@@ -77,9 +101,10 @@ def prepare_agent(bundle: Path, target: Any, permission: Any, timeout: float, se
     first = models[0] if models else None
     if settings["judge"] is None and (settings["judge_base_url"] or settings["judge_api_key_env"]):
         raise click.UsageError("--judge-base-url and --judge-api-key-env need --judge PROVIDER:MODEL")
-    # a judge of the (first) model's provider goes where that model goes, unless told otherwise
+    # a judge of the first model's provider goes to --base-url when that model does, unless told otherwise
+    shared = first is not None and not first.own_url  # the first model is at --base-url (or its provider's API)
     judge_url, judge_key = judge_endpoint(
-        str(first.spec) if first else None, first.base_url if first else None, settings["api_key_env"],
+        str(first.spec) if first else None, settings["base_url"] if shared else None, settings["api_key_env"],
         settings["judge"], settings["judge_base_url"], settings["judge_api_key_env"],
     )  # fmt: skip
     judge = _endpoint(settings["judge"], judge_url, judge_key, settings["model_timeout"], "--judge", insecure)

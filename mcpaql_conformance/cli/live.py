@@ -62,6 +62,14 @@ def dry_run_text(planned: dict[str, Any], source: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+# The agent options that say something only with --agent (by setting), as the command line names them.
+AGENT_ONLY = {
+    "models": "--model", "target_models": "--target-model", "judge": "--judge", "tasks": "--tasks",
+    "scenarios": "--scenario", "prices": "--prices", "max_tokens_per_model": "--max-tokens-per-model",
+    "model_key_env": "--model-key-env",
+}  # fmt: skip
+
+
 def prepare_capture(bundle: Path, command: tuple[str, ...], url: str | None, settings: dict[str, Any]) -> Any:
     from mcpaql_conformance.capture.run import CaptureOptions
     from mcpaql_conformance.evidence.previous import previous_version
@@ -288,8 +296,8 @@ def check(
             # --concurrency: the probes in flight, and the agent runs at once
             agent = dataclasses.replace(agent, concurrency=options.concurrency, bundle_kept=bundle_path is not None)
             agent = preflight(agent)  # every model endpoint answers before the server is started
-        elif any(agent_settings[key] for key in ("models", "judge", "tasks", "scenarios")):
-            raise click.UsageError("--model, --judge, --tasks and --scenario need --agent")
+        elif given := [flag for key, flag in AGENT_ONLY.items() if agent_settings[key]]:
+            raise click.UsageError(f"{', '.join(given)}: only with --agent (the agent runs after the capture)")
         captured = keeping_our_bundle(lambda: capture_both(options, also), bundle_path is None)
         if captured.dry_run is not None:
             shown = dumps(captured.dry_run) if fmt == "json" else dry_run_text(captured.dry_run, captured.source)

@@ -197,6 +197,14 @@ def agent_options(function: Any) -> Any:
             metavar="URL",
             help="OpenAI-compatible endpoint (Ollama, vLLM, llama.cpp...) for the models that name none.",
         ),
+        click.option(
+            "--model-key-env",
+            "model_key_env",
+            multiple=True,
+            metavar="MODEL@URL=VAR",
+            help="The variable holding the key of a model given with its own URL (repeatable); --api-key-env is"
+            " the key of --base-url's models. A model at its own loopback URL needs none.",
+        ),
         click.option("--api-key-env", metavar="VAR", help="Variable holding the model's key (default: by provider)."),
         click.option("--judge", metavar="PROVIDER:MODEL", help="Tier 2: a model that grades each run's transcript."),
         click.option(
@@ -268,7 +276,7 @@ def agent_options(function: Any) -> Any:
 
 
 AGENT_SETTINGS = (
-    "models", "target_models", "max_tokens_per_model", "base_url", "api_key_env", "judge", "judge_base_url",
-    "judge_api_key_env", "tasks", "scenarios", "no_builtin", "runs", "min_pass_rate", "max_turns", "model_timeout",
-    "transcripts", "allow_insecure_base_url", "preset", "max_tokens_total", "prices",
+    "models", "target_models", "max_tokens_per_model", "model_key_env", "base_url", "api_key_env", "judge",
+    "judge_base_url", "judge_api_key_env", "tasks", "scenarios", "no_builtin", "runs", "min_pass_rate", "max_turns",
+    "model_timeout", "transcripts", "allow_insecure_base_url", "preset", "max_tokens_total", "prices",
 )  # fmt: skip

@@ -98,7 +98,7 @@ def metric_keys(row: Any) -> list[str]:
         row.calls_to_success, row.invalid_calls, row.invalid_recovered, row.tokens, row.recovery, row.seconds,
         row.wall_seconds, row.input_tokens, row.output_tokens, row.judge_tokens, row.cost,
     ]  # fmt: skip
-    return [str(row.model), str(row.task), *("-1" if value is None else f"{value:g}" for value in values)]
+    return [str(row.model), str(row.task), *("-1" if value is None else repr(float(value)) for value in values)]
 
 
 # The columns of the table `agent` prints: which models can use the server, at a glance.

@@ -245,13 +245,15 @@ def metrics_of(
     model: str | None = None,
     invalid: Invalid | None = None,
     price: Price | None = None,
+    default: str = "",
 ) -> AgentMetrics:
-    """The row of ``entries``' runs (of ``model`` alone when given: "" for runs that name none)."""
+    """The row of ``entries``' runs (of ``model`` alone when given; a run that names none is
+    ``default``'s)."""
     pairs = [
         (entry, run)
         for entry in entries
         for run in entry.get("runs") or []
-        if isinstance(run, dict) and (model is None or str(run.get("model") or "") == model)
+        if isinstance(run, dict) and (model is None or model_of(run, default) == model)
     ]
     runs = [run for _, run in pairs]
     completed = [run for run in runs if run.get("completed") is True]
@@ -301,13 +303,15 @@ def metrics_of(
     )
 
 
-def models_in(entries: list[dict[str, Any]]) -> list[str]:
-    """The models whose runs the entries hold, in the order they first come ("" for runs naming none)."""
-    return list(
-        dict.fromkeys(
-            str(run.get("model") or "") for entry in entries for run in entry.get("runs") or [] if isinstance(run, dict)
-        )
-    )
+def model_of(run: dict[str, Any], default: str = "") -> str:
+    """The model that made a run: the one it names, else ``default`` (the invocation's one model,
+    for runs recorded before runs named their model)."""
+    return str(run.get("model") or default)
+
+
+def models_in(entries: list[dict[str, Any]], default: str = "") -> list[str]:
+    """The models whose runs the entries hold, in the order they first come."""
+    return list(dict.fromkeys(model_of(run, default) for entry in entries for run in _runs(entry)))
 
 
 def agent_metrics(
@@ -315,26 +319,27 @@ def agent_metrics(
     verdicts: Verdicts | None = None,
     invalid: Invalid | None = None,
     models: dict[str, dict[str, Any]] | None = None,
+    default: str = "",
 ) -> tuple[AgentMetrics, ...]:
     """The discoverability table: for each model (in the order its runs come), a row per task
     it ran (scenarios have no model), then one for all of them when there are several (token
     totals summed; pass counts pooled). ``verdicts``: each run's Tier 1 and Tier 2 verdicts, as
     the semantic checks judge them (without it, no pass counts); ``invalid``: each call's kind of
     invalid call; ``models``: what the bundle says of each model (its ``target`` flag and
-    ``price``), by name."""
+    ``price``), by name; ``default``: the model of runs that name none."""
     model_runs = [
         entry
         for entry in agent_tests
         if isinstance(entry, dict) and isinstance(entry.get("runs"), list) and entry.get("kind") != "scenario"
     ]
     rows: list[AgentMetrics] = []
-    for model in models_in(model_runs):
+    for model in models_in(model_runs, default):
         said = (models or {}).get(model) or {}
         price, target = price_of(said.get("price")), said.get("target")
-        ran = [entry for entry in model_runs if any(str(r.get("model") or "") == model for r in _runs(entry))]
-        mine = [metrics_of(str(e.get("_description")), [e], verdicts, model, invalid, price) for e in ran]
+        ran = [entry for entry in model_runs if any(model_of(r, default) == model for r in _runs(entry))]
+        mine = [metrics_of(str(e.get("_description")), [e], verdicts, model, invalid, price, default) for e in ran]
         if len(mine) > 1:
-            mine.append(metrics_of("all", ran, verdicts, model, invalid, price))
+            mine.append(metrics_of("all", ran, verdicts, model, invalid, price, default))
         rows += [replace(row, target=target if isinstance(target, bool) else None) for row in mine]
     return tuple(rows)
 

@@ -124,6 +124,7 @@ def evaluate(bundle: Bundle, level: int = 1, tier: str = "both", category: str |
                 functools.partial(run_verdict, ctx),
                 functools.partial(invalid_call, ctx),
                 models_said(bundle.cases("agent_runs")),
+                one_model(bundle.cases("agent_runs")),
             )
         ),
         agent_models=(*model_lines(metrics), *unusable_lines(bundle.cases("agent_runs"))),
@@ -204,6 +205,14 @@ def models_said(runs: list[Any]) -> dict[str, dict[str, Any]]:
     listed = latest.get("models") if latest is not None else None
     models = listed if isinstance(listed, list) else []
     return {str(m["model"]): m for m in models if isinstance(m, dict) and isinstance(m.get("model"), str)}
+
+
+def one_model(runs: list[Any]) -> str:
+    """The one model of the latest agent invocation, where it names one (its runs may name none:
+    recorded before runs named their model), else ""."""
+    latest = next((run for run in reversed(runs) if isinstance(run, dict)), None)
+    model = latest.get("model") if latest is not None else None
+    return plain(model, max_len=300) if isinstance(model, str) else ""
 
 
 def unusable_lines(runs: list[Any]) -> list[str]:

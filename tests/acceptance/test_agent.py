@@ -364,13 +364,15 @@ def test_check_with_agent_captures_runs_and_judges_level_2_in_one_go(tmp_path):
 
 def test_check_refuses_agent_options_without_agent(tmp_path):
     result = run_cli("check", "--scenario", "x.yaml", "--", *DEMO)
-    assert result.returncode == 3 and "--model, --judge, --tasks and --scenario need --agent" in result.stderr
+    assert result.returncode == 3 and "--scenario: only with --agent" in result.stderr
+    several = run_cli("check", "--prices", "p.yaml", "--target-model", "openai:a", "--", *DEMO)
+    assert several.returncode == 3 and "--target-model, --prices: only with --agent" in several.stderr
 
 
 # --- schemas and YAML ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("kind", ["bundle", "plan", "tasks", "scenario", "baseline", "report"])
+@pytest.mark.parametrize("kind", ["bundle", "plan", "tasks", "scenario", "prices", "baseline", "report"])
 def test_every_hand_written_or_written_kind_has_a_published_schema(kind):
     result = run_cli("schema", kind)
     assert result.returncode == 0, result.stderr

@@ -337,3 +337,102 @@ def test_a_model_that_stops_answering_mid_run_leaves_the_others_going(tmp_path):
     assert {item["model"] for item in entry["missing"]} == {models[1]}
     assert f"agent: stopped: {models[1]} could not go on (" in result.stderr
     assert "agent --resume --bundle" in result.stderr
+
+
+# --- what a review found --------------------------------------------------------------------
+
+
+def test_a_bundle_of_one_model_from_before_runs_named_it_resumes_as_that_one_model(tmp_path):
+    bundle = tmp_path / "agent.json"
+    old_run = {"run": 1, "tool_calls": [], "response_text": "Done", "completed": True, "turns": 1}
+    tests = [{"_description": name, "input": text, "kind": "user", "expectedTools": ["list_notes"],
+              "minPassRate": 0.8, "runs": [dict(old_run)]} for name, text in TASKS.items()]  # fmt: skip
+    entry = {"date": "2026-01-01T00:00:00+00:00", "model": "openai:scripted", "judge": None, "runs": 3,
+             "max_turns": 8, "incomplete": True, "reason": "stopped by SIGTERM", "finished_runs": 3,
+             "planned_runs": 6, "missing": [{"test": name, "runs": [2]} for name in TASKS]}  # fmt: skip
+    bundle.write_text(
+        json.dumps({"implementation": "notes", "version": "1", "agent_tests": tests, "agent_runs": [entry]})
+    )
+    with FakeLLM(replies=[two_turns] * 20) as fake:
+        result = run_cli(*command(tmp_path, ["openai:scripted"], "--base-url", fake.url + "/v1", "--resume"))
+    assert result.returncode == 0, result.stderr
+    written = json.loads(bundle.read_text())
+    assert {run["model"] for test in written["agent_tests"] for run in test["runs"]} == {"openai:scripted"}
+    _, judged = semantic(bundle)
+    assert " | " not in judged["List the notes"]["detail"]  # one model, not "unnamed model" beside it
+
+
+def test_a_target_model_with_no_run_of_a_task_leaves_it_unjudged_the_others_never_stand_in(tmp_path):
+    data = table_bundle()
+    for test in data["agent_tests"]:
+        test["targetModels"] = ["openai:c"]
+    path = tmp_path / "b.json"
+    path.write_text(json.dumps(data))
+    _, judged = semantic(path)
+    detail = judged["List the notes"]["detail"]
+    assert judged["List the notes"]["result"] == "WARN"
+    assert detail.startswith("no evidence: no run of the target model(s) openai:c | openai:a (reported, not a target)")
+
+
+def test_resume_keeps_the_runs_of_a_model_that_cannot_be_used_this_time(tmp_path):
+    bundle = tmp_path / "agent.json"
+    gone = f"openai:b@http://127.0.0.1:{closed_port()}/v1"
+    with FakeLLM(replies=[two_turns] * 20) as fake:
+        here = f"openai:a@{fake.url}/v1"
+        run = {"tool_calls": [], "response_text": "Done", "completed": True, "turns": 1}
+        tests = [{"_description": name, "input": text, "kind": "user", "expectedTools": ["list_notes"],
+                  "minPassRate": 0.8, "runs": [{**run, "run": 1, "model": here}, {**run, "run": 1, "model": gone}]}
+                 for name, text in TASKS.items()]  # fmt: skip
+        models = [{"model": name, "provider": "openai", "name": name[7:8], "endpoint": "x", "target": True}
+                  for name in (here, gone)]  # fmt: skip
+        entry = {"date": "2026-01-01T00:00:00+00:00", "model": None, "models": models, "judge": None, "runs": 3,
+                 "max_turns": 8, "incomplete": True, "reason": "stopped by SIGTERM", "finished_runs": 6,
+                 "planned_runs": 12, "missing": []}  # fmt: skip
+        bundle.write_text(
+            json.dumps({"implementation": "n", "version": "1", "agent_tests": tests, "agent_runs": [entry]})
+        )
+        result = run_cli(*command(tmp_path, [here, gone], "--resume"))
+    assert result.returncode == 0, result.stderr
+    written = json.loads(bundle.read_text())
+    kept = {(test["_description"], r["model"], r["run"]) for test in written["agent_tests"] for r in test["runs"]}
+    assert {(name, gone, 1) for name in TASKS} <= kept  # its finished runs are kept
+    assert {(name, here, 2) for name in TASKS} <= kept  # the usable model's missing runs ran
+    (after,) = written["agent_runs"]
+    assert after["incomplete"] is True and after["reason"].startswith(f"{gone} could not go on (")
+    assert [(item["model"], item["runs"]) for item in after["missing"]] == [(gone, [2])] * 3
+
+
+def test_the_judge_goes_where_base_url_goes_never_to_a_model_s_own_url(tmp_path):
+    with FakeLLM(replies=[two_turns] * 20) as fake:
+        line = command(tmp_path, [f"openai:a@{fake.url}/v1"], "--judge", "openai:j")
+        result = run_cli(*line, env={"OPENAI_API_KEY": ""})
+    assert result.returncode == 3 and "set $OPENAI_API_KEY to the openai API key" in result.stderr
+
+
+def test_a_model_at_its_own_url_takes_the_key_named_for_it_and_never_base_url_s(tmp_path):
+    with FakeLLM(replies=[two_turns] * 20) as own, FakeLLM(replies=[two_turns] * 20) as shared:
+        a, b = f"openai:a@{own.url}/v1", "openai:b"
+        line = command(tmp_path, [a, b], "--base-url", shared.url + "/v1", "--api-key-env", "SHARED_KEY")
+        line[line.index("--no-builtin") : line.index("--no-builtin")] = ["--model-key-env", f"{a}=OWN_KEY"]
+        result = run_cli(*line, env={"OWN_KEY": "own-key-123456", "SHARED_KEY": "shared-key-654321"})
+    assert result.returncode == 0, result.stderr
+    assert {r.headers["authorization"] for r in own.requests} == {"Bearer own-key-123456"}
+    assert {r.headers["authorization"] for r in shared.requests} == {"Bearer shared-key-654321"}
+    written = (tmp_path / "agent.json").read_text()
+    assert "own-key-123456" not in written and "shared-key-654321" not in written
+    wrong = run_cli(*command(tmp_path, [b], "--model-key-env", "openai:b=X"))
+    assert wrong.returncode == 3 and "--model-key-env openai:b: name a model given with its own URL" in wrong.stderr
+
+
+def test_diff_compares_a_bundle_from_before_runs_named_their_model_with_one_after(tmp_path):
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    before = rated_bundle({"openai:x": 10})
+    for run in before["agent_tests"][0]["runs"]:
+        del run["model"]
+    before["agent_runs"] = [{"date": "2026-01-01T00:00:00+00:00", "model": "openai:x", "runs": 10, "max_turns": 8}]
+    old.write_text(json.dumps(before))
+    new.write_text(json.dumps(rated_bundle({"openai:x": 2})))
+    result = run_cli("diff", str(old), str(new), "--level", "2")
+    assert result.returncode == 1
+    assert "BREAKING openai:x: List the notes (Tier 1): pass rate 10/10" in result.stdout
+    assert "side only" not in result.stdout

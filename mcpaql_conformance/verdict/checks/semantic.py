@@ -247,16 +247,19 @@ def _runs_verdict(ctx: Context, agent: JsonObject) -> tuple[Result, str]:
     if not runs:
         return Result.WARN, "no evidence: the task has no recorded run"
     groups = runs_by_model(runs)
-    if len(groups) == 1:
+    listed = [str(name) for name in agent.get("targetModels") or []]
+    if len(groups) == 1 and (not listed or next(iter(groups)) in listed):
         return _model_verdict(ctx, agent, runs)
-    listed = [str(name) for name in agent.get("targetModels") or [] if str(name) in groups]
-    targets = listed or list(groups)
+    targets = [model for model in groups if model in listed] if listed else list(groups)
     verdicts = {model: _model_verdict(ctx, agent, group) for model, group in groups.items()}
-    result = max((verdicts[model][0] for model in targets), key=WORST.__getitem__)
     said = [
         f"{plain(model or 'unnamed model')}{'' if model in targets else ' (reported, not a target)'}: {detail}"
         for model, (_, detail) in verdicts.items()
     ]
+    if not targets:  # the target models have no run of this task: the others cannot stand in for them
+        missing = ", ".join(plain(name) for name in listed)
+        return Result.WARN, " | ".join([f"no evidence: no run of the target model(s) {missing}", *said])
+    result = max((verdicts[model][0] for model in targets), key=WORST.__getitem__)
     return result, " | ".join(said)
 
 
