@@ -162,7 +162,7 @@ def _pass_rates(rows: Any) -> dict[tuple[str, str, str], tuple[int, int]]:
     """(model, task, tier) -> (passed, runs) of the discoverability table's task rows."""
     found: dict[tuple[str, str, str], tuple[int, int]] = {}
     for row in rows:
-        if row.task == "all":
+        if row.every_task:
             continue
         if row.passed is not None and row.runs:
             found[(row.model, row.task, "Tier 1")] = (row.passed, row.runs)

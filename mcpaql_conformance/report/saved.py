@@ -174,6 +174,8 @@ def _agent_metrics(rows: Any) -> tuple[Any, ...]:
             cost=number(row.get("cost")),
             currency=plain(row["currency"], max_len=12) if isinstance(row.get("currency"), str) else None,
             wall_seconds=number(row.get("wallSeconds")),
+            # a report from before the flag marks that row by its name alone
+            every_task=row.get("everyTask") is True or ("everyTask" not in row and row.get("task") == "all"),
         )
         for row in rows or []
         if isinstance(row, dict)

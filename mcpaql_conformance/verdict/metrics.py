@@ -138,6 +138,7 @@ class AgentMetrics:
     cost: float | None = None  # the model's tokens at its price (None: no price given, or no tokens)
     currency: str | None = None
     wall_seconds: float | None = None  # from the first run's start to the last run's end
+    every_task: bool = False  # the row of every task of the model ("all"), not of one task named "all"
 
     @property
     def reached(self) -> bool | None:
@@ -170,6 +171,8 @@ class AgentMetrics:
             "currency": self.currency,
             "wallSeconds": self.wall_seconds,
         }
+        if self.every_task:
+            data["everyTask"] = True
         if self.target is not None:
             data["target"] = self.target
         if self.min_pass_rate is not None:
@@ -339,7 +342,7 @@ def agent_metrics(
         ran = [entry for entry in model_runs if any(model_of(r, default) == model for r in _runs(entry))]
         mine = [metrics_of(str(e.get("_description")), [e], verdicts, model, invalid, price, default) for e in ran]
         if len(mine) > 1:
-            mine.append(metrics_of("all", ran, verdicts, model, invalid, price, default))
+            mine.append(replace(metrics_of("all", ran, verdicts, model, invalid, price, default), every_task=True))
         rows += [replace(row, target=target if isinstance(target, bool) else None) for row in mine]
     return tuple(rows)
 
@@ -369,8 +372,8 @@ def model_lines(rows: tuple[AgentMetrics, ...]) -> list[str]:
     lines = []
     for model in dict.fromkeys(row.model for row in rows):
         mine = [row for row in rows if row.model == model]
-        tasks = [row for row in mine if row.task != "all" or len(mine) == 1]
-        total = next((row for row in mine if row.task == "all"), mine[0])
+        tasks = [row for row in mine if not row.every_task]
+        total = next((row for row in mine if row.every_task), mine[0])
         reached = [row.reached for row in tasks if row.reached is not None]
         role = ROLES.get(total.target, "") if total.target is not None else ""
         parts = [f"{sum(reached)}/{len(reached)} task(s) reached their pass rate" if reached else "not judged"]

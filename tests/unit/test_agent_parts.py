@@ -1287,3 +1287,18 @@ def test_config_files_are_read_by_suffix_and_errors_name_the_file(tmp_path: Path
     # YAML in a .json file is JSON that does not parse.
     with pytest.raises(ConfigError, match=r"c\.json:1:1: invalid JSON"):
         load_config_file(write(tmp_path / "c.json", "x: 1\n"), "tasks")
+
+
+def test_a_task_named_all_is_told_from_the_row_of_every_task() -> None:
+    tasks = [
+        {"_description": "all", "minPassRate": 0.5, "runs": [model_run(model="m")]},
+        {"_description": "B", "minPassRate": 0.5, "runs": [model_run(model="m", completed=False)]},
+    ]
+
+    def verdicts(entry: dict[str, Any], run: dict[str, Any]) -> tuple[bool, bool | None]:
+        return run.get("completed") is True, None
+
+    rows = agent_metrics(tasks, verdicts)
+    assert [(row.task, row.every_task) for row in rows] == [("all", False), ("B", False), ("all", True)]
+    assert model_lines(rows)[0].startswith("m: 1/2 task(s) reached their pass rate")
+    assert rows[2].as_dict()["everyTask"] is True and "everyTask" not in rows[0].as_dict()
