@@ -28,6 +28,7 @@ from mcpaql_conformance.files.vocabulary import AgentTestKind
 from mcpaql_conformance.live.records import safe_name
 from mcpaql_conformance.live.redact import Redactor
 from mcpaql_conformance.sanitize import plain
+from mcpaql_conformance.verdict.metrics import model_of
 
 SCENARIO_KIND: AgentTestKind = "scenario"
 
@@ -286,9 +287,9 @@ class BundleWriter:
 
 def _missing(test: Planned) -> list[dict[str, Any]]:
     """What a test still lacks, per model (``model`` named where the runs have one)."""
-    said = []
+    said, missing = [], test.missing
     for model in test.models:
-        runs = [index for name, index in test.missing if name == model]
+        runs = [index for name, index in missing if name == model]
         if runs:
             said.append({"test": test.name, **({"model": model} if model else {}), "runs": runs})
     return said
@@ -309,7 +310,7 @@ def finished_runs(data: dict[str, Any], name: str, default: str = NO_MODEL) -> d
     for entry in data.get("agent_tests") or []:
         if isinstance(entry, dict) and entry.get("_description") == name:
             runs = [run for run in entry.get("runs") or [] if isinstance(run, dict) and isinstance(run.get("run"), int)]
-            return {(str(run.get("model") or default), run["run"]): _named(run, default) for run in runs}
+            return {(model_of(run, default), run["run"]): _named(run, default) for run in runs}
     return {}
 
 

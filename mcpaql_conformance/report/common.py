@@ -112,7 +112,7 @@ def glance_table(rows: tuple[Any, ...]) -> list[str]:
     from mcpaql_conformance.report.escape import terminal
 
     where = [METRIC_HEADINGS.index(heading) for heading in GLANCE]
-    table = [list(GLANCE)] + [[terminal(metric_cells(row)[index]) for index in where] for row in rows]
+    table = [list(GLANCE)] + [[terminal(cells[index]) for index in where] for cells in map(metric_cells, rows)]
     widths = [max(len(line[column]) for line in table) for column in range(len(GLANCE))]
     return ["  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip() for line in table]
 

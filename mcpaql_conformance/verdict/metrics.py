@@ -9,7 +9,7 @@ import math
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeGuard
 
 from mcpaql_conformance.files.values import json_equal
 
@@ -211,8 +211,7 @@ def introspections_first(run: dict[str, Any]) -> int | None:
     """How many introspect calls a run made before its first call of another operation (None:
     it made no other call)."""
     made = [c for c in calls_of(run) if c.get("outcome") in MODEL_MADE]
-    first = next((index for index, call in enumerate(made) if call.get("operation") != INTROSPECT), None)
-    return first
+    return next((index for index, call in enumerate(made) if call.get("operation") != INTROSPECT), None)
 
 
 def invalid_calls(run: dict[str, Any], invalid: Invalid) -> list[tuple[str, bool]]:
@@ -237,7 +236,7 @@ def wall_seconds(runs: list[dict[str, Any]]) -> float | None:
     return round(max(end for _, end in spans) - min(start for start, _ in spans), 3) if spans else None
 
 
-def _number(value: Any) -> bool:
+def _number(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
@@ -356,8 +355,6 @@ def price_of(value: Any) -> Price | None:
     if not isinstance(value, dict):
         return None
     cost_in, cost_out = value.get("input_per_million"), value.get("output_per_million")
-    if not isinstance(cost_in, int | float) or not isinstance(cost_out, int | float):
-        return None
     if not (_number(cost_in) and _number(cost_out)):
         return None
     return Price(float(cost_in), float(cost_out), str(value.get("currency") or ""))

@@ -43,7 +43,7 @@ from mcpaql_conformance.verdict.checks.roundtrip import concurrency_evidence
 from mcpaql_conformance.verdict.checks.safety import loop_evidence
 from mcpaql_conformance.verdict.checks.searches import search_evidence
 from mcpaql_conformance.verdict.checks.selection import selection_evidence
-from mcpaql_conformance.verdict.checks.semantic import invalid_call, run_verdict
+from mcpaql_conformance.verdict.checks.semantic import InvalidCalls, run_verdict
 from mcpaql_conformance.verdict.checks.sessions import ended_session_evidence, session_evidence
 from mcpaql_conformance.verdict.checks.sorting import sort_evidence
 from mcpaql_conformance.verdict.checks.warned import warning_evidence
@@ -122,7 +122,7 @@ def evaluate(bundle: Bundle, level: int = 1, tier: str = "both", category: str |
             metrics := agent_metrics(
                 bundle.cases("agent_tests"),
                 functools.partial(run_verdict, ctx),
-                functools.partial(invalid_call, ctx),
+                InvalidCalls(ctx),
                 models_said(bundle.cases("agent_runs")),
                 one_model(bundle.cases("agent_runs")),
             )
@@ -174,9 +174,14 @@ def _entries(value: Any) -> bool:
     return isinstance(value, list | dict) and bool(value)
 
 
+def latest_invocation(runs: list[Any]) -> dict[str, Any] | None:
+    """The latest agent invocation a bundle records (its last ``agent_runs`` entry that is one)."""
+    return next((run for run in reversed(runs) if isinstance(run, dict)), None)
+
+
 def agent_summary(runs: list[Any]) -> str | None:
     """One line on the latest agent invocation recorded in the bundle."""
-    latest = next((run for run in reversed(runs) if isinstance(run, dict)), None)
+    latest = latest_invocation(runs)
     if latest is None:
         return None
     listed = latest.get("tool_list")
@@ -201,7 +206,7 @@ def agent_summary(runs: list[Any]) -> str | None:
 def models_said(runs: list[Any]) -> dict[str, dict[str, Any]]:
     """What the latest agent invocation says of each model it ran (its target flag, its price),
     by the name its runs give it."""
-    latest = next((run for run in reversed(runs) if isinstance(run, dict)), None)
+    latest = latest_invocation(runs)
     listed = latest.get("models") if latest is not None else None
     models = listed if isinstance(listed, list) else []
     return {str(m["model"]): m for m in models if isinstance(m, dict) and isinstance(m.get("model"), str)}
@@ -210,14 +215,14 @@ def models_said(runs: list[Any]) -> dict[str, dict[str, Any]]:
 def one_model(runs: list[Any]) -> str:
     """The one model of the latest agent invocation, where it names one (its runs may name none:
     recorded before runs named their model), else ""."""
-    latest = next((run for run in reversed(runs) if isinstance(run, dict)), None)
+    latest = latest_invocation(runs)
     model = latest.get("model") if latest is not None else None
     return plain(model, max_len=300) if isinstance(model, str) else ""
 
 
 def unusable_lines(runs: list[Any]) -> list[str]:
     """A line per model the latest agent invocation could not use, and why."""
-    latest = next((run for run in reversed(runs) if isinstance(run, dict)), None)
+    latest = latest_invocation(runs)
     gone = latest.get("unusable") if latest is not None else None
     items = [item for item in gone if isinstance(item, dict)] if isinstance(gone, list) else []
     return [plain(f"{item.get('model')}: not used, {item.get('reason')}", max_len=500) for item in items]

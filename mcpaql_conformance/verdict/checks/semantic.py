@@ -26,6 +26,7 @@ from mcpaql_conformance.verdict.metrics import (
     UNKNOWN_TOOL,
     WRONG_ENDPOINT,
     calls_of,
+    model_of,
     operation_ids,
     rate_text,
     recovered,
@@ -234,7 +235,7 @@ def runs_by_model(runs: list[JsonObject]) -> dict[str, list[JsonObject]]:
     none: a bundle of one model, written before runs named it)."""
     groups: dict[str, list[JsonObject]] = {}
     for run in runs:
-        groups.setdefault(str(run.get("model") or ""), []).append(run)
+        groups.setdefault(model_of(run), []).append(run)
     return groups
 
 
@@ -312,42 +313,58 @@ UNKNOWN_PARAMETER_CODES = frozenset({"VALIDATION_UNKNOWN_PARAM", "UNKNOWN_PARAM"
 WRONG_ENDPOINT_CODES = frozenset({"VALIDATION_WRONG_ENDPOINT", "VALIDATION_ENDPOINT_MISMATCH"})
 
 
-def invalid_call(ctx: Context, call: JsonObject) -> str | None:
+class InvalidCalls:
     """The kind of invalid call a model made (None: a valid one, or one it did not make): an
     operation the server does not list, a parameter the operation does not document, an
     operation sent to another endpoint than its own, or a tool the server does not have. Read
-    from the bundle's introspection where it has one, else from the server's error code."""
-    if call.get("outcome") not in MODEL_MADE:
+    from the bundle's introspection where it has one, else from the server's error code. What
+    the server lists is gathered once, at the first call judged (a run without agent runs pays
+    nothing)."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    @functools.cached_property
+    def known(self) -> dict[str, JsonObject]:
+        """The operations the server lists or details, by name."""
+        return {**self.ctx.listed_operations, **self.ctx.details_by_name}
+
+    @functools.cached_property
+    def tools(self) -> set[str]:
+        """The server's MCP tools by name (none when the bundle has no tool list)."""
+        return {str(item.get("name")) for item in self.ctx.bundle.mcp_tools or [] if isinstance(item, dict)}
+
+    def __call__(self, call: JsonObject) -> str | None:
+        if call.get("outcome") not in MODEL_MADE:
+            return None
+        response = call.get("response")
+        error = response.get("error") if isinstance(response, dict) else None
+        code = str(error.get("code") or "") if isinstance(error, dict) else ""
+        operation, tool = str(call.get("operation") or ""), str(call.get("tool") or "")
+        if (self.tools and tool not in self.tools) or _refused_as_unknown_tool(response):
+            return UNKNOWN_TOOL
+        known = self.known
+        if code in UNKNOWN_OPERATION_CODES or (
+            known and operation and operation != INTROSPECT and operation not in known
+        ):
+            return UNKNOWN_OPERATION
+        details = self.ctx.details_by_name
+        documented = {str(p["name"]) for p in self.ctx.parameters_of(operation)} if operation in details else None
+        params = call.get("params")
+        sent: JsonObject = params if isinstance(params, dict) else {}
+        extra = [str(key) for key in sent if key not in CROSS_CUTTING]  # json: object keys, strings
+        undocumented = documented is not None and any(k not in documented for k in extra)  # json: names, strings
+        if code in UNKNOWN_PARAMETER_CODES or undocumented:
+            return UNKNOWN_PARAMETER
+        endpoint = str((known.get(operation) or {}).get("endpoint") or "").lower()
+        family = tool.removeprefix(self.ctx.tool_prefix).removeprefix("mcp_aql_") if "mcp_aql_" in tool else ""
+        if code in WRONG_ENDPOINT_CODES or (endpoint and family and family != endpoint):
+            return WRONG_ENDPOINT
         return None
-    response = call.get("response")
-    error = response.get("error") if isinstance(response, dict) else None
-    code = str(error.get("code") or "") if isinstance(error, dict) else ""
-    operation, tool = str(call.get("operation") or ""), str(call.get("tool") or "")
-    if _unknown_tool(ctx, tool, response):
-        return UNKNOWN_TOOL
-    known = {**ctx.listed_operations, **ctx.details_by_name}
-    if code in UNKNOWN_OPERATION_CODES or (known and operation and operation != INTROSPECT and operation not in known):
-        return UNKNOWN_OPERATION
-    documented = {str(p["name"]) for p in ctx.parameters_of(operation)} if operation in ctx.details_by_name else None
-    params = call.get("params")
-    sent: JsonObject = params if isinstance(params, dict) else {}
-    extra = [str(key) for key in sent if key not in CROSS_CUTTING]  # json: object keys, strings
-    undocumented = documented is not None and any(k not in documented for k in extra)  # json: names, strings
-    if code in UNKNOWN_PARAMETER_CODES or undocumented:
-        return UNKNOWN_PARAMETER
-    endpoint = str((known.get(operation) or {}).get("endpoint") or "").lower()
-    family = tool.removeprefix(ctx.tool_prefix).removeprefix("mcp_aql_") if "mcp_aql_" in tool else ""
-    if code in WRONG_ENDPOINT_CODES or (endpoint and family and family != endpoint):
-        return WRONG_ENDPOINT
-    return None
 
 
-def _unknown_tool(ctx: Context, tool: str, response: Any) -> bool:
-    """A tool the server does not list (when the bundle has its tool list), or one MCP refused
-    as unknown."""
-    listed = {str(item.get("name")) for item in ctx.bundle.mcp_tools or [] if isinstance(item, dict)}
-    if listed and tool not in listed:
-        return True
+def _refused_as_unknown_tool(response: Any) -> bool:
+    """An MCP error refusing the call's tool as unknown."""
     refused = response.get("_mcp_error") if isinstance(response, dict) else None
     message = str(refused.get("message") or "").casefold() if isinstance(refused, dict) else ""
     return "unknown tool" in message or ("tool" in message and "not found" in message)
